@@ -1,0 +1,65 @@
+"""clusterstats: honest error bars for evaluation results whose rows are not independent.
+
+Importing the package registers the ``.eval`` accessor on pandas DataFrames (and a callable
+``.eval`` on xarray Datasets that keeps ``Dataset.eval`` working)::
+
+    import clusterstats
+    df.eval.cluster_ci("passed", by="doc_id")
+"""
+
+from clusterstats import _pandas, _xarray
+from clusterstats.api import (
+    adjusted_wilson_interval,
+    cluster_ci,
+    design_effect,
+    effective_n,
+    icc,
+    kish_design_effect,
+    wilson_interval,
+)
+from clusterstats.errors import (
+    ClusterStatsError,
+    ClusterStatsWarning,
+    ColumnNotFoundError,
+    DegenerateDataError,
+    DegenerateDataWarning,
+    EmptyDataError,
+    FewClustersWarning,
+    InvalidClusterError,
+    InvalidOptionError,
+    InvalidOutcomeError,
+    MissingOutcomeError,
+    TooFewClustersError,
+)
+from clusterstats.results import ICC, ClusterCI, DesignEffect, GroupedResults
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ICC",
+    "ClusterCI",
+    "ClusterStatsError",
+    "ClusterStatsWarning",
+    "ColumnNotFoundError",
+    "DegenerateDataError",
+    "DegenerateDataWarning",
+    "DesignEffect",
+    "EmptyDataError",
+    "FewClustersWarning",
+    "GroupedResults",
+    "InvalidClusterError",
+    "InvalidOptionError",
+    "InvalidOutcomeError",
+    "MissingOutcomeError",
+    "TooFewClustersError",
+    "adjusted_wilson_interval",
+    "cluster_ci",
+    "design_effect",
+    "effective_n",
+    "icc",
+    "kish_design_effect",
+    "wilson_interval",
+]
+
+_pandas.register()
+_xarray.register()

@@ -1,0 +1,59 @@
+"""Text and HTML rendering of results: the one place where numbers are rounded."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+
+
+def number(value: object, digits: int = 4) -> str:
+    """Format a float for display (values are stored unrounded)."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        if value != 0 and (abs(value) >= 1e6 or abs(value) < 10 ** (-digits)):
+            return f"{value:.{digits - 1}e}"
+        if abs(value) >= 1000:
+            return f"{value:,.1f}"
+        return f"{value:.{digits}g}" if abs(value) >= 10 else f"{value:.{digits}f}"
+    return str(value)
+
+
+def interval(low: float, high: float, digits: int = 4) -> str:
+    return f"[{number(low, digits)}, {number(high, digits)}]"
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    cells = [[str(h) for h in header]] + [[number(v) for v in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def html_table(
+    header: Sequence[str], rows: Sequence[Sequence[object]], caption: str = "",
+    notes: Sequence[str] = ()
+) -> str:
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(number(v))}</td>" for v in row) + "</tr>"
+        for row in rows
+    )
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    foot = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
+    foot = f"<ul class='clusterstats-notes'>{foot}</ul>" if foot else ""
+    return (
+        "<div class='clusterstats-result'>"
+        f"<table class='clusterstats'>{cap}<thead><tr>{head}</tr></thead>"
+        f"<tbody>{body}</tbody></table>{foot}</div>"
+    )

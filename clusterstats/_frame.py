@@ -1,0 +1,203 @@
+"""Turn a pandas DataFrame (or plain arrays) into per-cluster sums, validating everything.
+
+This is the only place that knows about pandas dtypes: nullable (``pd.NA``) and Arrow-backed
+columns, categoricals and strings as cluster ids. It never modifies the caller's frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from clusterstats.core.grouping import ClusterSums, cluster_sums
+from clusterstats.errors import (
+    ColumnNotFoundError,
+    EmptyDataError,
+    InvalidClusterError,
+    InvalidOptionError,
+    InvalidOutcomeError,
+    MissingOutcomeError,
+)
+
+MISSING_POLICIES = ("drop", "fail", "raise")
+_NUMERIC_OBJECT_KINDS = {"integer", "floating", "mixed-integer-float", "boolean", "empty"}
+# Above this many (group x cluster) cells, ``over=`` groups are reduced one at a time rather
+# than with a single combined bincount, to bound memory.
+_MAX_COMBINED_CELLS = 10_000_000
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One group's data, reduced and described."""
+
+    group: Any
+    sums: ClusterSums
+    is_binary: bool
+    n_missing: int
+    n_missing_clusters: int
+    outcome: str | None
+    by: tuple[str, ...]
+
+
+def _as_labels(by: Hashable | Sequence[Hashable]) -> list[Hashable]:
+    if isinstance(by, (list, tuple)):
+        if not by:
+            raise InvalidOptionError("`by` needs at least one column")
+        return list(by)
+    return [by]
+
+
+def _require_columns(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
+    for label in labels:
+        if label not in frame.columns:
+            raise ColumnNotFoundError(label, list(frame.columns))
+
+
+def as_frame(data: Any, outcome: Any, by: Any) -> tuple[pd.DataFrame, Hashable, list[Hashable]]:
+    """Accept a DataFrame with column labels, or ``data=None`` with array-like outcome/by."""
+    if data is None:
+        frame = pd.DataFrame({"outcome": pd.Series(outcome), "cluster": pd.Series(by)})
+        return frame, "outcome", ["cluster"]
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            f"data must be a pandas DataFrame (or None with array-like outcome and by), "
+            f"got {type(data).__name__}"
+        )
+    return data, outcome, _as_labels(by)
+
+
+def outcome_values(series: pd.Series, name: Hashable) -> np.ndarray:
+    """The outcome as float64 with NaN for missing; rejects non-numeric columns."""
+    dtype = series.dtype
+    numeric = pd.api.types.is_bool_dtype(dtype) or (
+        pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype)
+    )
+    if not numeric and dtype == object:
+        numeric = pd.api.types.infer_dtype(series, skipna=True) in _NUMERIC_OBJECT_KINDS
+    if not numeric:
+        raise InvalidOutcomeError(
+            f"outcome column {name!r} has dtype {dtype}, which is not numeric; convert it to "
+            "0/1 (e.g. df[col].eq('pass').astype(int)) or to a numeric score"
+        )
+    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isinf(values).any():
+        raise InvalidOutcomeError(f"outcome column {name!r} contains infinite values")
+    return values
+
+
+def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable]) -> np.ndarray:
+    """Integer codes of the cluster (the combination of the ``by`` columns)."""
+    codes: np.ndarray | None = None
+    for label in by:
+        column_codes, uniques = pd.factorize(frame[label], sort=False, use_na_sentinel=True)
+        bad = column_codes < 0
+        if bad.any():
+            where = frame.index[np.flatnonzero(bad)[:3]].tolist()
+            raise InvalidClusterError(
+                f"cluster column {label!r} has {int(bad.sum())} missing ids (rows {where}...); "
+                "give those rows a cluster id or drop them"
+            )
+        if codes is None:
+            codes = column_codes
+        else:
+            codes, _ = pd.factorize(codes * np.int64(len(uniques)) + column_codes, sort=False)
+    assert codes is not None
+    return codes.astype(np.intp, copy=False)
+
+
+def check_binary(values: np.ndarray) -> bool:
+    finite = values[~np.isnan(values)]
+    return bool(np.all((finite == 0.0) | (finite == 1.0)))
+
+
+def prepare(
+    data: Any,
+    outcome: Any,
+    by: Any,
+    *,
+    over: Hashable | None = None,
+    missing: str = "drop",
+) -> list[Prepared]:
+    """Validate the input and reduce each ``over`` group to per-cluster sums."""
+    if missing not in MISSING_POLICIES:
+        raise InvalidOptionError(f"missing must be one of {MISSING_POLICIES}, got {missing!r}")
+    frame, outcome_label, by_labels = as_frame(data, outcome, by)
+    _require_columns(frame, [outcome_label, *by_labels] + ([over] if over is not None else []))
+    if len(frame) == 0:
+        raise EmptyDataError("the frame has no rows")
+
+    values = outcome_values(frame[outcome_label], outcome_label)
+    codes = cluster_codes(frame, by_labels)
+    is_missing = np.isnan(values)
+    n_missing_total = int(is_missing.sum())
+    is_binary = check_binary(values)
+    if n_missing_total and missing == "raise":
+        raise MissingOutcomeError(
+            f"outcome column {outcome_label!r} has {n_missing_total} missing values; "
+            "use missing='drop' or missing='fail' to handle them"
+        )
+    if n_missing_total and missing == "fail":
+        if not is_binary:
+            raise InvalidOutcomeError(
+                "missing='fail' counts a missing outcome as 0, which needs a binary (0/1) outcome"
+            )
+        values = np.where(is_missing, 0.0, values)
+
+    if over is None:
+        group_codes, group_labels = np.zeros(len(frame), dtype=np.intp), [None]
+    else:
+        group_codes, uniques = pd.factorize(frame[over], sort=False, use_na_sentinel=True)
+        if (group_codes < 0).any():
+            raise InvalidClusterError(
+                f"column {over!r} (over=) has {int((group_codes < 0).sum())} missing labels"
+            )
+        group_labels = list(uniques)
+
+    keep = ~is_missing if missing == "drop" else np.ones(len(values), dtype=bool)
+    n_groups = len(group_labels)
+    n_clusters = int(codes.max()) + 1
+    outcome_name = None if data is None else str(outcome_label)
+    by_names = tuple(str(b) for b in by_labels) if data is not None else ()
+
+    def missing_counts(mask: np.ndarray) -> tuple[int, int]:
+        hit = mask & is_missing
+        return int(hit.sum()), int(np.unique(codes[hit]).size)
+
+    prepared = []
+    if n_groups == 1 or n_groups * n_clusters > _MAX_COMBINED_CELLS:
+        for index, label in enumerate(group_labels):
+            if n_groups == 1:
+                in_group = np.ones(len(values), dtype=bool)
+                rows = keep
+            else:
+                in_group = group_codes == index
+                rows = in_group & keep
+            if rows.all():  # the common case: no copy of the rows
+                sums = cluster_sums(values, codes, n_clusters)
+            else:
+                sums = cluster_sums(values[rows], codes[rows], n_clusters)
+            prepared.append((label, sums, *missing_counts(in_group)))
+    else:
+        # One pass over the rows for every group at once: bincount on (group, cluster) cells.
+        cell = group_codes[keep] * n_clusters + codes[keep]
+        all_sums = cluster_sums(values[keep], cell, n_groups * n_clusters)
+        occupied = np.bincount(cell, minlength=n_groups * n_clusters) > 0
+        group_of_cell = np.flatnonzero(occupied) // n_clusters
+        for index, label in enumerate(group_labels):
+            sel = group_of_cell == index
+            sums = ClusterSums(all_sums.counts[sel], all_sums.totals[sel], all_sums.squares[sel])
+            prepared.append((label, sums, *missing_counts(group_codes == index)))
+
+    result = []
+    for label, sums, n_miss, n_miss_clusters in prepared:
+        if sums.n_clusters == 0:
+            where = "" if over is None else f" in group {label!r} of {over!r}"
+            raise EmptyDataError(f"no non-missing outcomes{where}")
+        result.append(
+            Prepared(label, sums, is_binary, n_miss, n_miss_clusters, outcome_name, by_names)
+        )
+    return result

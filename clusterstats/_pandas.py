@@ -1,0 +1,57 @@
+"""The ``DataFrame.eval`` accessor.
+
+pandas already has ``DataFrame.eval``, and ``DataFrame.query`` works by calling
+``self.eval(...)``. The accessor therefore stays callable: ``df.eval("c = a + b")`` forwards to
+the original method (one stack level deeper, so ``@local`` variables still resolve), while
+``df.eval.cluster_ci(...)`` and friends delegate to the functional API. It holds no state.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pandas as pd
+
+from clusterstats import api
+
+# Captured before registration replaces the attribute.
+_ORIGINAL_EVAL = pd.DataFrame.eval
+
+
+class EvalAccessor:
+    """Clustered statistics on a DataFrame (``df.eval.cluster_ci(...)``), and pandas' own
+    ``DataFrame.eval`` when called (``df.eval("c = a + b")``)."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, pandas_obj: pd.DataFrame) -> None:
+        self._obj = pandas_obj
+
+    def __call__(self, expr: str, *args: Any, **kwargs: Any) -> Any:
+        # pandas finds ``@local`` names ``level`` frames above DataFrame.eval; this call adds one.
+        kwargs["level"] = kwargs.pop("level", 0) + 1
+        return _ORIGINAL_EVAL(self._obj, expr, *args, **kwargs)
+
+    def cluster_ci(self, outcome, by, **options) -> Any:
+        """Clustered confidence interval of the mean; see :func:`clusterstats.cluster_ci`."""
+        return api.cluster_ci(self._obj, outcome, by, **options)
+
+    def icc(self, outcome, by, **options) -> Any:
+        """Intraclass correlation; see :func:`clusterstats.icc`."""
+        return api.icc(self._obj, outcome, by, **options)
+
+    def design_effect(self, outcome, by, **options) -> Any:
+        """Design effect and effective n; see :func:`clusterstats.design_effect`."""
+        return api.design_effect(self._obj, outcome, by, **options)
+
+
+EvalAccessor.__call__.__doc__ = _ORIGINAL_EVAL.__doc__
+
+
+def register() -> None:
+    with warnings.catch_warnings():
+        # pandas warns that the name shadows DataFrame.eval: that is intended (see above).
+        warnings.filterwarnings("ignore", message=".*overriding a preexisting attribute",
+                                category=UserWarning)
+        pd.api.extensions.register_dataframe_accessor("eval")(EvalAccessor)

@@ -1,0 +1,339 @@
+"""Everything ``cluster_ci``, ``icc`` and ``design_effect`` report, from per-cluster sums.
+
+This is the numeric heart of the public API: the adapters (functional API, pandas and xarray
+accessors, CLI) only turn their input into a :class:`ClusterSums` and wrap these numbers in a
+result dataclass.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from clusterstats.core import intervals as iv
+from clusterstats.core.bootstrap import bootstrap_interval
+from clusterstats.core.grouping import ClusterSums
+from clusterstats.core.variance import (
+    cluster_robust,
+    design_effect_kish,
+    design_effect_unequal,
+    estimate,
+    icc_anova,
+    icc_interval,
+    iid_variance,
+    row_variance,
+)
+from clusterstats.errors import (
+    DegenerateDataError,
+    DegenerateDataWarning,
+    FewClustersWarning,
+    TooFewClustersError,
+    warn,
+)
+
+__all__ = ["ICCSummary", "IntervalSummary", "DesignEffectSummary", "summarize_design_effect",
+           "summarize_icc", "summarize_interval"]
+
+
+class IntervalSummary(NamedTuple):
+    estimate: float
+    se: float
+    low: float
+    high: float
+    df: float
+    method: str
+    icc: float
+    design_effect: float
+    n_eff: float
+    naive_low: float
+    naive_high: float
+    widening: float
+    n_resamples: int | None
+    notes: tuple[str, ...]
+
+
+class ICCSummary(NamedTuple):
+    icc: float
+    icc_truncated: float
+    low: float
+    high: float
+    ci_method: str
+    msb: float
+    msw: float
+    n0: float
+    var_between: float
+    var_within: float
+    notes: tuple[str, ...]
+
+
+class DesignEffectSummary(NamedTuple):
+    empirical: float
+    kish: float
+    unequal_sizes: float
+    icc: float
+    icc_truncated: float
+    n_eff: float
+    widening: float
+    notes: tuple[str, ...]
+
+
+def _require_clusters(sums: ClusterSums) -> None:
+    if sums.n_clusters < 2:
+        raise TooFewClustersError(
+            f"found {sums.n_clusters} cluster; at least 2 are needed to estimate the "
+            "between-cluster variance (with one cluster the rows' dependence cannot be measured)"
+        )
+
+
+def _naive_interval(sums: ClusterSums, point: float, is_binary: bool, confidence: float):
+    n_rows = float(sums.counts.sum())
+    if is_binary:
+        return iv.wilson(point, n_rows, confidence)
+    return iv.t_interval(point, iid_variance(sums), n_rows - 1.0, confidence)
+
+
+def _is_zero_variance(variance: float, point: float) -> bool:
+    # Residual totals of exactly constant data cancel only up to rounding.
+    return not variance > (1e-14 * max(1.0, abs(point))) ** 2
+
+
+def summarize_interval(
+    sums: ClusterSums,
+    *,
+    estimand: str,
+    method: str,
+    confidence: float,
+    is_binary: bool,
+    icc_prior: float | None = None,
+    n_resamples: int = 9999,
+    rng: np.random.Generator | None = None,
+    bootstrap_indices: np.ndarray | None = None,
+) -> IntervalSummary:
+    """Confidence interval of the mean of clustered data, with the context around it.
+
+    Parameters
+    ----------
+    sums : ClusterSums
+    estimand : {"pooled", "cluster_mean"}
+    method : str
+        One of :data:`clusterstats.core.intervals.METHODS`.
+    confidence : float
+    is_binary : bool
+        Whether every outcome is 0 or 1.
+    icc_prior : float, optional
+        An ICC from a pilot, used only when the data are degenerate (zero variance).
+    n_resamples, rng, bootstrap_indices
+        Bootstrap settings (``bootstrap_indices`` fixes the draws, for tests).
+    """
+    _require_clusters(sums)
+    g = sums.n_clusters
+    n_rows = float(sums.counts.sum())
+    if method == "auto":
+        method = iv.auto_method(is_binary=is_binary, n_clusters=g)
+    if method == "bootstrap":
+        method = "bootstrap_bca"
+    if method in iv.BINARY_ONLY_METHODS and not is_binary:
+        raise ValueError(f"method {method!r} needs a binary (0/1) outcome")
+
+    notes: list[str] = []
+    point = estimate(sums, estimand)
+    cr1 = cluster_robust(sums, estimand, "CR1")
+    iid_var = iid_variance(sums)
+    icc_est = icc_anova(sums)
+    naive_low, naive_high = _naive_interval(sums, point, is_binary, confidence)
+
+    degenerate = _is_zero_variance(cr1.variance, point)
+    design_effect = math.nan if degenerate or not iid_var > 0 else cr1.variance / iid_var
+    n_eff = n_rows / design_effect if design_effect > 0 else math.nan
+    used_resamples: int | None = None
+
+    if degenerate:
+        if not is_binary:
+            if not row_variance(sums) > 0:
+                raise DegenerateDataError(
+                    f"all {int(n_rows)} outcomes equal {point:g}: a continuous outcome with no "
+                    "variation has no estimable uncertainty"
+                )
+            low, high = iv.t_interval(point, iid_var, n_rows - 1.0, confidence)
+            se, df, method = math.sqrt(iid_var), n_rows - 1.0, "naive_fallback"
+            message = (
+                "the between-cluster variance is exactly zero (every cluster has the same mean); "
+                "the interval falls back to treating rows as independent and may be too narrow"
+            )
+        else:
+            if icc_prior is None:
+                n_eff = float(g)
+                basis = f"the number of clusters ({g})"
+            else:
+                n_eff = n_rows / design_effect_kish(n_rows / g, icc_prior)
+                basis = f"n / (1 + (m - 1) * icc) with the supplied icc={icc_prior:g}"
+            low, high = iv.clopper_pearson(point * n_eff, n_eff, confidence)
+            se, df, method = math.nan, math.nan, "clopper_pearson_fallback"
+            if point in (0.0, 1.0):
+                what = f"all {int(n_rows)} outcomes are {int(point)}"
+            else:
+                what = "every cluster has the same pass rate"
+            message = (
+                f"{what}, so the cluster-robust variance is zero; the interval is "
+                f"Clopper-Pearson on an effective n of {n_eff:.4g}, from {basis}"
+            )
+        warn(message, DegenerateDataWarning)
+        notes.append(message)
+    elif method in ("naive", "cr1", "cr2"):
+        if method == "naive":
+            low, high = naive_low, naive_high
+            se, df = math.sqrt(iid_var), n_rows - 1.0
+        else:
+            pv = cr1 if method == "cr1" else cluster_robust(sums, estimand, "CR2")
+            se, df = math.sqrt(pv.variance), pv.df
+            low, high = iv.t_interval(point, pv.variance, pv.df, confidence)
+            if is_binary and (low < 0.0 or high > 1.0):
+                low, high = max(low, 0.0), min(high, 1.0)
+                notes.append("the symmetric interval crossed [0, 1] and was clipped")
+    elif method in ("wilson", "korn_graubard"):
+        se, df = math.sqrt(cr1.variance), cr1.df
+        fn = iv.korn_graubard if method == "korn_graubard" else iv.wilson_effective_n
+        low, high, _ = fn(point, cr1.variance, cr1.df, n_rows, confidence)
+    elif method in ("bootstrap_bca", "bootstrap_percentile"):
+        boot = bootstrap_interval(
+            sums,
+            estimand,
+            kind=method.removeprefix("bootstrap_"),
+            confidence=confidence,
+            n_resamples=n_resamples,
+            rng=np.random.default_rng(rng),
+            indices=bootstrap_indices,
+        )
+        low, high, se, df = boot.low, boot.high, boot.standard_error, math.nan
+        used_resamples = n_resamples
+        if boot.note:
+            notes.append(boot.note)
+    else:
+        raise ValueError(f"unknown method {method!r}; expected one of {iv.METHODS}")
+
+    if g < iv.FEW_CLUSTERS and method != "naive":
+        message = (
+            f"only {g} clusters: the {method} interval is itself uncertain with fewer than "
+            f"{iv.FEW_CLUSTERS} clusters; more clusters, not more rows per cluster, fix this"
+        )
+        warn(message, FewClustersWarning)
+        notes.append(message)
+
+    if not sums.is_balanced and not math.isnan(se) and se > 0:
+        other = "cluster_mean" if estimand == "pooled" else "pooled"
+        other_point = estimate(sums, other)
+        if abs(other_point - point) > se:
+            notes.append(
+                f"the {estimand} estimate ({point:.4g}) and the {other} estimate "
+                f"({other_point:.4g}) differ by more than one standard error and cluster sizes "
+                "vary: cluster size is related to the outcome, so pick the estimand that answers "
+                "your question"
+            )
+
+    naive_width = naive_high - naive_low
+    widening = (high - low) / naive_width if naive_width > 0 else math.nan
+    return IntervalSummary(
+        estimate=point,
+        se=se,
+        low=float(low),
+        high=float(high),
+        df=float(df),
+        method=method,
+        icc=icc_est.icc,
+        design_effect=design_effect,
+        n_eff=n_eff,
+        naive_low=float(naive_low),
+        naive_high=float(naive_high),
+        widening=widening,
+        n_resamples=used_resamples,
+        notes=tuple(notes),
+    )
+
+
+def _icc_undefined_reason(sums: ClusterSums) -> str | None:
+    if sums.n_clusters < 2:
+        return "fewer than two clusters"
+    if float(sums.counts.sum()) <= sums.n_clusters:
+        return "every cluster has a single row, so there is no within-cluster variation to compare"
+    if not row_variance(sums) > 0:
+        return "all outcomes are equal"
+    return None
+
+
+def summarize_icc(sums: ClusterSums, *, confidence: float) -> ICCSummary:
+    """One-way ANOVA ICC with its interval; NaN with a DegenerateDataWarning if undefined."""
+    _require_clusters(sums)
+    est = icc_anova(sums)
+    notes: list[str] = []
+    reason = _icc_undefined_reason(sums)
+    if reason is not None:
+        message = f"the ICC is undefined: {reason}"
+        warn(message, DegenerateDataWarning)
+        notes.append(message)
+        nan = math.nan
+        return ICCSummary(nan, nan, nan, nan, "undefined", est.msb, est.msw, est.n0, nan, nan,
+                          tuple(notes))
+    low, high, ci_method = icc_interval(sums, est, confidence)
+    if est.icc < 0:
+        notes.append(
+            f"the estimate is negative ({est.icc:.3g}): indistinguishable from no clustering at "
+            "this sample size; 0 is used for design effects"
+        )
+    return ICCSummary(
+        icc=est.icc,
+        icc_truncated=max(est.icc, 0.0),
+        low=low,
+        high=high,
+        ci_method=ci_method,
+        msb=est.msb,
+        msw=est.msw,
+        n0=est.n0,
+        var_between=est.var_between,
+        var_within=est.var_within,
+        notes=tuple(notes),
+    )
+
+
+def summarize_design_effect(sums: ClusterSums, *, estimand: str) -> DesignEffectSummary:
+    """Empirical (survey ``deff="replace"``) and model-based design effects."""
+    _require_clusters(sums)
+    notes: list[str] = []
+    point = estimate(sums, estimand)
+    cr1 = cluster_robust(sums, estimand, "CR1")
+    iid_var = iid_variance(sums)
+    n_rows = float(sums.counts.sum())
+    icc_raw = icc_anova(sums).icc
+    reason = _icc_undefined_reason(sums)
+    if reason is not None or _is_zero_variance(cr1.variance, point):
+        message = (
+            "the design effect is undefined: "
+            f"{reason or 'the cluster-robust variance is zero (every cluster has the same mean)'}"
+        )
+        if reason is not None and float(sums.counts.sum()) <= sums.n_clusters and iid_var > 0:
+            message = None  # singletons: the empirical value is still defined (and is ~1)
+        if message:
+            warn(message, DegenerateDataWarning)
+            notes.append(message)
+    empirical = cr1.variance / iid_var if iid_var > 0 else math.nan
+    if not empirical > 0:
+        empirical = math.nan
+    icc_truncated = max(icc_raw, 0.0) if not math.isnan(icc_raw) else math.nan
+    mean_size = n_rows / sums.n_clusters
+    if estimand == "pooled":
+        kish = design_effect_kish(mean_size, icc_truncated)
+    else:
+        kish = math.nan
+        notes.append("Kish's formula describes the pooled mean; see unequal_sizes instead")
+    unequal = design_effect_unequal(sums.counts, icc_truncated, estimand)
+    return DesignEffectSummary(
+        empirical=empirical,
+        kish=kish,
+        unequal_sizes=unequal,
+        icc=icc_raw,
+        icc_truncated=icc_truncated,
+        n_eff=n_rows / empirical if empirical > 0 else math.nan,
+        widening=math.sqrt(empirical) if empirical > 0 else math.nan,
+        notes=tuple(notes),
+    )

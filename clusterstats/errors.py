@@ -1,0 +1,104 @@
+"""Exceptions and warnings raised by clusterstats.
+
+Every exception subclasses :class:`ClusterStatsError` *and* the builtin exception that a
+user would already catch (``ValueError`` or ``KeyError``), so both ``except ValueError`` and
+``except clusterstats.ClusterStatsError`` work.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+__all__ = [
+    "ClusterStatsError",
+    "ClusterStatsWarning",
+    "ColumnNotFoundError",
+    "DegenerateDataError",
+    "DegenerateDataWarning",
+    "EmptyDataError",
+    "FewClustersWarning",
+    "InvalidClusterError",
+    "InvalidOptionError",
+    "InvalidOutcomeError",
+    "MissingOutcomeError",
+    "TooFewClustersError",
+    "warn",
+]
+
+
+class ClusterStatsError(Exception):
+    """Base class of every exception raised by clusterstats."""
+
+
+class ColumnNotFoundError(ClusterStatsError, KeyError):
+    """A column named by the caller is not in the frame."""
+
+    def __init__(self, column: object, available: list[object]) -> None:
+        shown = ", ".join(repr(c) for c in available[:20])
+        more = f" (and {len(available) - 20} more)" if len(available) > 20 else ""
+        self.column = column
+        self.available = list(available)
+        super().__init__(f"column {column!r} not found; available columns: {shown}{more}")
+
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return str(self.args[0])
+
+
+class InvalidOutcomeError(ClusterStatsError, ValueError):
+    """The outcome is not numeric, or not binary where a binary-only method was asked for."""
+
+
+class MissingOutcomeError(ClusterStatsError, ValueError):
+    """The outcome has missing values and ``missing="raise"`` was requested."""
+
+
+class InvalidClusterError(ClusterStatsError, ValueError):
+    """Cluster ids are missing (NaN/None/NA) or otherwise unusable."""
+
+
+class EmptyDataError(ClusterStatsError, ValueError):
+    """There are no rows to analyse (before or after dropping missing outcomes)."""
+
+
+class TooFewClustersError(ClusterStatsError, ValueError):
+    """Fewer than two clusters: a between-cluster variance cannot be estimated."""
+
+
+class InvalidOptionError(ClusterStatsError, ValueError):
+    """An option (method, estimand, confidence, ...) has an invalid value."""
+
+
+class DegenerateDataError(ClusterStatsError, ValueError):
+    """The data carry no information about the spread (e.g. a constant continuous outcome)."""
+
+
+class ClusterStatsWarning(UserWarning):
+    """Base class of every warning emitted by clusterstats."""
+
+
+class FewClustersWarning(ClusterStatsWarning):
+    """Fewer than 20 clusters: cluster-robust intervals are themselves uncertain."""
+
+
+class DegenerateDataWarning(ClusterStatsWarning):
+    """The data are degenerate (all outcomes equal, zero variance, undefined ICC); a fallback
+    was used and is named in the result's notes."""
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """Emit ``message`` attributed to the first caller outside the clusterstats package.
+
+    Attributing the warning to user code (as pandas' ``find_stack_level`` does) makes the
+    default warning filter show it once per call site, where the user can act on it.
+    """
+    frame = sys._getframe(0)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)

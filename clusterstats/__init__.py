@@ -17,6 +17,7 @@ from clusterstats.api import (
     kish_design_effect,
     wilson_interval,
 )
+from clusterstats.datasets import load_demo_data
 from clusterstats.errors import (
     ClusterStatsError,
     ClusterStatsWarning,
@@ -58,6 +59,7 @@ __all__ = [
     "effective_n",
     "icc",
     "kish_design_effect",
+    "load_demo_data",
     "wilson_interval",
 ]
 

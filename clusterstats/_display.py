@@ -35,7 +35,7 @@ def interval(low: float, high: float, digits: int = 4) -> str:
 def text_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     cells = [[str(h) for h in header]] + [[number(v) for v in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 

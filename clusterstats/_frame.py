@@ -76,7 +76,7 @@ def outcome_values(series: pd.Series, name: Hashable) -> np.ndarray:
     numeric = pd.api.types.is_bool_dtype(dtype) or (
         pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype)
     )
-    if not numeric and dtype == object:
+    if not numeric and pd.api.types.is_object_dtype(dtype):
         numeric = pd.api.types.infer_dtype(series, skipna=True) in _NUMERIC_OBJECT_KINDS
     if not numeric:
         raise InvalidOutcomeError(

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from clusterstats import _display as fmt
 
-__all__ = ["ClusterCI", "DesignEffect", "GroupedResults", "ICC"]
+__all__ = ["ICC", "ClusterCI", "DesignEffect", "GroupedResults"]
 
 
 def _label(outcome: str | None, by: tuple[str, ...]) -> str:
@@ -169,7 +169,8 @@ def _grouped_html(results: Sequence[ClusterCI], over: str | None, groups: Sequen
         f"estimand {first.estimand}, method {first.method}"
     )
     header = ([over] if over else []) + list(_CI_HTML_HEADER)
-    rows = [([g] if over else []) + _ci_html_row(r) for g, r in zip(groups or [None], results)]
+    labelled = zip(groups or [None], results, strict=True)
+    rows = [([g] if over else []) + _ci_html_row(r) for g, r in labelled]
     notes = [n for r in results for n in r.notes]
     return fmt.html_table(header, rows, caption, list(dict.fromkeys(notes)))
 
@@ -300,7 +301,7 @@ def _generic_html(results, over, groups, fields: Sequence[str]) -> str:
     first = results[0]
     header = ([over] if over else []) + list(fields)
     rows = [([g] if over else []) + [getattr(r, f) for f in fields]
-            for g, r in zip(groups or [None], results)]
+            for g, r in zip(groups or [None], results, strict=True)]
     caption = f"{type(first).__name__}: {_label(first.outcome, first.by)}"
     notes = list(dict.fromkeys(n for r in results for n in r.notes))
     return fmt.html_table(header, rows, caption, notes)
@@ -334,7 +335,7 @@ class GroupedResults(Generic[R]):
             raise KeyError(f"no group {group!r}; groups are {list(self.groups)}") from None
 
     def items(self) -> Iterator[tuple[Any, R]]:
-        return iter(zip(self.groups, self.results))
+        return iter(zip(self.groups, self.results, strict=True))
 
     def to_frame(self):
         """A DataFrame with one row per group: the ``over`` column, then the result's columns."""

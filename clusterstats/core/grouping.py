@@ -40,7 +40,7 @@ class ClusterSums:
 
     @property
     def n_rows(self) -> int:
-        return int(round(float(self.counts.sum())))
+        return round(float(self.counts.sum()))
 
     @property
     def means(self) -> NDArray[np.float64]:

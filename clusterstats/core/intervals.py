@@ -64,7 +64,9 @@ def _check_confidence(confidence: float) -> float:
     return float(confidence)
 
 
-def t_interval(estimate: float, variance: float, df: float, confidence: float) -> tuple[float, float]:
+def t_interval(
+    estimate: float, variance: float, df: float, confidence: float
+) -> tuple[float, float]:
     """Symmetric interval ``estimate ± t_{df} * sqrt(variance)`` (normal when df is inf)."""
     q = stats.t.ppf(0.5 + _check_confidence(confidence) / 2, df)
     half = q * math.sqrt(variance)

@@ -33,8 +33,14 @@ from clusterstats.errors import (
     warn,
 )
 
-__all__ = ["ICCSummary", "IntervalSummary", "DesignEffectSummary", "summarize_design_effect",
-           "summarize_icc", "summarize_interval"]
+__all__ = [
+    "DesignEffectSummary",
+    "ICCSummary",
+    "IntervalSummary",
+    "summarize_design_effect",
+    "summarize_icc",
+    "summarize_interval",
+]
 
 
 class IntervalSummary(NamedTuple):

@@ -183,7 +183,9 @@ def icc_anova(sums: ClusterSums) -> ICCEstimate:
     return ICCEstimate(rho, msb, msw, n0, (msb - msw) / n0, msw)
 
 
-def icc_interval(sums: ClusterSums, est: ICCEstimate, confidence: float) -> tuple[float, float, str]:
+def icc_interval(
+    sums: ClusterSums, est: ICCEstimate, confidence: float
+) -> tuple[float, float, str]:
     """Confidence interval for the ANOVA ICC.
 
     Balanced clusters: Searle's exact F interval (as irr, pingouin and R ICC). Unbalanced:

@@ -1,0 +1,5 @@
+import sys
+
+from clusterstats.cli import main
+
+sys.exit(main())

@@ -41,8 +41,10 @@ def text_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 
 def html_table(
-    header: Sequence[str], rows: Sequence[Sequence[object]], caption: str = "",
-    notes: Sequence[str] = ()
+    header: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    caption: str = "",
+    notes: Sequence[str] = (),
 ) -> str:
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
     body = "".join(

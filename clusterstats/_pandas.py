@@ -52,6 +52,7 @@ EvalAccessor.__call__.__doc__ = _ORIGINAL_EVAL.__doc__
 def register() -> None:
     with warnings.catch_warnings():
         # pandas warns that the name shadows DataFrame.eval: that is intended (see above).
-        warnings.filterwarnings("ignore", message=".*overriding a preexisting attribute",
-                                category=UserWarning)
+        warnings.filterwarnings(
+            "ignore", message=".*overriding a preexisting attribute", category=UserWarning
+        )
         pd.api.extensions.register_dataframe_accessor("eval")(EvalAccessor)

@@ -32,7 +32,14 @@ __all__ = [
 
 Estimand = Literal["pooled", "cluster_mean"]
 Method = Literal[
-    "auto", "naive", "cr1", "cr2", "wilson", "korn_graubard", "bootstrap", "bootstrap_bca",
+    "auto",
+    "naive",
+    "cr1",
+    "cr2",
+    "wilson",
+    "korn_graubard",
+    "bootstrap",
+    "bootstrap_bca",
     "bootstrap_percentile",
 ]
 Missing = Literal["drop", "fail", "raise"]
@@ -61,8 +68,7 @@ def _group_or_single(prepared: list[Prepared], over: Hashable | None, build):
     results = tuple(build(p) for p in prepared)
     if over is None:
         return results[0]
-    return GroupedResults(over=str(over), groups=tuple(p.group for p in prepared),
-                          results=results)
+    return GroupedResults(over=str(over), groups=tuple(p.group for p in prepared), results=results)
 
 
 def _size_summary(p: Prepared) -> dict[str, Any]:
@@ -174,8 +180,11 @@ def cluster_ci(
         notes = list(s.notes)
         if p.n_missing:
             verb = "counted as failures" if missing == "fail" else "dropped"
-            notes.insert(0, f"{p.n_missing} rows with a missing outcome (in "
-                            f"{p.n_missing_clusters} clusters) were {verb}")
+            notes.insert(
+                0,
+                f"{p.n_missing} rows with a missing outcome (in "
+                f"{p.n_missing_clusters} clusters) were {verb}",
+            )
         return ClusterCI(
             estimate=s.estimate,
             se=s.se,
@@ -235,10 +244,22 @@ def icc(
     def build(p: Prepared) -> ICC:
         s = summarize_icc(p.sums, confidence=confidence)
         return ICC(
-            icc=s.icc, icc_truncated=s.icc_truncated, low=s.low, high=s.high,
-            confidence=confidence, method="anova", ci_method=s.ci_method, **_size_summary(p),
-            n0=s.n0, msb=s.msb, msw=s.msw, var_between=s.var_between, var_within=s.var_within,
-            outcome=p.outcome, by=p.by, notes=s.notes,
+            icc=s.icc,
+            icc_truncated=s.icc_truncated,
+            low=s.low,
+            high=s.high,
+            confidence=confidence,
+            method="anova",
+            ci_method=s.ci_method,
+            **_size_summary(p),
+            n0=s.n0,
+            msb=s.msb,
+            msw=s.msw,
+            var_between=s.var_between,
+            var_within=s.var_within,
+            outcome=p.outcome,
+            by=p.by,
+            notes=s.notes,
         )
 
     return _group_or_single(prepared, over, build)
@@ -273,9 +294,18 @@ def design_effect(
     def build(p: Prepared) -> DesignEffect:
         s = summarize_design_effect(p.sums, estimand=estimand)
         return DesignEffect(
-            empirical=s.empirical, kish=s.kish, unequal_sizes=s.unequal_sizes, icc=s.icc,
-            icc_truncated=s.icc_truncated, n_eff=s.n_eff, widening=s.widening,
-            estimand=estimand, **_size_summary(p), outcome=p.outcome, by=p.by, notes=s.notes,
+            empirical=s.empirical,
+            kish=s.kish,
+            unequal_sizes=s.unequal_sizes,
+            icc=s.icc,
+            icc_truncated=s.icc_truncated,
+            n_eff=s.n_eff,
+            widening=s.widening,
+            estimand=estimand,
+            **_size_summary(p),
+            outcome=p.outcome,
+            by=p.by,
+            notes=s.notes,
         )
 
     return _group_or_single(prepared, over, build)

@@ -40,15 +40,34 @@ def read_table(path: str) -> pd.DataFrame:
 def comparison_table(results: ClusterCI | GroupedResults[ClusterCI], label: str) -> str:
     """Naive and clustered intervals side by side, one line per group."""
     items = results.items() if isinstance(results, GroupedResults) else [("all rows", results)]
-    header = [label, "estimate", "naive 95% CI", "clustered 95% CI", "widening", "ICC",
-              "deff", "n_eff", "rows", "clusters"]
+    header = [
+        label,
+        "estimate",
+        "naive 95% CI",
+        "clustered 95% CI",
+        "widening",
+        "ICC",
+        "deff",
+        "n_eff",
+        "rows",
+        "clusters",
+    ]
     rows = []
     for group, r in items:
-        rows.append([
-            group, r.estimate, fmt.interval(r.naive_low, r.naive_high, 3),
-            fmt.interval(r.low, r.high, 3), f"x{r.widening:.2f}", r.icc, r.design_effect,
-            round(r.n_eff), r.n_rows, r.n_clusters,
-        ])
+        rows.append(
+            [
+                group,
+                r.estimate,
+                fmt.interval(r.naive_low, r.naive_high, 3),
+                fmt.interval(r.low, r.high, 3),
+                f"x{r.widening:.2f}",
+                r.icc,
+                r.design_effect,
+                round(r.n_eff),
+                r.n_rows,
+                r.n_clusters,
+            ]
+        )
     return fmt.text_table(header, rows)
 
 
@@ -59,8 +78,10 @@ def _demo(args: argparse.Namespace) -> int:
         res = cluster_ci(df, "correct", by="src", over="model", method=args.method)
     first = res.results[0]
     print("clusterstats demo: MMLU-Pro (slice bundled with the package), 4 models")
-    print(f"{first.n_rows:,} graded questions per model in {first.n_clusters} source clusters "
-          f"(sizes {first.cluster_size_min}-{first.cluster_size_max}); outcome = correct")
+    print(
+        f"{first.n_rows:,} graded questions per model in {first.n_clusters} source clusters "
+        f"(sizes {first.cluster_size_min}-{first.cluster_size_max}); outcome = correct"
+    )
     print(f"method: {first.method}, estimand: {first.estimand} (share of all questions)\n")
     print(comparison_table(res, "model"))
     print(
@@ -81,9 +102,16 @@ def _ci(args: argparse.Namespace) -> int:
     df = read_table(args.path)
     by = args.by[0] if len(args.by) == 1 else args.by
     res = cluster_ci(
-        df, args.outcome, by, estimand=args.estimand, method=args.method,
-        confidence=args.confidence, over=args.over, missing=args.missing,
-        n_resamples=args.n_resamples, rng=args.seed,
+        df,
+        args.outcome,
+        by,
+        estimand=args.estimand,
+        method=args.method,
+        confidence=args.confidence,
+        over=args.over,
+        missing=args.missing,
+        n_resamples=args.n_resamples,
+        rng=args.seed,
     )
     if args.output == "text":
         print(repr(res))
@@ -110,8 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
     ci = sub.add_parser("ci", help="clustered confidence interval of a column of a table")
     ci.add_argument("path", help="a .csv, .tsv, .parquet, .json or .jsonl file")
     ci.add_argument("--outcome", required=True, help="outcome column (0/1 or a score)")
-    ci.add_argument("--by", required=True, action="append",
-                    help="cluster column (repeat for a combination of columns)")
+    ci.add_argument(
+        "--by",
+        required=True,
+        action="append",
+        help="cluster column (repeat for a combination of columns)",
+    )
     ci.add_argument("--over", help="one interval per value of this column (e.g. model)")
     ci.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
     ci.add_argument("--method", default="auto", choices=METHODS)

@@ -116,10 +116,31 @@ class ClusterCI(_Result):
     notes: tuple[str, ...] = ()
 
     columns: ClassVar[tuple[str, ...]] = (
-        "outcome", "by", "estimand", "method", "confidence", "estimate", "se", "low", "high",
-        "df", "n_rows", "n_clusters", "cluster_size_mean", "cluster_size_min",
-        "cluster_size_max", "icc", "design_effect", "n_eff", "naive_low", "naive_high",
-        "widening", "n_missing", "n_missing_clusters", "n_resamples", "notes",
+        "outcome",
+        "by",
+        "estimand",
+        "method",
+        "confidence",
+        "estimate",
+        "se",
+        "low",
+        "high",
+        "df",
+        "n_rows",
+        "n_clusters",
+        "cluster_size_mean",
+        "cluster_size_min",
+        "cluster_size_max",
+        "icc",
+        "design_effect",
+        "n_eff",
+        "naive_low",
+        "naive_high",
+        "widening",
+        "n_missing",
+        "n_missing_clusters",
+        "n_resamples",
+        "notes",
     )
 
     def __repr__(self) -> str:
@@ -152,14 +173,34 @@ class ClusterCI(_Result):
 
 
 _CI_HTML_HEADER = (
-    "estimate", "low", "high", "naive low", "naive high", "widening", "ICC",
-    "design effect", "n_eff", "rows", "clusters",
+    "estimate",
+    "low",
+    "high",
+    "naive low",
+    "naive high",
+    "widening",
+    "ICC",
+    "design effect",
+    "n_eff",
+    "rows",
+    "clusters",
 )
 
 
 def _ci_html_row(r: ClusterCI) -> list[object]:
-    return [r.estimate, r.low, r.high, r.naive_low, r.naive_high, r.widening, r.icc,
-            r.design_effect, r.n_eff, r.n_rows, r.n_clusters]
+    return [
+        r.estimate,
+        r.low,
+        r.high,
+        r.naive_low,
+        r.naive_high,
+        r.widening,
+        r.icc,
+        r.design_effect,
+        r.n_eff,
+        r.n_rows,
+        r.n_clusters,
+    ]
 
 
 def _grouped_html(results: Sequence[ClusterCI], over: str | None, groups: Sequence[object]) -> str:
@@ -214,9 +255,24 @@ class ICC(_Result):
     notes: tuple[str, ...] = ()
 
     columns: ClassVar[tuple[str, ...]] = (
-        "outcome", "by", "method", "ci_method", "confidence", "icc", "icc_truncated", "low",
-        "high", "n_rows", "n_clusters", "cluster_size_mean", "n0", "msb", "msw",
-        "var_between", "var_within", "notes",
+        "outcome",
+        "by",
+        "method",
+        "ci_method",
+        "confidence",
+        "icc",
+        "icc_truncated",
+        "low",
+        "high",
+        "n_rows",
+        "n_clusters",
+        "cluster_size_mean",
+        "n0",
+        "msb",
+        "msw",
+        "var_between",
+        "var_within",
+        "notes",
     )
 
     def __repr__(self) -> str:
@@ -230,8 +286,9 @@ class ICC(_Result):
         )
 
     def _repr_html_(self) -> str:
-        return _generic_html([self], None, (), ("icc", "low", "high", "ci_method", "n_rows",
-                                                "n_clusters", "n0"))
+        return _generic_html(
+            [self], None, (), ("icc", "low", "high", "ci_method", "n_rows", "n_clusters", "n0")
+        )
 
     def __float__(self) -> float:
         return float(self.icc)
@@ -274,8 +331,19 @@ class DesignEffect(_Result):
     notes: tuple[str, ...] = ()
 
     columns: ClassVar[tuple[str, ...]] = (
-        "outcome", "by", "estimand", "empirical", "kish", "unequal_sizes", "icc",
-        "icc_truncated", "n_eff", "widening", "n_rows", "n_clusters", "cluster_size_mean",
+        "outcome",
+        "by",
+        "estimand",
+        "empirical",
+        "kish",
+        "unequal_sizes",
+        "icc",
+        "icc_truncated",
+        "n_eff",
+        "widening",
+        "n_rows",
+        "n_clusters",
+        "cluster_size_mean",
         "notes",
     )
 
@@ -285,13 +353,25 @@ class DesignEffect(_Result):
             f"  empirical {fmt.number(self.empirical)}  kish {fmt.number(self.kish)}  "
             f"unequal sizes {fmt.number(self.unequal_sizes)}  (icc {fmt.number(self.icc, 3)})\n"
             f"  {self.n_rows:,} rows worth {fmt.number(self.n_eff)} independent rows; "
-            f"intervals ×{fmt.number(self.widening, 3)} wider than naive"
-            + self._notes_text()
+            f"intervals ×{fmt.number(self.widening, 3)} wider than naive" + self._notes_text()
         )
 
     def _repr_html_(self) -> str:
-        return _generic_html([self], None, (), ("empirical", "kish", "unequal_sizes", "icc",
-                                                "n_eff", "widening", "n_rows", "n_clusters"))
+        return _generic_html(
+            [self],
+            None,
+            (),
+            (
+                "empirical",
+                "kish",
+                "unequal_sizes",
+                "icc",
+                "n_eff",
+                "widening",
+                "n_rows",
+                "n_clusters",
+            ),
+        )
 
     def __float__(self) -> float:
         return float(self.empirical)
@@ -300,8 +380,10 @@ class DesignEffect(_Result):
 def _generic_html(results, over, groups, fields: Sequence[str]) -> str:
     first = results[0]
     header = ([over] if over else []) + list(fields)
-    rows = [([g] if over else []) + [getattr(r, f) for f in fields]
-            for g, r in zip(groups or [None], results, strict=True)]
+    rows = [
+        ([g] if over else []) + [getattr(r, f) for f in fields]
+        for g, r in zip(groups or [None], results, strict=True)
+    ]
     caption = f"{type(first).__name__}: {_label(first.outcome, first.by)}"
     notes = list(dict.fromkeys(n for r in results for n in r.notes))
     return fmt.html_table(header, rows, caption, notes)
@@ -352,17 +434,20 @@ class GroupedResults(Generic[R]):
         if isinstance(first, ClusterCI):
             header = [self.over, *_CI_HTML_HEADER]
             rows = [[g, *_ci_html_row(r)] for g, r in self.items()]
-            title = (f"ClusterCI over {self.over}: {_label(first.outcome, first.by)}; "
-                     f"{first.confidence:.0%} CI, estimand={first.estimand}, "
-                     f"method={first.method}")
+            title = (
+                f"ClusterCI over {self.over}: {_label(first.outcome, first.by)}; "
+                f"{first.confidence:.0%} CI, estimand={first.estimand}, "
+                f"method={first.method}"
+            )
         else:
             fields = [c for c in first.columns if c not in ("outcome", "by", "notes")]
             header = [self.over, *fields]
             rows = [[g, *(getattr(r, f) for f in fields)] for g, r in self.items()]
             title = f"{type(first).__name__} over {self.over}: {_label(first.outcome, first.by)}"
         notes = list(dict.fromkeys(f"{g}: {n}" for g, r in self.items() for n in r.notes))
-        return title + "\n" + fmt.text_table(header, rows) + "".join(f"\n  note: {n}"
-                                                                     for n in notes)
+        return (
+            title + "\n" + fmt.text_table(header, rows) + "".join(f"\n  note: {n}" for n in notes)
+        )
 
     def _repr_html_(self) -> str:
         if not self.results:

@@ -279,8 +279,9 @@ def summarize_icc(sums: ClusterSums, *, confidence: float) -> ICCSummary:
         warn(message, DegenerateDataWarning)
         notes.append(message)
         nan = math.nan
-        return ICCSummary(nan, nan, nan, nan, "undefined", est.msb, est.msw, est.n0, nan, nan,
-                          tuple(notes))
+        return ICCSummary(
+            nan, nan, nan, nan, "undefined", est.msb, est.msw, est.n0, nan, nan, tuple(notes)
+        )
     low, high, ci_method = icc_interval(sums, est, confidence)
     if est.icc < 0:
         notes.append(

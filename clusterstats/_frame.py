@@ -189,7 +189,7 @@ def prepare(
         group_of_cell = np.flatnonzero(occupied) // n_clusters
         for index, label in enumerate(group_labels):
             sel = group_of_cell == index
-            sums = ClusterSums(all_sums.counts[sel], all_sums.totals[sel], all_sums.squares[sel])
+            sums = all_sums.subset(sel)
             prepared.append((label, sums, *missing_counts(group_codes == index)))
 
     result = []

@@ -80,16 +80,18 @@ def _replicates(sums: ClusterSums, estimand: str, n_resamples: int, rng, indices
         drawn = resample_cluster_sums(
             np.column_stack([sums.totals, sums.counts]), n_resamples, rng, indices=indices
         )
-        return drawn[:, 0] / drawn[:, 1]
-    return resample_cluster_sums(sums.means, n_resamples, rng, indices=indices) / sums.n_clusters
+        return drawn[:, 0] / drawn[:, 1] + sums.shift
+    drawn = resample_cluster_sums(sums.centred_means, n_resamples, rng, indices=indices)
+    return drawn / sums.n_clusters + sums.shift
 
 
 def jackknife_estimates(sums: ClusterSums, estimand: str) -> NDArray[np.float64]:
     """Leave-one-cluster-out estimates, in closed form."""
     if estimand == "pooled":
-        return (sums.totals.sum() - sums.totals) / (sums.counts.sum() - sums.counts)
-    means = sums.means
-    return (means.sum() - means) / (sums.n_clusters - 1)
+        kept = (sums.totals.sum() - sums.totals) / (sums.counts.sum() - sums.counts)
+        return kept + sums.shift
+    means = sums.centred_means
+    return (means.sum() - means) / (sums.n_clusters - 1) + sums.shift
 
 
 class BootstrapInterval(NamedTuple):

@@ -25,14 +25,20 @@ class ClusterSums:
     counts : ndarray of float64, shape (G,)
         Rows per cluster, ``n_g`` (every entry is at least 1).
     totals : ndarray of float64, shape (G,)
-        Sum of the outcome in each cluster, ``T_g``.
+        Sum of the centred outcome ``y - shift`` in each cluster, ``T_g``.
     squares : ndarray of float64, shape (G,)
-        Sum of the squared outcome in each cluster, ``S_g``.
+        Sum of the squared centred outcome in each cluster, ``S_g``.
+    shift : float
+        The value subtracted from every outcome before summing (one of the outcomes).
+        Centring keeps sums of squares accurate when scores sit far from zero, and makes
+        them exactly zero when every outcome is equal. Variances and the ICC do not depend
+        on it; means add it back.
     """
 
     counts: NDArray[np.float64]
     totals: NDArray[np.float64]
     squares: NDArray[np.float64]
+    shift: float = 0.0
 
     @property
     def n_clusters(self) -> int:
@@ -43,9 +49,20 @@ class ClusterSums:
         return round(float(self.counts.sum()))
 
     @property
-    def means(self) -> NDArray[np.float64]:
-        """Cluster means ``T_g / n_g``."""
+    def centred_means(self) -> NDArray[np.float64]:
+        """Cluster means of the centred outcome, ``T_g / n_g``."""
         return self.totals / self.counts
+
+    @property
+    def means(self) -> NDArray[np.float64]:
+        """Cluster means of the outcome, ``T_g / n_g + shift``."""
+        return self.totals / self.counts + self.shift
+
+    def subset(self, selection) -> ClusterSums:
+        """The sums of the selected clusters (same shift)."""
+        return ClusterSums(
+            self.counts[selection], self.totals[selection], self.squares[selection], self.shift
+        )
 
     @property
     def is_balanced(self) -> bool:
@@ -72,13 +89,16 @@ def cluster_sums(values: ArrayLike, codes: ArrayLike, n_clusters: int | None = N
     --------
     >>> import numpy as np
     >>> s = cluster_sums(np.array([1.0, 0.0, 1.0, 1.0]), np.array([0, 0, 1, 1]))
-    >>> s.counts, s.totals
-    (array([2., 2.]), array([1., 2.]))
+    >>> s.counts, s.means
+    (array([2., 2.]), array([0.5, 1. ]))
     """
     y = np.asarray(values, dtype=np.float64)
     g = np.asarray(codes)
     if y.shape != g.shape or y.ndim != 1:
         raise ValueError("values and codes must be 1-d arrays of the same length")
+    shift = float(y[0]) if y.size else 0.0
+    if shift != 0.0:
+        y = y - shift
     minlength = 0 if n_clusters is None else int(n_clusters)
     counts = np.bincount(g, minlength=minlength).astype(np.float64)
     totals = np.bincount(g, weights=y, minlength=minlength)
@@ -86,4 +106,4 @@ def cluster_sums(values: ArrayLike, codes: ArrayLike, n_clusters: int | None = N
     occupied = counts > 0
     if not occupied.all():
         counts, totals, squares = counts[occupied], totals[occupied], squares[occupied]
-    return ClusterSums(counts=counts, totals=totals, squares=squares)
+    return ClusterSums(counts=counts, totals=totals, squares=squares, shift=shift)

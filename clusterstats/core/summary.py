@@ -23,7 +23,6 @@ from clusterstats.core.variance import (
     icc_anova,
     icc_interval,
     iid_variance,
-    row_variance,
 )
 from clusterstats.errors import (
     DegenerateDataError,
@@ -100,9 +99,15 @@ def _naive_interval(sums: ClusterSums, point: float, is_binary: bool, confidence
     return iv.t_interval(point, iid_variance(sums), n_rows - 1.0, confidence)
 
 
-def _is_zero_variance(variance: float, point: float) -> bool:
-    # Residual totals of exactly constant data cancel only up to rounding.
-    return not variance > (1e-14 * max(1.0, abs(point))) ** 2
+def _is_zero_variance(variance: float, sums: ClusterSums) -> bool:
+    """Whether a variance of the mean is zero up to rounding.
+
+    Sums are centred on an observed value, so constant data give exact zeros; the tolerance
+    only absorbs rounding residue (e.g. cluster means of 1/3), far below any real variance.
+    """
+    n_rows = float(sums.counts.sum())
+    scale = float(sums.squares.sum()) / n_rows**2
+    return not variance > 1e-24 * scale
 
 
 def summarize_interval(
@@ -150,14 +155,14 @@ def summarize_interval(
     icc_est = icc_anova(sums)
     naive_low, naive_high = _naive_interval(sums, point, is_binary, confidence)
 
-    degenerate = _is_zero_variance(cr1.variance, point)
+    degenerate = _is_zero_variance(cr1.variance, sums)
     design_effect = math.nan if degenerate or not iid_var > 0 else cr1.variance / iid_var
     n_eff = n_rows / design_effect if design_effect > 0 else math.nan
     used_resamples: int | None = None
 
     if degenerate:
         if not is_binary:
-            if not row_variance(sums) > 0:
+            if _is_zero_variance(iid_var, sums):
                 raise DegenerateDataError(
                     f"all {int(n_rows)} outcomes equal {point:g}: a continuous outcome with no "
                     "variation has no estimable uncertainty"
@@ -263,7 +268,7 @@ def _icc_undefined_reason(sums: ClusterSums) -> str | None:
         return "fewer than two clusters"
     if float(sums.counts.sum()) <= sums.n_clusters:
         return "every cluster has a single row, so there is no within-cluster variation to compare"
-    if not row_variance(sums) > 0:
+    if _is_zero_variance(iid_variance(sums), sums):
         return "all outcomes are equal"
     return None
 
@@ -307,13 +312,12 @@ def summarize_design_effect(sums: ClusterSums, *, estimand: str) -> DesignEffect
     """Empirical (survey ``deff="replace"``) and model-based design effects."""
     _require_clusters(sums)
     notes: list[str] = []
-    point = estimate(sums, estimand)
     cr1 = cluster_robust(sums, estimand, "CR1")
     iid_var = iid_variance(sums)
     n_rows = float(sums.counts.sum())
     icc_raw = icc_anova(sums).icc
     reason = _icc_undefined_reason(sums)
-    if reason is not None or _is_zero_variance(cr1.variance, point):
+    if reason is not None or _is_zero_variance(cr1.variance, sums):
         message = (
             "the design effect is undefined: "
             f"{reason or 'the cluster-robust variance is zero (every cluster has the same mean)'}"

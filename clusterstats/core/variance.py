@@ -50,9 +50,9 @@ class PointVariance(NamedTuple):
 def estimate(sums: ClusterSums, estimand: str) -> float:
     """The point estimate of ``estimand`` ("pooled" or "cluster_mean")."""
     if estimand == "pooled":
-        return float(sums.totals.sum() / sums.counts.sum())
+        return float(sums.totals.sum() / sums.counts.sum()) + sums.shift
     if estimand == "cluster_mean":
-        return float(sums.means.mean())
+        return float(sums.centred_means.mean()) + sums.shift
     raise ValueError(f"unknown estimand {estimand!r}; expected one of {ESTIMANDS}")
 
 
@@ -86,17 +86,18 @@ def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> Point
     if kind not in ("CR0", "CR1", "CR2"):
         raise ValueError(f"unknown cluster-robust variance {kind!r}")
     mu = estimate(sums, estimand)
+    centred_mu = mu - sums.shift
 
     if estimand == "cluster_mean":
         # Each cluster mean is one observation, so every CR flavour reduces to the sample
         # variance of the means over G (CR0 keeps the 1/G divisor of the plain sandwich).
-        resid = sums.means - mu
+        resid = sums.centred_means - centred_mu
         ss = float(resid @ resid)
         var = ss / g**2 if kind == "CR0" else ss / (g * (g - 1))
         return PointVariance(mu, var, float(g - 1))
 
     n_total = float(sums.counts.sum())
-    resid_totals = sums.totals - mu * sums.counts
+    resid_totals = sums.totals - centred_mu * sums.counts
     if kind in ("CR0", "CR1"):
         var = float(resid_totals @ resid_totals) / n_total**2
         if kind == "CR1":
@@ -169,7 +170,7 @@ def icc_anova(sums: ClusterSums) -> ICCEstimate:
     if g < 2 or n_total - g < 1:
         return nan
     grand = float(sums.totals.sum()) / n_total
-    means = sums.means
+    means = sums.centred_means
     ssb = float(np.sum(sums.counts * (means - grand) ** 2))
     ssw = float(np.sum(sums.squares - sums.totals * means))
     ssw = max(ssw, 0.0)
@@ -209,7 +210,7 @@ def icc_interval(
         f_high = f_obs * stats.f.ppf(1 - alpha / 2, df2, df1)
         return (f_low - 1) / (f_low + m - 1), (f_high - 1) / (f_high + m - 1), "searle_f"
     n_harmonic = g / float(np.sum(1.0 / sums.counts))
-    f_star = n_harmonic * float(np.var(sums.means, ddof=1)) / est.msw
+    f_star = n_harmonic * float(np.var(sums.centred_means, ddof=1)) / est.msw
     theta_low = (f_star / stats.f.ppf(1 - alpha / 2, df1, df2) - 1.0) / n_harmonic
     theta_high = (f_star / stats.f.ppf(alpha / 2, df1, df2) - 1.0) / n_harmonic
     return theta_low / (1 + theta_low), theta_high / (1 + theta_high), "thomas_hultquist"

@@ -217,7 +217,12 @@ def icc_interval(
 
 
 def design_effect_kish(mean_cluster_size: float, icc: float) -> float:
-    """Kish's design effect ``1 + (m - 1) * icc``."""
+    """Kish's design effect ``1 + (m - 1) * icc``.
+
+    Exactly 1 for clusters of one row, even where the ICC itself is undefined (NaN).
+    """
+    if mean_cluster_size == 1.0:
+        return 1.0
     return 1.0 + (mean_cluster_size - 1.0) * icc
 
 
@@ -229,6 +234,8 @@ def design_effect_unequal(counts: np.ndarray, icc: float, estimand: str = "poole
     ``N / G^2 * sum((1 + (n_g - 1) icc) / n_g)``.
     """
     counts = np.asarray(counts, dtype=np.float64)
+    if np.all(counts == 1.0):
+        return 1.0  # no pairs of rows share a cluster, whatever the (undefined) ICC
     n_total = float(counts.sum())
     if estimand == "pooled":
         return 1.0 + icc * (float(counts @ counts) / n_total - 1.0)

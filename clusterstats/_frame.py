@@ -110,8 +110,13 @@ def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable]) -> np.ndarray:
 
 
 def check_binary(values: np.ndarray) -> bool:
-    finite = values[~np.isnan(values)]
-    return bool(np.all((finite == 0.0) | (finite == 1.0)))
+    """Whether every non-missing value is 0 or 1 (checked in cache-sized chunks, no copy)."""
+    step = 1 << 16
+    for start in range(0, values.shape[0], step):
+        chunk = values[start : start + step]
+        if not np.all((chunk == 0.0) | (chunk == 1.0) | np.isnan(chunk)):
+            return False
+    return True
 
 
 def prepare(

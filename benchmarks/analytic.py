@@ -1,0 +1,137 @@
+"""Benchmark of the analytic methods against a plain pandas groupby on the same frame.
+
+What is measured (full run; ``--quick`` shrinks the frame for a smoke test):
+
+* data: 10,000,000 rows in 100,000 clusters of unequal sizes (every cluster non-empty), a
+  binary outcome (int8) whose pass rate varies by cluster, rows shuffled, fixed seed; once
+  with int64 cluster ids and once with string ids (``"doc-000123"``, pandas' default string
+  dtype, printed below);
+* ``clusterstats.cluster_ci(df, "y", by="cluster", method=m)`` for ``m`` in ``cr1``, ``cr2``
+  and ``korn_graubard``; ``clusterstats.icc(df, "y", by="cluster")``;
+  ``clusterstats.design_effect(df, "y", by="cluster")``;
+* the baseline ``df.groupby("cluster")["y"].agg(["sum", "count"])`` on the same frame, the
+  least work any of these needs (per-cluster sums and counts).
+
+Every call is made once untimed (warm-up), then all calls are timed in turn, repeat after
+repeat (interleaved, so drifts of a noisy machine hit all of them alike). Reported: median and
+minimum wall time, and the ratio of each median to the groupby median of the same run.
+
+Target: every ratio <= 3x.
+
+Usage::
+
+    python benchmarks/analytic.py             # full run (about 75 s on 2 cores)
+    python benchmarks/analytic.py --quick     # smoke run (a few seconds)
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+import clusterstats
+
+FULL = {"n_rows": 10_000_000, "n_clusters": 100_000, "repeats": 7}
+QUICK = {"n_rows": 200_000, "n_clusters": 2_000, "repeats": 3}
+DATA_SEED = 20240602
+TARGET_RATIO = 3.0
+BASELINE = 'groupby("cluster")["y"].agg(["sum", "count"])'
+
+
+def make_frame(n_rows: int, n_clusters: int, seed: int = DATA_SEED) -> pd.DataFrame:
+    """Binary outcome, unequal cluster sizes (each >= 1), per-cluster pass rates, shuffled."""
+    rng = np.random.default_rng(seed)
+    weights = rng.gamma(2.0, size=n_clusters)
+    sizes = 1 + rng.multinomial(n_rows - n_clusters, weights / weights.sum())
+    cluster = rng.permutation(np.repeat(np.arange(n_clusters, dtype=np.int64), sizes))
+    rate = rng.beta(2.0, 2.0, size=n_clusters)
+    y = (rng.random(n_rows) < rate[cluster]).astype(np.int8)
+    return pd.DataFrame({"cluster": cluster, "y": y})
+
+
+def with_string_ids(df: pd.DataFrame) -> pd.DataFrame:
+    n_clusters = int(df["cluster"].max()) + 1
+    names = np.array([f"doc-{i:06d}" for i in range(n_clusters)], dtype=object)
+    return pd.DataFrame({"cluster": pd.Series(names[df["cluster"].to_numpy()]), "y": df["y"]})
+
+
+def tasks(df: pd.DataFrame) -> dict:
+    def ci(method):
+        return lambda: clusterstats.cluster_ci(df, "y", by="cluster", method=method)
+
+    return {
+        BASELINE: lambda: df.groupby("cluster")["y"].agg(["sum", "count"]),
+        'cluster_ci(method="cr1")': ci("cr1"),
+        'cluster_ci(method="cr2")': ci("cr2"),
+        'cluster_ci(method="korn_graubard")': ci("korn_graubard"),
+        "icc": lambda: clusterstats.icc(df, "y", by="cluster"),
+        "design_effect": lambda: clusterstats.design_effect(df, "y", by="cluster"),
+    }
+
+
+def bench(df: pd.DataFrame, repeats: int) -> dict[str, list[float]]:
+    calls = tasks(df)
+    for fn in calls.values():  # warm-up
+        fn()
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(repeats):
+        for name, fn in calls.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+def report(title: str, times: dict[str, list[float]]) -> list[float]:
+    base = statistics.median(times[BASELINE])
+    print()
+    print(title)
+    print(f"{'call':<46} {'median s':>9} {'min s':>8} {'runs':>5} {'ratio':>7}")
+    ratios = []
+    for name, values in times.items():
+        median = statistics.median(values)
+        ratio = median / base
+        if name != BASELINE:
+            ratios.append(ratio)
+        print(f"{name:<46} {median:>9.3f} {min(values):>8.3f} {len(values):>5} {ratio:>6.2f}x")
+    worst = max(ratios)
+    verdict = "meets target" if worst <= TARGET_RATIO else "MISSES target"
+    print(f"worst ratio to the groupby (medians of this run): {worst:.2f}x "
+          f"[target <= {TARGET_RATIO:.0f}x: {verdict}]")
+    return ratios
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small smoke run")
+    parser.add_argument("--repeats", type=int, help="timed repeats of every call")
+    parser.add_argument("--no-strings", action="store_true", help="skip the string-id variant")
+    args = parser.parse_args()
+    sizes = dict(QUICK if args.quick else FULL)
+    if args.repeats:
+        sizes["repeats"] = args.repeats
+
+    n, g, repeats = sizes["n_rows"], sizes["n_clusters"], sizes["repeats"]
+    df = make_frame(n, g)
+    print(f"analytic methods benchmark{' (--quick)' if args.quick else ''}: {n:,} rows, "
+          f"{g:,} clusters, binary outcome; median of {repeats} interleaved repeats")
+    if args.quick:
+        print("(--quick: sizes are too small for the targets to mean anything)")
+    print(f"numpy {np.__version__}, pandas {pd.__version__}, python {sys.version.split()[0]}")
+    report(f"int64 cluster ids (dtype {df['cluster'].dtype})", bench(df, repeats))
+    if not args.no_strings:
+        strings = with_string_ids(df)
+        del df
+        dtype = strings["cluster"].dtype
+        storage = getattr(dtype, "storage", None)
+        described = f"dtype {dtype}" + (f", {storage} storage" if storage else "")
+        report(f"string cluster ids ({described})", bench(strings, repeats))
+
+
+if __name__ == "__main__":
+    main()

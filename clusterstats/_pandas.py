@@ -29,6 +29,7 @@ class EvalAccessor:
         self._obj = pandas_obj
 
     def __call__(self, expr: str, *args: Any, **kwargs: Any) -> Any:
+        """pandas' own :meth:`pandas.DataFrame.eval`, unchanged (``df.query`` relies on it)."""
         # pandas finds ``@local`` names ``level`` frames above DataFrame.eval; this call adds one.
         kwargs["level"] = kwargs.pop("level", 0) + 1
         return _ORIGINAL_EVAL(self._obj, expr, *args, **kwargs)
@@ -46,7 +47,6 @@ class EvalAccessor:
         return api.design_effect(self._obj, outcome, by, **options)
 
 
-EvalAccessor.__call__.__doc__ = _ORIGINAL_EVAL.__doc__
 
 
 def register() -> None:

@@ -24,10 +24,10 @@ class DatasetEvalAccessor:
         self._obj = xarray_obj
 
     def __call__(self, statement: str, *args: Any, **kwargs: Any) -> Any:
+        """xarray's own :meth:`xarray.Dataset.eval`, unchanged."""
         return _ORIGINAL_EVAL(self._obj, statement, *args, **kwargs)
 
 
-DatasetEvalAccessor.__call__.__doc__ = _ORIGINAL_EVAL.__doc__
 
 
 def register() -> None:

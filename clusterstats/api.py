@@ -226,7 +226,8 @@ def icc(
     """Intraclass correlation: the share of outcome variance that lies between clusters.
 
     One-way ANOVA estimator with the ``n0`` average cluster size (valid for unequal sizes and
-    binary outcomes), with Searle's F interval (balanced) or Thomas & Hultquist's (unbalanced).
+    binary outcomes), with Searle's F interval (exact for balanced clusters; with ``n0`` in
+    place of the common size for unbalanced ones, as R's ``ICC::ICCest``).
     The raw estimate can be negative; ``icc_truncated`` is ``max(icc, 0)``. When the ICC is
     undefined (all outcomes equal, every cluster of size 1) the result holds NaN and a
     :class:`~clusterstats.errors.DegenerateDataWarning` is emitted.
@@ -236,7 +237,7 @@ def icc(
     >>> import pandas as pd, clusterstats
     >>> df = pd.DataFrame({"g": [1, 1, 2, 2, 3, 3], "y": [1.0, 1.2, 2.0, 2.2, 3.1, 2.9]})
     >>> round(clusterstats.icc(df, "y", by="g").icc, 3)
-    0.982
+    0.978
     """
     confidence = _check_confidence(confidence)
     prepared = prepare(data, outcome, by, over=over, missing=missing)
@@ -286,7 +287,7 @@ def design_effect(
     >>> df = pd.DataFrame({"g": [1, 1, 2, 2, 3, 3], "y": [1.0, 1.2, 2.0, 2.2, 3.1, 2.9]})
     >>> d = clusterstats.design_effect(df, "y", by="g")
     >>> round(d.empirical, 3), round(d.n_eff, 2)
-    (2.356, 2.55)
+    (2.459, 2.44)
     """
     _check_estimand(estimand)
     prepared = prepare(data, outcome, by, over=over, missing=missing)
@@ -324,8 +325,11 @@ def kish_design_effect(cluster_size: float, icc: float) -> float:
     """
     if cluster_size < 1:
         raise InvalidOptionError(f"cluster_size must be at least 1, got {cluster_size!r}")
-    if not -1.0 <= icc <= 1.0:
-        raise InvalidOptionError(f"icc must be between -1 and 1, got {icc!r}")
+    if not 0.0 <= icc <= 1.0:
+        raise InvalidOptionError(
+            f"icc must be between 0 and 1 for planning, got {icc!r} (use 0 for a negative "
+            "estimate: it means no detectable clustering)"
+        )
     return design_effect_kish(float(cluster_size), float(icc))
 
 

@@ -40,11 +40,13 @@ def read_table(path: str) -> pd.DataFrame:
 def comparison_table(results: ClusterCI | GroupedResults[ClusterCI], label: str) -> str:
     """Naive and clustered intervals side by side, one line per group."""
     items = results.items() if isinstance(results, GroupedResults) else [("all rows", results)]
+    first = results.results[0] if isinstance(results, GroupedResults) else results
+    level = f"{first.confidence:.0%}"
     header = [
         label,
         "estimate",
-        "naive 95% CI",
-        "clustered 95% CI",
+        f"naive {level} CI",
+        f"clustered {level} CI",
         "widening",
         "ICC",
         "deff",

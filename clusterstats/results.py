@@ -145,11 +145,14 @@ class ClusterCI(_Result):
 
     def __repr__(self) -> str:
         pct = f"{self.confidence:.0%}"
-        sizes = (
-            f"size {self.cluster_size_min}–{self.cluster_size_max}, "
-            f"mean {fmt.number(self.cluster_size_mean, 3)}"
-        )
-        missing = f"; {self.n_missing:,} missing rows dropped" if self.n_missing else ""
+        if self.cluster_size_min == self.cluster_size_max:
+            sizes = f"{self.cluster_size_min:,} rows each"
+        else:
+            sizes = (
+                f"size {self.cluster_size_min:,}–{self.cluster_size_max:,}, "
+                f"mean {fmt.number(self.cluster_size_mean, 3)}"
+            )
+        missing = f"; {self.n_missing:,} rows had a missing outcome" if self.n_missing else ""
         return (
             f"ClusterCI({_label(self.outcome, self.by)}; estimand={self.estimand}, "
             f"method={self.method})\n"
@@ -227,8 +230,9 @@ class ICC(_Result):
     icc_truncated : float
         ``max(icc, 0)``: the value design effects use.
     low, high, confidence : float
-        Interval: Searle's F interval for balanced clusters, Thomas & Hultquist (1978)
-        otherwise (``ci_method`` says which).
+        Interval from the F ratio: Searle's exact interval for balanced clusters
+        (``"searle_f"``), the same formula with ``n0`` for unbalanced ones (``"searle_f_n0"``,
+        as R's ``ICC::ICCest``); it always contains the estimate.
     n0 : float
         The ANOVA "average" cluster size ``(N - sum n^2 / N) / (G - 1)``.
     msb, msw, var_between, var_within : float

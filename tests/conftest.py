@@ -24,7 +24,8 @@ def reference() -> dict:
 def frame_from_sizes(sizes, successes) -> pd.DataFrame:
     """Binary rows: within each cluster the successes first, then the failures."""
     rows = [
-        (g, 1 if i < s else 0) for g, (n, s) in enumerate(zip(sizes, successes, strict=True))
+        (g, 1 if i < s else 0)
+        for g, (n, s) in enumerate(zip(sizes, successes, strict=True))
         for i in range(n)
     ]
     return pd.DataFrame(rows, columns=["cluster", "y"])

@@ -20,8 +20,9 @@ def frame() -> pd.DataFrame:
 
 def test_import_prints_no_warning():
     code = "import warnings; warnings.simplefilter('error'); import clusterstats"
-    proc = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
 
@@ -33,20 +34,20 @@ def test_dataframe_eval_assignment_still_works(frame):
 
 
 def test_dataframe_eval_expression_with_local_variable(frame):
-    x = 5
+    x = 5  # noqa: F841 (read by pandas through "@x")
     assert frame.eval("a + @x").tolist() == [6, 7, 8, 9]
 
 
 def test_dataframe_eval_local_inside_nested_function(frame):
     def inner():
-        threshold = 2
+        threshold = 2  # noqa: F841 (read by pandas through "@threshold")
         return frame.eval("a > @threshold").tolist()
 
     assert inner() == [False, False, True, True]
 
 
 def test_dataframe_query_with_local_variable(frame):
-    x = 2
+    x = 2  # noqa: F841 (read by pandas through "@x")
     assert frame.query("a > @x")["a"].tolist() == [3, 4]
     assert frame.query("b < 25 and a >= 2")["a"].tolist() == [2]
 
@@ -58,7 +59,7 @@ def test_dataframe_eval_explicit_local_dict_and_keywords(frame):
 
 def test_dataframe_eval_behaves_like_the_unpatched_method(frame):
     original = cs._pandas._ORIGINAL_EVAL
-    x = 1.5
+    x = 1.5  # noqa: F841 (read by pandas through "@x")
     expected = original(frame, "b / a + @x", level=0)  # called directly from this frame
     pd.testing.assert_series_equal(frame.eval("b / a + @x"), expected)
 
@@ -79,21 +80,26 @@ def test_accessor_is_stateless_and_exposes_methods(frame):
 
 def test_accessor_methods_delegate_to_the_functional_api(mmlu):
     part = mmlu[mmlu.model == mmlu.model.iloc[0]]
-    assert part.eval.cluster_ci("correct", by="src").to_dict() == cs.cluster_ci(
-        part, "correct", by="src").to_dict()
+    assert (
+        part.eval.cluster_ci("correct", by="src").to_dict()
+        == cs.cluster_ci(part, "correct", by="src").to_dict()
+    )
     assert part.eval.icc("correct", by="src").to_dict() == cs.icc(part, "correct", "src").to_dict()
     assert part.eval.design_effect("correct", by="src", estimand="cluster_mean").to_dict() == (
-        cs.design_effect(part, "correct", "src", estimand="cluster_mean").to_dict())
+        cs.design_effect(part, "correct", "src", estimand="cluster_mean").to_dict()
+    )
     grouped = mmlu.eval.cluster_ci("correct", by="src", over="model", method="cr2")
     assert grouped.to_frame().equals(
-        cs.cluster_ci(mmlu, "correct", "src", over="model", method="cr2").to_frame())
+        cs.cluster_ci(mmlu, "correct", "src", over="model", method="cr2").to_frame()
+    )
 
 
 def test_accessor_methods_never_modify_the_frame(bbh):
     frame = bbh.copy()
     before = frame.copy(deep=True)
-    frame.eval.cluster_ci("correct", by="task", over="condition", method="bootstrap",
-                          n_resamples=200, rng=0)
+    frame.eval.cluster_ci(
+        "correct", by="task", over="condition", method="bootstrap", n_resamples=200, rng=0
+    )
     frame.eval.icc("correct", by=["task", "condition"])
     frame.eval.design_effect("correct", by="task", missing="fail")
     pd.testing.assert_frame_equal(frame, before)

@@ -10,8 +10,16 @@ import clusterstats
 from clusterstats import _pandas
 
 CORE = Path(clusterstats.__file__).parent / "core"
-ALLOWED_TOP_LEVEL = {"numpy", "scipy", "math", "typing", "dataclasses", "__future__",
-                     "collections", "clusterstats"}
+ALLOWED_TOP_LEVEL = {
+    "numpy",
+    "scipy",
+    "math",
+    "typing",
+    "dataclasses",
+    "__future__",
+    "collections",
+    "clusterstats",
+}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -34,12 +42,16 @@ def test_core_imports_only_numpy_scipy_and_itself():
             assert top in ALLOWED_TOP_LEVEL, f"{path.name} imports {module}"
             if top == "clusterstats":
                 assert module.startswith(("clusterstats.core", "clusterstats.errors")), (
-                    f"{path.name} imports {module}")
+                    f"{path.name} imports {module}"
+                )
 
 
 def test_accessor_methods_are_one_line_delegations():
     for name in ("cluster_ci", "icc", "design_effect"):
         source = inspect.getsource(getattr(_pandas.EvalAccessor, name))
-        body = [line.strip() for line in source.splitlines()[1:]
-                if line.strip() and not line.strip().startswith(('"""', "#"))]
+        body = [
+            line.strip()
+            for line in source.splitlines()[1:]
+            if line.strip() and not line.strip().startswith(('"""', "#"))
+        ]
         assert body == [f"return api.{name}(self._obj, outcome, by, **options)"], body

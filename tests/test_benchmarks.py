@@ -13,7 +13,12 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 @pytest.mark.parametrize("script", ["bootstrap.py", "analytic.py"])
 def test_benchmark_script_runs_quick(script):
-    proc = subprocess.run([sys.executable, str(BENCHMARKS / script), "--quick"],
-                          capture_output=True, text=True, check=False, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), "--quick"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "ratio" in proc.stdout

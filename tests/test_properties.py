@@ -14,14 +14,12 @@ from hypothesis import strategies as st
 import clusterstats as cs
 
 ANALYTIC = ["naive", "cr1", "cr2", "wilson", "korn_graubard"]
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
 def clustered_binary(draw, min_clusters=2, max_clusters=30, max_size=12):
-    sizes = draw(st.lists(st.integers(1, max_size), min_size=min_clusters,
-                          max_size=max_clusters))
+    sizes = draw(st.lists(st.integers(1, max_size), min_size=min_clusters, max_size=max_clusters))
     rows = []
     for g, size in enumerate(sizes):
         p = draw(st.sampled_from([0.0, 0.1, 0.5, 0.9, 1.0]))
@@ -44,36 +42,53 @@ def comparable(result) -> dict:
 
 
 @SETTINGS
-@given(frame=clustered_binary(), seed=st.integers(0, 2**32 - 1),
-       method=st.sampled_from(ANALYTIC))
+@given(frame=clustered_binary(), seed=st.integers(0, 2**32 - 1), method=st.sampled_from(ANALYTIC))
 def test_invariant_to_row_order_and_cluster_labels(frame, seed, method):
     rng = np.random.default_rng(seed)
     shuffled = frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
-    relabel = {g: f"c{v}" for g, v in zip(frame.cluster.unique(),
-                                           rng.permutation(frame.cluster.nunique()),
-                                           strict=True)}
+    relabel = {
+        g: f"c{v}"
+        for g, v in zip(
+            frame.cluster.unique(), rng.permutation(frame.cluster.nunique()), strict=True
+        )
+    }
     relabelled = shuffled.assign(cluster=shuffled.cluster.map(relabel))
     base = quietly(cs.cluster_ci, frame, "y", by="cluster", method=method)
     for other in (shuffled, relabelled):
         got = quietly(cs.cluster_ci, other, "y", by="cluster", method=method)
         for key, value in comparable(base).items():
             if isinstance(value, float):
-                assert got.to_dict()[key] == pytest.approx(value, rel=1e-9, abs=1e-12,
-                                                           nan_ok=True), key
+                assert got.to_dict()[key] == pytest.approx(
+                    value, rel=1e-9, abs=1e-12, nan_ok=True
+                ), key
             else:
                 assert got.to_dict()[key] == value, key
 
 
 @SETTINGS
-@given(frame=clustered_binary(), method=st.sampled_from(ANALYTIC + ["bootstrap_percentile"]),
-       estimand=st.sampled_from(["pooled", "cluster_mean"]),
-       confidence=st.floats(0.5, 0.999))
-def test_interval_contains_the_estimate_and_is_never_zero_width(frame, method, estimand,
-                                                                confidence):
-    res = quietly(cs.cluster_ci, frame, "y", by="cluster", method=method, estimand=estimand,
-                  confidence=confidence, n_resamples=200, rng=0)
+@given(
+    frame=clustered_binary(),
+    method=st.sampled_from([*ANALYTIC, "bootstrap_percentile"]),
+    estimand=st.sampled_from(["pooled", "cluster_mean"]),
+    confidence=st.floats(0.5, 0.999),
+)
+def test_interval_contains_the_estimate_and_is_never_zero_width(
+    frame, method, estimand, confidence
+):
+    res = quietly(
+        cs.cluster_ci,
+        frame,
+        "y",
+        by="cluster",
+        method=method,
+        estimand=estimand,
+        confidence=confidence,
+        n_resamples=200,
+        rng=0,
+    )
     assert res.high > res.low
-    assert 0.0 <= res.low <= 1.0 and 0.0 <= res.high <= 1.0
+    assert 0.0 <= res.low <= 1.0
+    assert 0.0 <= res.high <= 1.0
     if method != "bootstrap_percentile":  # a percentile interval need not contain it
         assert res.low <= res.estimate <= res.high
 
@@ -86,7 +101,8 @@ def test_singleton_clusters_give_design_effect_one_and_the_iid_interval(values):
     assume(not set(frame["y"]) <= {0.0, 1.0})  # binary data compare with Wilson, not t
     deff = quietly(cs.design_effect, frame, "y", by="cluster")
     assert deff.empirical == pytest.approx(1.0, rel=1e-9)
-    assert deff.kish == 1.0 and deff.unequal_sizes == 1.0
+    assert deff.kish == 1.0
+    assert deff.unequal_sizes == 1.0
     assert deff.n_eff == pytest.approx(len(values), rel=1e-9)
     for method in ("cr1", "cr2"):
         res = quietly(cs.cluster_ci, frame, "y", by="cluster", method=method)
@@ -102,9 +118,18 @@ def test_shifting_a_continuous_outcome_shifts_only_the_estimate(frame, offset):
     assume(frame.y.nunique() > 1)  # constant data are covered by the degenerate-data tests
     frame = frame.assign(y=frame.y * 0.37)
     base = quietly(cs.cluster_ci, frame, "y", by="cluster", method="cr2")
-    shifted = quietly(cs.cluster_ci, frame.assign(y=frame.y + offset), "y", by="cluster",
-                      method="cr2")
+    shifted = quietly(
+        cs.cluster_ci, frame.assign(y=frame.y + offset), "y", by="cluster", method="cr2"
+    )
     assert shifted.estimate - offset == pytest.approx(base.estimate, abs=1e-6)
     if not math.isnan(base.se):
         assert shifted.se == pytest.approx(base.se, rel=1e-6, abs=1e-9)
         assert shifted.icc == pytest.approx(base.icc, rel=1e-6, abs=1e-9, nan_ok=True)
+
+
+@SETTINGS
+@given(frame=clustered_binary(min_clusters=2), confidence=st.floats(0.5, 0.999))
+def test_icc_interval_contains_the_estimate(frame, confidence):
+    res = quietly(cs.icc, frame, "y", by="cluster", confidence=confidence)
+    if not math.isnan(res.icc):
+        assert res.low <= res.icc <= res.high

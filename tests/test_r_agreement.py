@@ -25,26 +25,45 @@ def test_mmlu_pro_mixtral_by_source(mixtral):
     assert cr1.se == pytest.approx(0.0261675251497997, **TOL)
     assert cr1.df == 90
     assert cs.design_effect(mixtral, "correct", by="src").empirical == pytest.approx(
-        33.8431452364008, **TOL)
+        33.8431452364008, **TOL
+    )
     # svyciprop(~correct, des, method="beta", df=degf(des))
     kg = cs.cluster_ci(mixtral, "correct", by="src", method="korn_graubard")
-    assert (kg.low, kg.high) == (pytest.approx(0.366347945510568, **TOL),
-                                 pytest.approx(0.472818194213529, **TOL))
+    assert (kg.low, kg.high) == (
+        pytest.approx(0.366347945510568, **TOL),
+        pytest.approx(0.472818194213529, **TOL),
+    )
     # clubSandwich::coef_test(lm(correct ~ 1), vcov="CR2", cluster=src, test="Satterthwaite")
     cr2 = cs.cluster_ci(mixtral, "correct", by="src", method="cr2")
     assert cr2.se == pytest.approx(0.0265160936590013, **TOL)
     assert cr2.df == pytest.approx(42.0605844727484, **TOL)
-    assert (cr2.low, cr2.high) == (pytest.approx(0.365373618743577, **TOL),
-                                   pytest.approx(0.472392338703195, **TOL))
+    assert (cr2.low, cr2.high) == (
+        pytest.approx(0.365373618743577, **TOL),
+        pytest.approx(0.472392338703195, **TOL),
+    )
 
 
 @pytest.mark.parametrize(
     ("outcome", "mean", "se_cr1", "deff", "cr2_se", "cr2_ci", "kg"),
     [
-        ("reward", 0.42, 0.0520856171620488, 2.21621260884709, 0.0521710965216641,
-         (0.312214165515016, 0.527785834484983), (0.31331604843147, 0.532467383078336)),
-        ("n_messages", 26.54, 1.76966858325096, 3.87117116521777, 1.79120311819128,
-         (22.8393623730684, 30.2406376269316), None),
+        (
+            "reward",
+            0.42,
+            0.0520856171620488,
+            2.21621260884709,
+            0.0521710965216641,
+            (0.312214165515016, 0.527785834484983),
+            (0.31331604843147, 0.532467383078336),
+        ),
+        (
+            "n_messages",
+            26.54,
+            1.76966858325096,
+            3.87117116521777,
+            1.79120311819128,
+            (22.8393623730684, 30.2406376269316),
+            None,
+        ),
     ],
 )
 def test_tau_bench_by_user(tau, outcome, mean, se_cr1, deff, cr2_se, cr2_ci, kg):
@@ -55,8 +74,7 @@ def test_tau_bench_by_user(tau, outcome, mean, se_cr1, deff, cr2_se, cr2_ci, kg)
     cr2 = cs.cluster_ci(tau, outcome, by="user_id", method="cr2")
     assert cr2.se == pytest.approx(cr2_se, **TOL)
     assert cr2.df == pytest.approx(23.5459604140019, **TOL)
-    assert (cr2.low, cr2.high) == (pytest.approx(cr2_ci[0], **TOL),
-                                   pytest.approx(cr2_ci[1], **TOL))
+    assert (cr2.low, cr2.high) == (pytest.approx(cr2_ci[0], **TOL), pytest.approx(cr2_ci[1], **TOL))
     if kg is not None:
         res = cs.cluster_ci(tau, outcome, by="user_id", method="korn_graubard")
         assert (res.low, res.high) == (pytest.approx(kg[0], **TOL), pytest.approx(kg[1], **TOL))

@@ -10,6 +10,7 @@ Sources, stated per test:
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import clusterstats as cs
@@ -71,8 +72,9 @@ def test_d1_wilson_matches_svyciprop_wilson(d1, reference):
 
 def test_d1_design_effect_matches_survey_deff_replace(d1, reference):
     d = cs.design_effect(d1, "y", by="cluster")
-    assert d.empirical == pytest.approx(reference["D1.mean_variance"]["survey_deff_replace"],
-                                        **TIGHT)
+    assert d.empirical == pytest.approx(
+        reference["D1.mean_variance"]["survey_deff_replace"], **TIGHT
+    )
     expected = reference["D1.deff_from_icc"]
     assert d.kish == pytest.approx(expected["kish(m_bar)"], **TIGHT)
     assert d.unequal_sizes == pytest.approx(expected["eldridge(cv_pop)"], **TIGHT)
@@ -80,7 +82,8 @@ def test_d1_design_effect_matches_survey_deff_replace(d1, reference):
     assert d.widening == pytest.approx(np.sqrt(d.empirical), **TIGHT)
 
 
-def test_d1_icc_anova_and_thomas_hultquist_interval(d1, reference):
+def test_d1_icc_anova_and_its_f_interval_match_r_icc_package(d1, reference):
+    # ICC::ICCest(CI.type="THD") values of REPORT §12 ("ci_THD_ICCpkg")
     ref = reference["D1.icc_anova"]
     res = cs.icc(d1, "y", by="cluster")
     assert res.icc == pytest.approx(ref["rho"], **TIGHT)
@@ -88,10 +91,10 @@ def test_d1_icc_anova_and_thomas_hultquist_interval(d1, reference):
     assert res.msw == pytest.approx(ref["MSW"], **TIGHT)
     assert res.n0 == pytest.approx(ref["n0"], **TIGHT)
     assert res.var_between == pytest.approx(ref["var_between"], **TIGHT)
-    assert res.ci_method == "thomas_hultquist"
+    assert res.ci_method == "searle_f_n0"
     assert (res.low, res.high) == (
-        pytest.approx(ref["ci_TH78"][0], **TIGHT),
-        pytest.approx(ref["ci_TH78"][1], **TIGHT),
+        pytest.approx(ref["ci_THD_ICCpkg"][0], **TIGHT),
+        pytest.approx(ref["ci_THD_ICCpkg"][1], **TIGHT),
     )
 
 
@@ -103,8 +106,11 @@ def test_d1_cluster_mean_estimand(d1, reference):
     assert res.se == pytest.approx(ref["se"], **TIGHT)
     # CR1 of the mean of cluster means equals weighted-intercept CR1 with w = 1/n_g (REPORT §1.2)
     assert res.se**2 == pytest.approx(
-        reference["D1.mean_variance"]["weighted_CR1_w=1/n_g (should equal mean_of_cluster_means)"]
-        ["var"], **TIGHT)
+        reference["D1.mean_variance"]["weighted_CR1_w=1/n_g (should equal mean_of_cluster_means)"][
+            "var"
+        ],
+        **TIGHT,
+    )
 
 
 def test_d1_bca_acceleration_matches_cluster_jackknife(d1, reference):
@@ -131,7 +137,7 @@ def test_d2_continuous_cr1_cr2_icc(d2, reference):
     assert cm.se**2 == pytest.approx(ref["mean_of_cluster_means"]["var"], **TIGHT)
     icc = cs.icc(d2, "y", by="cluster")
     assert icc.icc == pytest.approx(reference["D2.icc_anova"]["rho"], **TIGHT)
-    lo, hi = reference["D2.icc_anova"]["ci_TH78"]
+    lo, hi = reference["D2.icc_anova"]["ci_THD_ICCpkg"]
     assert (icc.low, icc.high) == (pytest.approx(lo, **TIGHT), pytest.approx(hi, **TIGHT))
 
 
@@ -156,23 +162,34 @@ def test_d3_empirical_deff_identity(d3, reference):
     rho = d.icc
     assert d.empirical == pytest.approx((1 + 3 * rho) / (1 - 3 * rho / 23), **TIGHT)
     assert d.empirical == pytest.approx(
-        reference["D3.identity_empirical_deff"]["survey_deff_replace"], **TIGHT)
+        reference["D3.identity_empirical_deff"]["survey_deff_replace"], **TIGHT
+    )
 
 
-def test_balanced_thomas_hultquist_reduces_to_searle(d3):
-    # TH78's interval reduces to Searle's for equal sizes (REPORT §2.2): TH78 by hand here.
+def test_balanced_icc_interval_is_searles_exact_f_interval(d3):
+    # Searle (1971) for 6 clusters of 4, written out here: F = MSB/MSW on (5, 18) df.
+    from scipy import stats
+
     s = sums_of(d3)
     est = icc_anova(s)
     low, high, name = icc_interval(s, est, 0.95)
     assert name == "searle_f"
-    n_h = 4.0  # harmonic mean of equal sizes
-    f_star = n_h * np.var(s.means, ddof=1) / est.msw
-    from scipy import stats
+    f = est.msb / est.msw
+    f_low, f_high = f / stats.f.ppf(0.975, 5, 18), f * stats.f.ppf(0.975, 18, 5)
+    assert low == pytest.approx((f_low - 1) / (f_low + 3), rel=1e-12)
+    assert high == pytest.approx((f_high - 1) / (f_high + 3), rel=1e-12)
 
-    th_low = (f_star / stats.f.ppf(0.975, 5, 18) - 1) / n_h
-    th_high = (f_star / stats.f.ppf(0.025, 5, 18) - 1) / n_h
-    assert low == pytest.approx(th_low / (1 + th_low), rel=1e-10)
-    assert high == pytest.approx(th_high / (1 + th_high), rel=1e-10)
+
+def test_icc_interval_contains_the_estimate_when_sizes_relate_to_the_outcome():
+    # Thomas & Hultquist's interval excludes the estimate on these data (0.0727 vs
+    # [0.0903, 0.2835]); the F interval with n0 cannot.
+    rows = []
+    for g in range(40):
+        turns = 2 + (g * 7) % 38
+        rows += [(g, int((3 * t + g) % 10 < (8 if turns <= 12 else 3))) for t in range(turns)]
+    frame = pd.DataFrame(rows, columns=["cluster", "y"])
+    res = cs.icc(frame, "y", by="cluster")
+    assert res.low < res.icc < res.high
 
 
 # -- the seed articles' worked numbers ----------------------------------------------------------
@@ -180,8 +197,13 @@ def test_balanced_thomas_hultquist_reduces_to_searle(d3):
 
 @pytest.mark.parametrize(
     ("m", "rho", "n", "deff", "n_eff"),
-    [(5, 0.3, 200, 2.2, 90.909), (10, 0.5, 1000, 5.5, 181.818), (10, 0.5, 2000, 5.5, 363.636),
-     (20, 0.5, 2000, 10.5, 190.476), (10, 0.3, 300, 3.7, 81.081)],
+    [
+        (5, 0.3, 200, 2.2, 90.909),
+        (10, 0.5, 1000, 5.5, 181.818),
+        (10, 0.5, 2000, 5.5, 363.636),
+        (20, 0.5, 2000, 10.5, 190.476),
+        (10, 0.3, 300, 3.7, 81.081),
+    ],
 )
 def test_seed_kish_worked_examples(m, rho, n, deff, n_eff):
     # seeds 000 (m=5, rho=0.3, n=200) and 003 (K=100, m=10, rho=0.5 and its budget options)
@@ -208,8 +230,15 @@ def test_bootstrap_replicates_equal_the_seed_reference_loop(d1):
     groups = [d1.loc[d1.cluster == g, "y"].to_numpy(float) for g in range(8)]
     expected = np.array([np.mean(np.concatenate([groups[j] for j in row])) for row in indices])
     lo, hi = np.percentile(expected, [2.5, 97.5])
-    res = bootstrap_interval(sums_of(d1), "pooled", kind="percentile", confidence=0.95,
-                             n_resamples=500, rng=rng, indices=indices)
+    res = bootstrap_interval(
+        sums_of(d1),
+        "pooled",
+        kind="percentile",
+        confidence=0.95,
+        n_resamples=500,
+        rng=rng,
+        indices=indices,
+    )
     assert (res.low, res.high) == (pytest.approx(lo, rel=1e-12), pytest.approx(hi, rel=1e-12))
     assert res.standard_error == pytest.approx(np.std(expected, ddof=1), rel=1e-12)
 
@@ -226,11 +255,19 @@ def test_bca_matches_scipy_bootstrap_on_identical_resamples(d1):
     def ratio(t, n, axis=-1):
         return t.sum(axis=axis) / n.sum(axis=axis)
 
-    ref = stats.bootstrap((s.means * s.counts, s.counts), ratio, paired=True, vectorized=True,
-                          method="BCa", n_resamples=n_boot, rng=np.random.default_rng(3))
+    ref = stats.bootstrap(
+        (s.means * s.counts, s.counts),
+        ratio,
+        paired=True,
+        vectorized=True,
+        method="BCa",
+        n_resamples=n_boot,
+        rng=np.random.default_rng(3),
+    )
     indices = np.random.default_rng(3).integers(0, 8, size=(n_boot, 8))
-    ours = bootstrap_interval(s, "pooled", kind="bca", confidence=0.95, n_resamples=n_boot,
-                              rng=None, indices=indices)
+    ours = bootstrap_interval(
+        s, "pooled", kind="bca", confidence=0.95, n_resamples=n_boot, rng=None, indices=indices
+    )
     assert ours.standard_error == pytest.approx(ref.standard_error, rel=1e-10)
     assert ours.low == pytest.approx(ref.confidence_interval.low, rel=1e-10)
     assert ours.high == pytest.approx(ref.confidence_interval.high, rel=1e-10)

@@ -28,9 +28,16 @@ def test_results_are_frozen(demo):
 def test_cluster_ci_repr_names_method_estimand_and_context(demo):
     part = demo[demo.model == "Meta-Llama-3.1-8B-Instruct"]
     text = repr(part.eval.cluster_ci("correct", by="src"))
-    for fragment in ("ClusterCI(correct by src; estimand=pooled, method=korn_graubard)",
-                     "95% CI [", "naive (iid rows) CI [", "widening ×", "2,173 rows in 91 "
-                     "clusters (size 17–24", "ICC ", "design effect ", "effective n "):
+    for fragment in (
+        "ClusterCI(correct by src; estimand=pooled, method=korn_graubard)",
+        "95% CI [",
+        "naive (iid rows) CI [",
+        "widening ×",
+        "2,173 rows in 91 clusters (size 17–24",
+        "ICC ",
+        "design effect ",
+        "effective n ",
+    ):
         assert fragment in text, fragment
 
 
@@ -38,11 +45,14 @@ def test_html_repr_is_a_table_with_the_numbers(demo):
     res = demo.eval.cluster_ci("correct", by="src", over="model", method="cr2")
     html = res._repr_html_()
     assert html.count("<tr>") == 1 + 4  # header + one row per model
-    assert "Mixtral-8x7B-Instruct-v0.1" in html and "method cr2" in html
+    assert "Mixtral-8x7B-Instruct-v0.1" in html
+    assert "method cr2" in html
     single = res["Mixtral-8x7B-Instruct-v0.1"]._repr_html_()
     assert f"{res['Mixtral-8x7B-Instruct-v0.1'].estimate:.4f}" in single
-    for result in (demo.eval.icc("correct", by="src"),
-                   demo.eval.design_effect("correct", by="src")):
+    for result in (
+        demo.eval.icc("correct", by="src"),
+        demo.eval.design_effect("correct", by="src"),
+    ):
         assert "<table" in result._repr_html_()
 
 
@@ -50,9 +60,15 @@ def test_to_frame_columns_are_fixed_whatever_the_options(demo):
     part = demo[demo.model == "gemini-1.5-flash-002"]
     frames = [
         part.eval.cluster_ci("correct", by="src").to_frame(),
-        part.eval.cluster_ci("correct", by=["category", "src"], method="bootstrap",
-                             n_resamples=300, rng=1, confidence=0.9,
-                             estimand="cluster_mean").to_frame(),
+        part.eval.cluster_ci(
+            "correct",
+            by=["category", "src"],
+            method="bootstrap",
+            n_resamples=300,
+            rng=1,
+            confidence=0.9,
+            estimand="cluster_mean",
+        ).to_frame(),
     ]
     for frame in frames:
         assert list(frame.columns) == list(cs.ClusterCI.columns)
@@ -65,13 +81,15 @@ def test_to_frame_columns_are_fixed_whatever_the_options(demo):
 def test_over_to_frame_has_one_row_per_group(demo):
     frame = demo.eval.cluster_ci("correct", by="src", over="model").to_frame()
     assert list(frame.columns) == ["model", *cs.ClusterCI.columns]
-    assert len(frame) == 4 and frame["model"].is_unique
+    assert len(frame) == 4
+    assert frame["model"].is_unique
     icc_frame = demo.eval.icc("correct", by="src", over="model").to_frame()
     assert list(icc_frame.columns) == ["model", *cs.ICC.columns]
     deff_frame = demo.eval.design_effect("correct", by="src", over="model").to_frame()
     assert list(deff_frame.columns) == ["model", *cs.DesignEffect.columns]
     text = repr(demo.eval.icc("correct", by="src", over="model"))
-    assert text.startswith("ICC over model") and "Mixtral" in text
+    assert text.startswith("ICC over model")
+    assert "Mixtral" in text
 
 
 def test_to_dict_round_trips_into_the_dataclass(demo):
@@ -80,7 +98,8 @@ def test_to_dict_round_trips_into_the_dataclass(demo):
         assert cs.ClusterCI(**r.to_dict()) == r
     d = cs.design_effect(demo, "correct", "src")
     assert cs.DesignEffect(**d.to_dict()) == d
-    assert float(d) == d.empirical and float(cs.icc(demo, "correct", "src")) > 0
+    assert float(d) == d.empirical
+    assert float(cs.icc(demo, "correct", "src")) > 0
 
 
 def test_demo_numbers_are_consistent(demo):
@@ -90,4 +109,5 @@ def test_demo_numbers_are_consistent(demo):
         assert r.n_eff == pytest.approx(r.n_rows / r.design_effect)
         assert r.cluster_size_min <= r.cluster_size_mean <= r.cluster_size_max
         assert r.interval == (r.low, r.high)
-        assert not math.isnan(r.icc) and r.design_effect > 1
+        assert not math.isnan(r.icc)
+        assert r.design_effect > 1

@@ -19,9 +19,7 @@ sm = pytest.importorskip("statsmodels.api")
 
 def statsmodels_cr1(y: np.ndarray, groups: np.ndarray, confidence: float = 0.95):
     codes = pd.factorize(groups)[0]
-    fit = sm.OLS(y, np.ones_like(y)).fit(
-        cov_type="cluster", cov_kwds={"groups": codes}, use_t=True
-    )
+    fit = sm.OLS(y, np.ones_like(y)).fit(cov_type="cluster", cov_kwds={"groups": codes}, use_t=True)
     low, high = fit.conf_int(alpha=1 - confidence)[0]
     return fit.params[0], fit.bse[0], low, high, fit.df_resid_inference
 
@@ -43,8 +41,7 @@ def test_cr1_matches_statsmodels_cluster_ols(request, dataset, outcome, by, over
     groups = [(None, frame)] if over is None else list(frame.groupby(over, sort=False))
     for label, part in groups:
         part = part[part[outcome].notna()]
-        est, se, low, high, df = statsmodels_cr1(part[outcome].to_numpy(float),
-                                                 part[by].to_numpy())
+        est, se, low, high, df = statsmodels_cr1(part[outcome].to_numpy(float), part[by].to_numpy())
         with pytest.warns(cs.FewClustersWarning) if part[by].nunique() < 20 else nullcontext():
             res = cs.cluster_ci(part, outcome, by=by, method="cr1")
         assert res.estimate == pytest.approx(est, rel=1e-12), label
@@ -52,7 +49,8 @@ def test_cr1_matches_statsmodels_cluster_ols(request, dataset, outcome, by, over
         assert res.df == df
         if set(np.unique(part[outcome])) <= {0, 1}:
             # Binary outcomes are clipped to [0, 1]; these data are far from the boundary.
-            assert 0 < low and high < 1
+            assert low > 0
+            assert high < 1
         assert res.low == pytest.approx(low, rel=1e-10), label
         assert res.high == pytest.approx(high, rel=1e-10), label
 

@@ -43,7 +43,7 @@ FEW_CLUSTERS = 20
 def auto_method(*, is_binary: bool, n_clusters: int) -> str:
     """The interval method that ``method="auto"`` resolves to.
 
-    The rule (see ``docs/methods.md`` for the evidence behind it):
+    The rule (see ``docs/estimands-and-methods.md`` for the evidence):
 
     * binary outcomes: ``"korn_graubard"``, Clopper–Pearson on the design-based effective n
       with the ``G - 1`` df adjustment. It stays inside [0, 1] and, in the simulations of the
@@ -69,7 +69,7 @@ def t_interval(
 ) -> tuple[float, float]:
     """Symmetric interval ``estimate ± t_{df} * sqrt(variance)`` (normal when df is inf)."""
     q = stats.t.ppf(0.5 + _check_confidence(confidence) / 2, df)
-    half = q * math.sqrt(variance)
+    half = float(q) * math.sqrt(variance)
     return estimate - half, estimate + half
 
 
@@ -94,7 +94,7 @@ def wilson(
     z2n = z * z / n
     center = (p + z2n / 2) / (1 + z2n)
     half = z * math.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n)
-    return max(0.0, center - half), min(1.0, center + half)
+    return max(0.0, float(center - half)), min(1.0, float(center + half))
 
 
 def clopper_pearson(successes: float, n: float, confidence: float) -> tuple[float, float]:

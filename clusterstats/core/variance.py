@@ -2,7 +2,7 @@
 
 All functions take a :class:`~clusterstats.core.grouping.ClusterSums` and return plain floats
 or small named tuples. Formulas and the trusted implementations they agree with are listed in
-``docs/methods.md``; the short version:
+``docs/estimands-and-methods.md``; the short version:
 
 * pooled mean ``sum(T) / sum(n)``; CR1 is R survey / sandwich / statsmodels / Stata's clustered
   variance, ``G/(G-1) * sum(e_g^2) / N^2`` with ``e_g = T_g - mean * n_g``;
@@ -187,33 +187,31 @@ def icc_anova(sums: ClusterSums) -> ICCEstimate:
 def icc_interval(
     sums: ClusterSums, est: ICCEstimate, confidence: float
 ) -> tuple[float, float, str]:
-    """Confidence interval for the ANOVA ICC.
+    """Confidence interval for the ANOVA ICC from the F ratio ``MSB / MSW``.
 
-    Balanced clusters: Searle's exact F interval (as irr, pingouin and R ICC). Unbalanced:
-    Thomas & Hultquist (1978), which uses the harmonic-mean cluster size and the variance of
-    the unweighted cluster means, and reduces to Searle's interval for balanced data.
+    Balanced clusters: Searle's (1971) exact interval under normality (as irr, pingouin and
+    R's ICC package). Unbalanced: the same formula with ``n0`` in place of the common size
+    (R ``ICC::ICCest(CI.type="THD")``), an approximation. Because the estimate is itself
+    ``(F - 1) / (F + n0 - 1)``, this interval always contains it. Thomas & Hultquist's
+    (1978) unbalanced interval was not chosen: it is built on the *unweighted* cluster means
+    and, when sizes are related to the outcome, can exclude the ANOVA estimate.
 
     Returns ``(low, high, name_of_method)``; NaNs where the ICC is undefined.
     """
     if math.isnan(est.icc):
         return math.nan, math.nan, "undefined"
-    g = sums.n_clusters
-    n_total = float(sums.counts.sum())
-    df1, df2 = g - 1.0, n_total - g
-    alpha = 1.0 - confidence
     if est.msw == 0.0:
         return 1.0, 1.0, "degenerate (no within-cluster variation)"
-    if sums.is_balanced:
-        m = float(sums.counts[0])
-        f_obs = est.msb / est.msw
-        f_low = f_obs / stats.f.ppf(1 - alpha / 2, df1, df2)
-        f_high = f_obs * stats.f.ppf(1 - alpha / 2, df2, df1)
-        return (f_low - 1) / (f_low + m - 1), (f_high - 1) / (f_high + m - 1), "searle_f"
-    n_harmonic = g / float(np.sum(1.0 / sums.counts))
-    f_star = n_harmonic * float(np.var(sums.centred_means, ddof=1)) / est.msw
-    theta_low = (f_star / stats.f.ppf(1 - alpha / 2, df1, df2) - 1.0) / n_harmonic
-    theta_high = (f_star / stats.f.ppf(alpha / 2, df1, df2) - 1.0) / n_harmonic
-    return theta_low / (1 + theta_low), theta_high / (1 + theta_high), "thomas_hultquist"
+    g = sums.n_clusters
+    df_between, df_within = g - 1.0, float(sums.counts.sum()) - g
+    alpha = 1.0 - confidence
+    size = float(sums.counts[0]) if sums.is_balanced else est.n0
+    f_obs = est.msb / est.msw
+    f_low = f_obs / stats.f.ppf(1 - alpha / 2, df_between, df_within)
+    f_high = f_obs * stats.f.ppf(1 - alpha / 2, df_within, df_between)
+    low = (f_low - 1) / (f_low + size - 1)
+    high = (f_high - 1) / (f_high + size - 1)
+    return low, high, "searle_f" if sums.is_balanced else "searle_f_n0"
 
 
 def design_effect_kish(mean_cluster_size: float, icc: float) -> float:

@@ -89,11 +89,20 @@ def outcome_values(series: pd.Series, name: Hashable) -> np.ndarray:
     return values
 
 
+def _factorize_sorted(values: Any) -> tuple[np.ndarray, Any]:
+    # Codes in sorted label order make bootstrap draws for a given seed independent of the
+    # row order; labels of mixed, unorderable types fall back to first-appearance order.
+    try:
+        return pd.factorize(values, sort=True, use_na_sentinel=True)
+    except TypeError:
+        return pd.factorize(values, sort=False, use_na_sentinel=True)
+
+
 def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable]) -> np.ndarray:
-    """Integer codes of the cluster (the combination of the ``by`` columns)."""
+    """Integer codes of the cluster (the combination of the ``by`` columns), in label order."""
     codes: np.ndarray | None = None
     for label in by:
-        column_codes, uniques = pd.factorize(frame[label], sort=False, use_na_sentinel=True)
+        column_codes, uniques = _factorize_sorted(frame[label])
         bad = column_codes < 0
         if bad.any():
             where = frame.index[np.flatnonzero(bad)[:3]].tolist()
@@ -104,7 +113,7 @@ def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable]) -> np.ndarray:
         if codes is None:
             codes = column_codes
         else:
-            codes, _ = pd.factorize(codes * np.int64(len(uniques)) + column_codes, sort=False)
+            codes, _ = pd.factorize(codes * np.int64(len(uniques)) + column_codes, sort=True)
     assert codes is not None
     return codes.astype(np.intp, copy=False)
 

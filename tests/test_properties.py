@@ -41,6 +41,14 @@ def comparable(result) -> dict:
     return out
 
 
+def assert_same_result(got, expected) -> None:
+    for key, value in comparable(expected).items():
+        if isinstance(value, float):
+            assert got.to_dict()[key] == pytest.approx(value, rel=1e-9, abs=1e-12, nan_ok=True), key
+        else:
+            assert got.to_dict()[key] == value, key
+
+
 @SETTINGS
 @given(frame=clustered_binary(), seed=st.integers(0, 2**32 - 1), method=st.sampled_from(ANALYTIC))
 def test_invariant_to_row_order_and_cluster_labels(frame, seed, method):
@@ -55,14 +63,20 @@ def test_invariant_to_row_order_and_cluster_labels(frame, seed, method):
     relabelled = shuffled.assign(cluster=shuffled.cluster.map(relabel))
     base = quietly(cs.cluster_ci, frame, "y", by="cluster", method=method)
     for other in (shuffled, relabelled):
-        got = quietly(cs.cluster_ci, other, "y", by="cluster", method=method)
-        for key, value in comparable(base).items():
-            if isinstance(value, float):
-                assert got.to_dict()[key] == pytest.approx(
-                    value, rel=1e-9, abs=1e-12, nan_ok=True
-                ), key
-            else:
-                assert got.to_dict()[key] == value, key
+        assert_same_result(quietly(cs.cluster_ci, other, "y", by="cluster", method=method), base)
+
+
+@SETTINGS
+@given(
+    frame=clustered_binary(min_clusters=3),
+    seed=st.integers(0, 2**32 - 1),
+    method=st.sampled_from(["bootstrap_bca", "bootstrap_percentile"]),
+)
+def test_bootstrap_with_a_seed_is_invariant_to_row_order(frame, seed, method):
+    shuffled = frame.iloc[np.random.default_rng(seed).permutation(len(frame))]
+    options = {"method": method, "n_resamples": 300, "rng": 11}
+    base = quietly(cs.cluster_ci, frame, "y", by="cluster", **options)
+    assert_same_result(quietly(cs.cluster_ci, shuffled, "y", by="cluster", **options), base)
 
 
 @SETTINGS

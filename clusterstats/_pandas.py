@@ -47,8 +47,6 @@ class EvalAccessor:
         return api.design_effect(self._obj, outcome, by, **options)
 
 
-
-
 def register() -> None:
     with warnings.catch_warnings():
         # pandas warns that the name shadows DataFrame.eval: that is intended (see above).

@@ -28,8 +28,6 @@ class DatasetEvalAccessor:
         return _ORIGINAL_EVAL(self._obj, statement, *args, **kwargs)
 
 
-
-
 def register() -> None:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*overriding a preexisting attribute")

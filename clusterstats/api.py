@@ -127,7 +127,8 @@ def cluster_ci(
     n_resamples : int
         Bootstrap replicates.
     rng : int or numpy.random.Generator, optional
-        Seed or generator for the bootstrap.
+        Seed or generator for the bootstrap. With ``over=``, an int seed seeds each group's
+        bootstrap alike, so each group's interval equals the one computed for that group alone.
 
     Returns
     -------
@@ -164,9 +165,11 @@ def cluster_ci(
             f"method {method!r} needs a binary outcome (values 0/1), but the outcome has other "
             "values; use 'cr2', 'cr1' or a bootstrap method for continuous scores"
         )
-    generator = np.random.default_rng(rng)
 
     def build(p: Prepared) -> ClusterCI:
+        # An int seed (or None) gives every group its own generator from that seed, so a
+        # group's interval is the same as for that group alone; a Generator is shared.
+        generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         s = summarize_interval(
             p.sums,
             estimand=estimand,

@@ -12,7 +12,7 @@ from scipy import stats
 import clusterstats as cs
 from clusterstats.core.intervals import METHODS
 
-ANALYTIC_AND_BOOT = [m for m in METHODS if m != "auto"] + ["auto"]
+CLUSTERED_METHODS = [m for m in METHODS if m != "naive"]
 
 
 def all_pass(n_clusters=30, size=10) -> pd.DataFrame:
@@ -24,7 +24,7 @@ def all_pass(n_clusters=30, size=10) -> pd.DataFrame:
     )
 
 
-@pytest.mark.parametrize("method", ANALYTIC_AND_BOOT)
+@pytest.mark.parametrize("method", CLUSTERED_METHODS)
 def test_all_pass_gives_clopper_pearson_on_the_number_of_clusters(method):
     frame = all_pass()
     with pytest.warns(cs.DegenerateDataWarning, match="all 300 outcomes are 1"):
@@ -37,6 +37,13 @@ def test_all_pass_gives_clopper_pearson_on_the_number_of_clusters(method):
     assert res.method == "clopper_pearson_fallback"
     assert math.isnan(res.se)
     assert any("effective n of 30" in n for n in res.notes)
+
+
+def test_all_pass_naive_stays_the_iid_wilson_interval_without_warning():
+    res = cs.cluster_ci(all_pass(), "passed", by="case", method="naive")
+    assert res.method == "naive"
+    assert (res.low, res.high) == cs.wilson_interval(300, 300)
+    assert res.high - res.low > 0
 
 
 def test_all_fail_with_pilot_icc_uses_kish_effective_n():

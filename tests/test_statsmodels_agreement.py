@@ -60,3 +60,14 @@ def test_over_gives_the_same_numbers_as_filtering(mmlu):
     for model, part in mmlu.groupby("model"):
         single = cs.cluster_ci(part, "correct", by="src", method="cr1")
         assert grouped[model].to_dict() == single.to_dict()
+
+
+def test_over_with_an_int_seed_gives_each_group_its_own_bootstrap(bbh):
+    grouped = cs.cluster_ci(
+        bbh, "correct", by="task", over="condition", method="bootstrap", n_resamples=500, rng=42
+    )
+    for condition, part in bbh.groupby("condition"):
+        single = cs.cluster_ci(
+            part, "correct", by="task", method="bootstrap", n_resamples=500, rng=42
+        )
+        assert grouped[condition].to_dict() == single.to_dict()

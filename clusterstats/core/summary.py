@@ -160,13 +160,13 @@ def summarize_interval(
     n_eff = n_rows / design_effect if design_effect > 0 else math.nan
     used_resamples: int | None = None
 
-    if degenerate:
+    if not is_binary and _is_zero_variance(iid_var, sums):
+        raise DegenerateDataError(
+            f"all {int(n_rows)} outcomes equal {point:g}: a continuous outcome with no "
+            "variation has no estimable uncertainty"
+        )
+    if degenerate and method != "naive":  # the naive interval is the iid comparison as is
         if not is_binary:
-            if _is_zero_variance(iid_var, sums):
-                raise DegenerateDataError(
-                    f"all {int(n_rows)} outcomes equal {point:g}: a continuous outcome with no "
-                    "variation has no estimable uncertainty"
-                )
             low, high = iv.t_interval(point, iid_var, n_rows - 1.0, confidence)
             se, df, method = math.sqrt(iid_var), n_rows - 1.0, "naive_fallback"
             message = (

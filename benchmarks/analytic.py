@@ -31,6 +31,7 @@ import statistics
 import sys
 import time
 
+import _data  # benchmarks/_data.py, beside this script
 import numpy as np
 import pandas as pd
 
@@ -44,14 +45,7 @@ BASELINE = 'groupby("cluster")["y"].agg(["sum", "count"])'
 
 
 def make_frame(n_rows: int, n_clusters: int, seed: int = DATA_SEED) -> pd.DataFrame:
-    """Binary outcome, unequal cluster sizes (each >= 1), per-cluster pass rates, shuffled."""
-    rng = np.random.default_rng(seed)
-    weights = rng.gamma(2.0, size=n_clusters)
-    sizes = 1 + rng.multinomial(n_rows - n_clusters, weights / weights.sum())
-    cluster = rng.permutation(np.repeat(np.arange(n_clusters, dtype=np.int64), sizes))
-    rate = rng.beta(2.0, 2.0, size=n_clusters)
-    y = (rng.random(n_rows) < rate[cluster]).astype(np.int8)
-    return pd.DataFrame({"cluster": cluster, "y": y})
+    return _data.make_frame(n_rows, n_clusters, seed)
 
 
 def with_string_ids(df: pd.DataFrame) -> pd.DataFrame:
@@ -101,8 +95,10 @@ def report(title: str, times: dict[str, list[float]]) -> list[float]:
         print(f"{name:<46} {median:>9.3f} {min(values):>8.3f} {len(values):>5} {ratio:>6.2f}x")
     worst = max(ratios)
     verdict = "meets target" if worst <= TARGET_RATIO else "MISSES target"
-    print(f"worst ratio to the groupby (medians of this run): {worst:.2f}x "
-          f"[target <= {TARGET_RATIO:.0f}x: {verdict}]")
+    print(
+        f"worst ratio to the groupby (medians of this run): {worst:.2f}x "
+        f"[target <= {TARGET_RATIO:.0f}x: {verdict}]"
+    )
     return ratios
 
 
@@ -118,8 +114,10 @@ def main() -> None:
 
     n, g, repeats = sizes["n_rows"], sizes["n_clusters"], sizes["repeats"]
     df = make_frame(n, g)
-    print(f"analytic methods benchmark{' (--quick)' if args.quick else ''}: {n:,} rows, "
-          f"{g:,} clusters, binary outcome; median of {repeats} interleaved repeats")
+    print(
+        f"analytic methods benchmark{' (--quick)' if args.quick else ''}: {n:,} rows, "
+        f"{g:,} clusters, binary outcome; median of {repeats} interleaved repeats"
+    )
     if args.quick:
         print("(--quick: sizes are too small for the targets to mean anything)")
     print(f"numpy {np.__version__}, pandas {pd.__version__}, python {sys.version.split()[0]}")

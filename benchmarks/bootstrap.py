@@ -43,16 +43,29 @@ import time
 import tracemalloc
 from pathlib import Path
 
+import _data  # benchmarks/_data.py, beside this script
 import numpy as np
 import pandas as pd
 
 import clusterstats
 from clusterstats.core import bootstrap as _bootstrap_module
 
-FULL = {"n_rows": 1_000_000, "n_clusters": 10_000, "n_resamples": 10_000, "repeats": 5,
-        "ref_extra": 20, "ref_repeats": 3}
-QUICK = {"n_rows": 100_000, "n_clusters": 1_000, "n_resamples": 1_000, "repeats": 3,
-         "ref_extra": 3, "ref_repeats": 1}
+FULL = {
+    "n_rows": 1_000_000,
+    "n_clusters": 10_000,
+    "n_resamples": 10_000,
+    "repeats": 5,
+    "ref_extra": 20,
+    "ref_repeats": 3,
+}
+QUICK = {
+    "n_rows": 100_000,
+    "n_clusters": 1_000,
+    "n_resamples": 1_000,
+    "repeats": 3,
+    "ref_extra": 3,
+    "ref_repeats": 1,
+}
 METHODS = ("bootstrap_percentile", "bootstrap_bca")
 DATA_SEED = 20240601
 TARGET_SPEEDUP = 300.0
@@ -74,7 +87,7 @@ def cluster_bootstrap_ci(scores, cluster_ids, B=5000, alpha=0.05, seed=0):
         drawn = rng.choice(keys, size=len(keys), replace=True)
         pooled = [s for k in drawn for s in clusters[k]]
         means[b] = np.mean(pooled)
-    lo, hi = np.percentile(means, [100*alpha/2, 100*(1-alpha/2)])
+    lo, hi = np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)])
     return float(lo), float(hi)
 
 
@@ -82,19 +95,13 @@ def cluster_bootstrap_ci(scores, cluster_ids, B=5000, alpha=0.05, seed=0):
 
 
 def make_frame(n_rows: int, n_clusters: int, seed: int = DATA_SEED) -> pd.DataFrame:
-    """Binary outcome, unequal cluster sizes (each >= 1), per-cluster pass rates, shuffled."""
-    rng = np.random.default_rng(seed)
-    weights = rng.gamma(2.0, size=n_clusters)
-    sizes = 1 + rng.multinomial(n_rows - n_clusters, weights / weights.sum())
-    cluster = rng.permutation(np.repeat(np.arange(n_clusters, dtype=np.int64), sizes))
-    rate = rng.beta(2.0, 2.0, size=n_clusters)
-    y = (rng.random(n_rows) < rate[cluster]).astype(np.int8)
-    return pd.DataFrame({"cluster": cluster, "y": y})
+    return _data.make_frame(n_rows, n_clusters, seed)
 
 
 def run_clusterstats(df: pd.DataFrame, method: str, n_resamples: int):
-    return clusterstats.cluster_ci(df, "y", by="cluster", method=method,
-                                   n_resamples=n_resamples, rng=0)
+    return clusterstats.cluster_ci(
+        df, "y", by="cluster", method=method, n_resamples=n_resamples, rng=0
+    )
 
 
 def chunk_rows(n_clusters: int) -> int:
@@ -166,13 +173,29 @@ def memory_child(method: str, n_rows: int, n_clusters: int, n_resamples: int) ->
     run_clusterstats(df, method, n_resamples)
     _, traced_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    print(json.dumps({"rss_before_kb": rss_before_kb, "peak_before_kb": peak_before_kb,
-                      "peak_kb": peak_kb, "reset": reset, "traced_peak_bytes": traced_peak}))
+    print(
+        json.dumps(
+            {
+                "rss_before_kb": rss_before_kb,
+                "peak_before_kb": peak_before_kb,
+                "peak_kb": peak_kb,
+                "reset": reset,
+                "traced_peak_bytes": traced_peak,
+            }
+        )
+    )
 
 
 def measure_memory(method: str, sizes: dict) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--memory-child", method,
-           str(sizes["n_rows"]), str(sizes["n_clusters"]), str(sizes["n_resamples"])]
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--memory-child",
+        method,
+        str(sizes["n_rows"]),
+        str(sizes["n_clusters"]),
+        str(sizes["n_resamples"]),
+    ]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -205,11 +228,15 @@ def main() -> None:
     n, g, b = sizes["n_rows"], sizes["n_clusters"], sizes["n_resamples"]
     df = make_frame(n, g)
     chunk = chunk_rows(g)
-    print(f"cluster bootstrap benchmark{' (--quick)' if args.quick else ''}: "
-          f"{n:,} rows, {g:,} clusters (sizes {int(df['cluster'].value_counts().min())}.."
-          f"{int(df['cluster'].value_counts().max())}), B = {b:,} resamples")
-    print(f"numpy {np.__version__}, pandas {pd.__version__}, python "
-          f"{sys.version.split()[0]}; floor chunk = {chunk} replicates x {g:,} indices")
+    print(
+        f"cluster bootstrap benchmark{' (--quick)' if args.quick else ''}: "
+        f"{n:,} rows, {g:,} clusters (sizes {int(df['cluster'].value_counts().min())}.."
+        f"{int(df['cluster'].value_counts().max())}), B = {b:,} resamples"
+    )
+    print(
+        f"numpy {np.__version__}, pandas {pd.__version__}, python "
+        f"{sys.version.split()[0]}; floor chunk = {chunk} replicates x {g:,} indices"
+    )
     if args.quick:
         print("(--quick: sizes are too small for the targets to mean anything)")
 
@@ -229,8 +256,9 @@ def main() -> None:
 
     med = {k: statistics.median(v) for k, v in times.items()}
     rows = [(f"clusterstats {m}", med[m], min(times[m]), len(times[m])) for m in METHODS]
-    rows.append(("floor: numpy index draws only", med["floor"], min(times["floor"]),
-                 len(times["floor"])))
+    rows.append(
+        ("floor: numpy index draws only", med["floor"], min(times["floor"]), len(times["floor"]))
+    )
     print()
     print(f"{'timing (B = ' + format(b, ',') + ')':<46} {'median s':>10} {'min s':>10} {'runs':>5}")
     for name, median, best, runs in rows:
@@ -238,10 +266,14 @@ def main() -> None:
 
     extra, reps = sizes["ref_extra"], sizes["ref_repeats"]
     print()
-    print(f"reference loop (seed article), input as {' / '.join(ref)}: timed at B = 1 and "
-          f"B = {1 + extra}, median of {reps}; EXTRAPOLATED LINEARLY to B = {b:,}, not run")
-    print(f"{'reference input':<20} {'T(B=1) s':>10} {'per resample s':>15} "
-          f"{'T(B=' + format(b, ',') + ') s, extrapolated':>30}")
+    print(
+        f"reference loop (seed article), input as {' / '.join(ref)}: timed at B = 1 and "
+        f"B = {1 + extra}, median of {reps}; EXTRAPOLATED LINEARLY to B = {b:,}, not run"
+    )
+    print(
+        f"{'reference input':<20} {'T(B=1) s':>10} {'per resample s':>15} "
+        f"{'T(B=' + format(b, ',') + ') s, extrapolated':>30}"
+    )
     extrapolated = {}
     for label, (t1, per) in ref.items():
         extrapolated[label] = t1 + (b - 1) * per
@@ -256,24 +288,30 @@ def main() -> None:
         speedup = reference_time / med[method]
         floor_ratio = med[method] / med["floor"]
         print(f"{method:<22} {speedup:>21.0f}x {floor_ratio:>14.2f}x")
-        print(f"  targets: speed-up >= {TARGET_SPEEDUP:.0f}x {verdict(speedup >= TARGET_SPEEDUP)};"
-              f" floor ratio <= {TARGET_FLOOR_RATIO}x "
-              f"{verdict(floor_ratio <= TARGET_FLOOR_RATIO)}")
+        print(
+            f"  targets: speed-up >= {TARGET_SPEEDUP:.0f}x {verdict(speedup >= TARGET_SPEEDUP)};"
+            f" floor ratio <= {TARGET_FLOOR_RATIO}x "
+            f"{verdict(floor_ratio <= TARGET_FLOOR_RATIO)}"
+        )
 
     print()
-    print("peak memory of one cold clusterstats call in a fresh process (ru_maxrss; "
-          "MB = 10^6 bytes)")
-    print(f"{'method':<22} {'RSS before':>11} {'process peak':>13} {'increase':>9} "
-          f"{'tracemalloc peak':>17}  peak mark reset")
+    print(
+        "peak memory of one cold clusterstats call in a fresh process (ru_maxrss; MB = 10^6 bytes)"
+    )
+    print(
+        f"{'method':<22} {'RSS before':>11} {'process peak':>13} {'increase':>9} "
+        f"{'tracemalloc peak':>17}  peak mark reset"
+    )
     for method, m in memory.items():
         before = m["rss_before_kb"] if m["rss_before_kb"] is not None else m["peak_before_kb"]
         peak = mb(m["peak_kb"])
         increase = mb(m["peak_kb"] - before)
         note = "yes" if m["reset"] else "no: increase is an upper bound"
-        print(f"{method:<22} {mb(before):>8.1f} MB {peak:>10.1f} MB {increase:>6.1f} MB "
-              f"{m['traced_peak_bytes'] / 1e6:>14.1f} MB  {note}")
-        print(f"  target: process peak < {TARGET_PEAK_MB:.0f} MB "
-              f"{verdict(peak < TARGET_PEAK_MB)}")
+        print(
+            f"{method:<22} {mb(before):>8.1f} MB {peak:>10.1f} MB {increase:>6.1f} MB "
+            f"{m['traced_peak_bytes'] / 1e6:>14.1f} MB  {note}"
+        )
+        print(f"  target: process peak < {TARGET_PEAK_MB:.0f} MB {verdict(peak < TARGET_PEAK_MB)}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import numpy as np
 
 from clusterstats._frame import Prepared, prepare
 from clusterstats.core import intervals as iv
+from clusterstats.core.intervals import Method
 from clusterstats.core.summary import summarize_design_effect, summarize_icc, summarize_interval
 from clusterstats.core.variance import ESTIMANDS, design_effect_kish
 from clusterstats.errors import InvalidOptionError, InvalidOutcomeError
@@ -31,17 +32,6 @@ __all__ = [
 ]
 
 Estimand = Literal["pooled", "cluster_mean"]
-Method = Literal[
-    "auto",
-    "naive",
-    "cr1",
-    "cr2",
-    "wilson",
-    "korn_graubard",
-    "bootstrap",
-    "bootstrap_bca",
-    "bootstrap_percentile",
-]
 Missing = Literal["drop", "fail", "raise"]
 By = Hashable | Sequence[Hashable]
 
@@ -189,29 +179,16 @@ def cluster_ci(
                 f"{p.n_missing_clusters} clusters) were {verb}",
             )
         return ClusterCI(
-            estimate=s.estimate,
-            se=s.se,
-            low=s.low,
-            high=s.high,
+            **{**s._asdict(), "notes": tuple(notes)},
             confidence=confidence,
-            method=s.method,
             estimand=estimand,
-            df=s.df,
             **_size_summary(p),
             cluster_size_min=int(p.sums.counts.min()),
             cluster_size_max=int(p.sums.counts.max()),
-            icc=s.icc,
-            design_effect=s.design_effect,
-            n_eff=s.n_eff,
-            naive_low=s.naive_low,
-            naive_high=s.naive_high,
-            widening=s.widening,
             n_missing=p.n_missing,
             n_missing_clusters=p.n_missing_clusters,
-            n_resamples=s.n_resamples,
             outcome=p.outcome,
             by=p.by,
-            notes=tuple(notes),
         )
 
     return _group_or_single(prepared, over, build)
@@ -248,22 +225,12 @@ def icc(
     def build(p: Prepared) -> ICC:
         s = summarize_icc(p.sums, confidence=confidence)
         return ICC(
-            icc=s.icc,
-            icc_truncated=s.icc_truncated,
-            low=s.low,
-            high=s.high,
+            **s._asdict(),
             confidence=confidence,
             method="anova",
-            ci_method=s.ci_method,
             **_size_summary(p),
-            n0=s.n0,
-            msb=s.msb,
-            msw=s.msw,
-            var_between=s.var_between,
-            var_within=s.var_within,
             outcome=p.outcome,
             by=p.by,
-            notes=s.notes,
         )
 
     return _group_or_single(prepared, over, build)
@@ -298,18 +265,7 @@ def design_effect(
     def build(p: Prepared) -> DesignEffect:
         s = summarize_design_effect(p.sums, estimand=estimand)
         return DesignEffect(
-            empirical=s.empirical,
-            kish=s.kish,
-            unequal_sizes=s.unequal_sizes,
-            icc=s.icc,
-            icc_truncated=s.icc_truncated,
-            n_eff=s.n_eff,
-            widening=s.widening,
-            estimand=estimand,
-            **_size_summary(p),
-            outcome=p.outcome,
-            by=p.by,
-            notes=s.notes,
+            **s._asdict(), estimand=estimand, **_size_summary(p), outcome=p.outcome, by=p.by
         )
 
     return _group_or_single(prepared, over, build)

@@ -7,11 +7,13 @@ design effect enters Wilson and Clopper–Pearson (R survey's ``svyciprop``).
 from __future__ import annotations
 
 import math
+from typing import Literal, get_args
 
 from scipy import stats
 
 __all__ = [
     "METHODS",
+    "Method",
     "auto_method",
     "clopper_pearson",
     "korn_graubard",
@@ -22,7 +24,7 @@ __all__ = [
 
 #: Interval methods understood by ``cluster_ci`` (``"bootstrap"`` is an alias of
 #: ``"bootstrap_bca"``).
-METHODS = (
+Method = Literal[
     "auto",
     "naive",
     "cr1",
@@ -32,7 +34,8 @@ METHODS = (
     "bootstrap",
     "bootstrap_bca",
     "bootstrap_percentile",
-)
+]
+METHODS: tuple[str, ...] = get_args(Method)
 BINARY_ONLY_METHODS = ("wilson", "korn_graubard")
 
 #: Below this many clusters a FewClustersWarning is emitted: cluster-robust variances are

@@ -15,6 +15,7 @@ from clusterstats.api import (
     effective_n,
     icc,
     kish_design_effect,
+    rule_of_three,
     wilson_interval,
 )
 from clusterstats.datasets import load_demo_data
@@ -33,6 +34,7 @@ from clusterstats.errors import (
     TooFewClustersError,
 )
 from clusterstats.results import ICC, ClusterCI, DesignEffect, GroupedResults
+from clusterstats.simulate import simulate
 
 __version__ = "0.1.0"
 
@@ -60,6 +62,8 @@ __all__ = [
     "icc",
     "kish_design_effect",
     "load_demo_data",
+    "rule_of_three",
+    "simulate",
     "wilson_interval",
 ]
 

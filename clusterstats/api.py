@@ -28,6 +28,7 @@ __all__ = [
     "effective_n",
     "icc",
     "kish_design_effect",
+    "rule_of_three",
     "wilson_interval",
 ]
 
@@ -139,7 +140,7 @@ def cluster_ci(
     ...                               for i in range(4)]})
     >>> res = clusterstats.cluster_ci(df, "passed", by="doc")
     >>> res.method, res.estimand, round(res.estimate, 3)
-    ('korn_graubard', 'pooled', 0.6)
+    ('korn_graubard_guarded', 'pooled', 0.6)
     """
     confidence = _check_confidence(confidence)
     _check_estimand(estimand)
@@ -339,3 +340,47 @@ def adjusted_wilson_interval(
     if math.isnan(n_eff):
         raise InvalidOptionError("the effective n is undefined")
     return iv.wilson(float(successes) / float(n), n_eff, _check_confidence(confidence))
+
+
+def rule_of_three(
+    n_rows: int,
+    *,
+    n_clusters: int | None = None,
+    icc: float | None = None,
+    confidence: float = 0.95,
+) -> float:
+    """Upper confidence bound on a failure rate when no failure was seen, for clustered runs.
+
+    With ``n`` independent runs and no failure, the exact one-sided bound is
+    ``1 - (1 - confidence)^(1/n)``, about ``3/n`` at 95% (the rule of three). Clustered runs
+    are worth fewer independent ones, so ``n`` is replaced by an effective n:
+
+    * with ``icc``: ``n_rows / (1 + (m̄ - 1) icc)``, ``m̄ = n_rows / n_clusters``;
+    * without it: ``n_clusters`` (each cluster counts once: the conservative ρ = 1);
+    * with neither: ``n_rows`` (independent runs).
+
+    Examples
+    --------
+    300 passing runs of 30 test cases (10 reruns each):
+
+    >>> round(rule_of_three(300), 4)  # as if independent: about 3/300
+    0.0099
+    >>> round(rule_of_three(300, n_clusters=30, icc=0.3), 4)  # about 3/81
+    0.0363
+    >>> round(rule_of_three(300, n_clusters=30), 4)  # about 3/30
+    0.095
+    """
+    confidence = _check_confidence(confidence)
+    if not n_rows >= 1:
+        raise InvalidOptionError(f"n_rows must be at least 1, got {n_rows!r}")
+    if n_clusters is None:
+        if icc is not None:
+            raise InvalidOptionError("icc needs n_clusters (to know the cluster size)")
+        n_eff = float(n_rows)
+    elif not 1 <= n_clusters <= n_rows:
+        raise InvalidOptionError(f"need 1 <= n_clusters <= n_rows, got {n_clusters!r}")
+    elif icc is None:
+        n_eff = float(n_clusters)
+    else:
+        n_eff = effective_n(n_rows, kish_design_effect(n_rows / n_clusters, icc))
+    return 1.0 - (1.0 - confidence) ** (1.0 / n_eff)

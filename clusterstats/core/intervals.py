@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Literal, get_args
 
+import numpy as np
 from scipy import stats
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "Method",
     "auto_method",
     "clopper_pearson",
+    "effective_clusters_df",
     "korn_graubard",
     "t_interval",
     "wilson",
@@ -31,12 +33,13 @@ Method = Literal[
     "cr2",
     "wilson",
     "korn_graubard",
+    "korn_graubard_guarded",
     "bootstrap",
     "bootstrap_bca",
     "bootstrap_percentile",
 ]
 METHODS: tuple[str, ...] = get_args(Method)
-BINARY_ONLY_METHODS = ("wilson", "korn_graubard")
+BINARY_ONLY_METHODS = ("wilson", "korn_graubard", "korn_graubard_guarded")
 
 #: Below this many clusters a FewClustersWarning is emitted: cluster-robust variances are
 #: biased downwards and the bootstrap distribution is lumpy (Cameron & Miller 2015).
@@ -46,19 +49,21 @@ FEW_CLUSTERS = 20
 def auto_method(*, is_binary: bool, n_clusters: int) -> str:
     """The interval method that ``method="auto"`` resolves to.
 
-    The rule (see ``docs/estimands-and-methods.md`` for the evidence):
+    The rule follows the coverage study (``docs/coverage.md``, produced by
+    ``benchmarks/coverage.py``):
 
-    * binary outcomes: ``"korn_graubard"``, Clopper–Pearson on the design-based effective n
-      with the ``G - 1`` df adjustment. It stays inside [0, 1] and, in the simulations of the
-      methods reference, had the most robust coverage near 0 and 1 and with few clusters;
-    * continuous outcomes: ``"cr2"``, Bell–McCaffrey with Satterthwaite df. It equals CR1 with
-      ``t(G-1)`` for balanced clusters and corrects CR1's downward bias when sizes vary.
+    * binary outcomes: ``"korn_graubard_guarded"``, Clopper–Pearson on an effective n from
+      the larger of the CR2 and the ICC-model variance, with df reduced when a few clusters
+      carry the variance. Plain Korn–Graubard, CR1/CR2 and the bootstraps fall well below
+      95% for rare outcomes with strong clustering and unequal cluster sizes;
+    * continuous outcomes: ``"cr2"``, Bell–McCaffrey with Satterthwaite df, which held its
+      coverage in every continuous cell.
 
-    ``n_clusters`` is part of the signature so that the rule can depend on it; the coverage
-    study of the next release revises this function, and only this function.
+    ``n_clusters`` is part of the signature so that the rule can depend on it; the study
+    found no reason to (the same choice is best at K = 10 and at K = 100).
     """
     del n_clusters  # the current rule does not depend on it
-    return "korn_graubard" if is_binary else "cr2"
+    return "korn_graubard_guarded" if is_binary else "cr2"
 
 
 def _check_confidence(confidence: float) -> float:
@@ -140,3 +145,23 @@ def wilson_effective_n(
     q = stats.t.ppf(0.5 + conf / 2, df)
     low, high = wilson(p, n_eff, conf, quantile=q)
     return low, high, n_eff
+
+
+def effective_clusters_df(residual_totals, df: float) -> float:
+    """Reference df reduced when a few clusters carry the variance estimate.
+
+    A cluster-robust variance is a sum of ``G`` squared cluster residuals ``e_g^2``; when a
+    few of them dominate (a rare outcome seen in one or two clusters), the variance estimate
+    has far fewer than ``G - 1`` degrees of freedom. With ``r = (sum e^2)^2 / (G sum e^4)``
+    (1 when all ``|e_g|`` are equal, ``1/G`` when one cluster carries everything, about 1/3
+    for normal residuals) the df is ``(G - 1) * min(1, 3 r)``, at least 1, and never more
+    than ``df``. The idea is Carter, Schnepel & Steigerwald's (2017) effective number of
+    clusters, measured here on the residuals rather than on the design.
+    """
+    e2 = np.asarray(residual_totals, dtype=np.float64) ** 2
+    g = e2.shape[0]
+    fourth = float(e2 @ e2)
+    if not fourth > 0:
+        return df
+    ratio = float(e2.sum()) ** 2 / (g * fourth)
+    return float(min(df, max(1.0, (g - 1) * min(1.0, 3.0 * ratio))))

@@ -207,6 +207,10 @@ def summarize_interval(
         se, df = math.sqrt(cr1.variance), cr1.df
         fn = iv.korn_graubard if method == "korn_graubard" else iv.wilson_effective_n
         low, high, _ = fn(point, cr1.variance, cr1.df, n_rows, confidence)
+    elif method == "korn_graubard_guarded":
+        variance, df = guarded_variance(sums, estimand, icc_est.icc)
+        se = math.sqrt(variance)
+        low, high, _ = iv.korn_graubard(point, variance, df, n_rows, confidence)
     elif method in ("bootstrap_bca", "bootstrap_percentile"):
         boot = bootstrap_interval(
             sums,
@@ -261,6 +265,29 @@ def summarize_interval(
         n_resamples=used_resamples,
         notes=tuple(notes),
     )
+
+
+def guarded_variance(sums: ClusterSums, estimand: str, icc: float) -> tuple[float, float]:
+    """Variance and df of ``korn_graubard_guarded``.
+
+    The variance is the larger of the CR2 variance and the variance a binary mean would have
+    under exchangeable correlation with the estimated (ANOVA, truncated at 0) ICC,
+    ``p (1 - p) deff / N`` with the unequal-size design effect. The design-based variance
+    alone is blind to what the sample did not show: when the few clusters with a rare outcome
+    happen to be small, it is tiny although a large cluster could as easily have carried the
+    outcome. The df is CR2's Satterthwaite df, reduced by ``effective_clusters_df`` when a
+    few clusters carry the residuals.
+    """
+    cr2 = cluster_robust(sums, estimand, "CR2")
+    p = cr2.estimate
+    rho = icc if icc > 0 else 0.0  # NaN (undefined) and negative ICCs count as 0
+    n_rows = float(sums.counts.sum())
+    model = p * (1.0 - p) * design_effect_unequal(sums.counts, rho, estimand) / n_rows
+    if estimand == "pooled":
+        residuals = sums.totals - (p - sums.shift) * sums.counts
+    else:
+        residuals = sums.means - p
+    return max(cr2.variance, model), iv.effective_clusters_df(residuals, cr2.df)
 
 
 def _icc_undefined_reason(sums: ClusterSums) -> str | None:

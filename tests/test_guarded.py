@@ -1,0 +1,112 @@
+"""korn_graubard_guarded, the binary default, and the clustered rule of three."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import clusterstats as cs
+from clusterstats.core.grouping import cluster_sums
+from clusterstats.core.intervals import auto_method, effective_clusters_df
+
+
+def test_auto_is_guarded_korn_graubard_for_binary_and_cr2_for_continuous():
+    assert auto_method(is_binary=True, n_clusters=10) == "korn_graubard_guarded"
+    assert auto_method(is_binary=True, n_clusters=1000) == "korn_graubard_guarded"
+    assert auto_method(is_binary=False, n_clusters=30) == "cr2"
+    frame = cs.simulate(40, 5, mean=0.3, icc=0.2, seed=1)
+    assert cs.cluster_ci(frame, "y", by="cluster").method == "korn_graubard_guarded"
+
+
+def test_effective_clusters_df():
+    # equal |residuals|: every cluster informs the variance -> the full df
+    assert effective_clusters_df(np.array([1.0, -1.0] * 10), 19.0) == 19.0
+    # one cluster carries everything: r = 1/G, df = (G - 1) * 3 / G
+    one = np.zeros(20)
+    one[3] = 2.0
+    assert effective_clusters_df(one, 19.0) == pytest.approx(19 * 3 / 20)
+    # normal residuals: r is about 1/3, so the df stays near G - 1
+    rng = np.random.default_rng(0)
+    draws = [effective_clusters_df(rng.normal(size=200), 199.0) for _ in range(50)]
+    assert np.median(draws) > 150
+    assert effective_clusters_df(np.zeros(5), 4.0) == 4.0  # no residual at all: unchanged
+
+
+def test_guarded_on_d1_by_hand(d1, reference):
+    # Variance: max(CR2, p(1-p) * unequal-size deff(ICC) / N); REPORT §12 gives CR2, the ICC
+    # and the Eldridge design effect of D1. df: CR2's 5.2863 reduced by the residual kurtosis.
+    p, n = 0.5625, 32
+    cr2 = reference["D1.mean_variance"]["CR2_general"]
+    model = p * (1 - p) * reference["D1.deff_from_icc"]["eldridge(cv_pop)"] / n
+    variance = max(cr2["var"], model)
+    assert variance == model  # on D1 the ICC model is the larger
+    sums = cluster_sums(d1["y"].to_numpy(float), d1["cluster"].to_numpy())
+    residuals = sums.means * sums.counts - p * sums.counts
+    e2 = residuals**2
+    ratio = e2.sum() ** 2 / (8 * (e2 @ e2))
+    df = min(cr2["df_satt"], max(1.0, 7 * min(1.0, 3 * ratio)))
+    n_eff = p * (1 - p) / variance * (stats.t.ppf(0.025, n - 1) / stats.t.ppf(0.025, df)) ** 2
+    low = stats.beta.ppf(0.025, n_eff * p, n_eff * (1 - p) + 1)
+    high = stats.beta.ppf(0.975, n_eff * p + 1, n_eff * (1 - p))
+    with pytest.warns(cs.FewClustersWarning):
+        res = cs.cluster_ci(d1, "y", by="cluster", method="korn_graubard_guarded")
+    assert res.se == pytest.approx(math.sqrt(variance), rel=1e-12)
+    assert res.df == pytest.approx(df, rel=1e-12)
+    assert (res.low, res.high) == (pytest.approx(low, rel=1e-10), pytest.approx(high, rel=1e-10))
+
+
+def test_guarded_widens_when_a_rare_outcome_sits_in_one_small_cluster():
+    # 20 clusters, 2 successes, both in a cluster of 3 rows: the design-based variance is tiny
+    # and plain Korn-Graubard's upper bound excludes rates a big cluster could easily produce.
+    sizes = [3] + [40] * 19
+    rows = [(g, int(g == 0 and i < 2)) for g, n in enumerate(sizes) for i in range(n)]
+    frame = pd.DataFrame(rows, columns=["cluster", "y"])
+    plain = cs.cluster_ci(frame, "y", by="cluster", method="korn_graubard")
+    guarded = cs.cluster_ci(frame, "y", by="cluster", method="korn_graubard_guarded")
+    assert guarded.high > 2 * plain.high
+    assert guarded.low <= plain.low
+
+
+def test_guarded_cluster_mean_estimand_runs_and_contains_the_estimate():
+    frame = cs.simulate(60, 8, mean=0.2, icc=0.3, size_cv=0.8, seed=3)
+    res = cs.cluster_ci(
+        frame, "y", by="cluster", estimand="cluster_mean", method="korn_graubard_guarded"
+    )
+    assert res.low < res.estimate < res.high
+
+
+def test_guarded_needs_a_binary_outcome():
+    frame = cs.simulate(30, 5, mean=0.0, icc=0.3, outcome="continuous", seed=2)
+    with pytest.raises(cs.InvalidOutcomeError, match="binary"):
+        cs.cluster_ci(frame, "y", by="cluster", method="korn_graubard_guarded")
+
+
+def test_rule_of_three_matches_the_reference(reference):
+    # REPORT §9 / reference_values.json "rule3.*"
+    assert cs.rule_of_three(30) == pytest.approx(
+        reference["rule3.n30"]["exact_one_sided_95_upper(1-0.05^(1/n))"], rel=1e-12
+    )
+    assert cs.rule_of_three(300) == pytest.approx(
+        reference["rule3.n300"]["exact_one_sided_95_upper(1-0.05^(1/n))"], rel=1e-12
+    )
+    n_eff = reference["rule3.clustered_300runs_30items_rho0.3"]["n_eff"]
+    assert cs.rule_of_three(300, n_clusters=30, icc=0.3) == pytest.approx(
+        1 - 0.05 ** (1 / n_eff), rel=1e-12
+    )
+    assert cs.rule_of_three(300, n_clusters=30) == pytest.approx(cs.rule_of_three(30))
+    with pytest.raises(cs.InvalidOptionError, match="n_clusters"):
+        cs.rule_of_three(300, icc=0.3)
+
+
+def test_all_pass_fallback_is_the_two_sided_clustered_rule_of_three():
+    frame = pd.DataFrame({"case": np.repeat(np.arange(30), 10), "passed": 1})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.DegenerateDataWarning)
+        res = cs.cluster_ci(frame, "passed", by="case")
+    # the failure rate's upper bound is 1 - low = the rule of three at confidence 97.5%
+    assert 1 - res.low == pytest.approx(cs.rule_of_three(300, n_clusters=30, confidence=0.975))

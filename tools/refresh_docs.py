@@ -1,0 +1,47 @@
+"""Re-run the examples of docs pages and rewrite their output blocks.
+
+Usage (from the repository root)::
+
+    python tools/refresh_docs.py docs/estimands-and-methods.md [README.md ...]
+
+Each ```python block runs in order, one namespace per page, from the repository root (as
+``tests/test_docs.py`` runs them); a ```text block that directly follows it is replaced by
+what the block printed. Review the diff: the test suite then holds the pages to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from test_docs import examples  # noqa: E402  (the test suite's own parser of the pages)
+
+
+def refresh(page: Path) -> int:
+    lines = page.read_text(encoding="utf-8").split("\n")
+    namespace: dict = {"__name__": f"docs.{page.stem}"}
+    replacements = []
+    for block, output in examples(page):
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            exec(compile(block.code, f"{page.name}:{block.start + 1}", "exec"), namespace)
+        if output is not None:
+            new = [line.rstrip() for line in printed.getvalue().rstrip("\n").split("\n")]
+            replacements.append((output.start + 1, output.end, new))
+    for start, end, new in reversed(replacements):
+        lines[start:end] = new
+    page.write_text("\n".join(lines), encoding="utf-8")
+    return len(replacements)
+
+
+if __name__ == "__main__":
+    import os
+
+    os.chdir(REPO)
+    for name in sys.argv[1:]:
+        print(f"{name}: {refresh(REPO / name)} output blocks rewritten")

@@ -11,15 +11,18 @@ from clusterstats import _pandas, _xarray
 from clusterstats.api import (
     adjusted_wilson_interval,
     cluster_ci,
+    compare,
     design_effect,
     effective_n,
     icc,
     kish_design_effect,
+    paired_delta,
     rule_of_three,
     wilson_interval,
 )
 from clusterstats.datasets import load_demo_data
 from clusterstats.errors import (
+    AlignmentError,
     ClusterStatsError,
     ClusterStatsWarning,
     ColumnNotFoundError,
@@ -33,17 +36,26 @@ from clusterstats.errors import (
     MissingOutcomeError,
     TooFewClustersError,
 )
-from clusterstats.results import ICC, ClusterCI, DesignEffect, GroupedResults
+from clusterstats.results import (
+    ICC,
+    ClusterCI,
+    Comparison,
+    DesignEffect,
+    GroupedResults,
+    PairedDelta,
+)
 from clusterstats.simulate import simulate
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ICC",
+    "AlignmentError",
     "ClusterCI",
     "ClusterStatsError",
     "ClusterStatsWarning",
     "ColumnNotFoundError",
+    "Comparison",
     "DegenerateDataError",
     "DegenerateDataWarning",
     "DesignEffect",
@@ -54,14 +66,17 @@ __all__ = [
     "InvalidOptionError",
     "InvalidOutcomeError",
     "MissingOutcomeError",
+    "PairedDelta",
     "TooFewClustersError",
     "adjusted_wilson_interval",
     "cluster_ci",
+    "compare",
     "design_effect",
     "effective_n",
     "icc",
     "kish_design_effect",
     "load_demo_data",
+    "paired_delta",
     "rule_of_three",
     "simulate",
     "wilson_interval",

@@ -42,6 +42,15 @@ class EvalAccessor:
         """Intraclass correlation; see :func:`clusterstats.icc`."""
         return api.icc(self._obj, outcome, by, **options)
 
+    def paired_delta(self, other, outcome, by, **options) -> Any:
+        """Paired difference with ``other`` (a frame, or a column); see
+        :func:`clusterstats.paired_delta`."""
+        return api.paired_delta(self._obj, other, outcome, by, **options)
+
+    def compare(self, outcome, by, **options) -> Any:
+        """Many models on shared items; see :func:`clusterstats.compare`."""
+        return api.compare(self._obj, outcome, by, **options)
+
     def design_effect(self, outcome, by, **options) -> Any:
         """Design effect and effective n; see :func:`clusterstats.design_effect`."""
         return api.design_effect(self._obj, outcome, by, **options)

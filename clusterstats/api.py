@@ -12,22 +12,32 @@ from collections.abc import Hashable, Sequence
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 
-from clusterstats._frame import Prepared, prepare
+from clusterstats._frame import Prepared, _as_labels, prepare
 from clusterstats.core import intervals as iv
 from clusterstats.core.intervals import Method
 from clusterstats.core.summary import summarize_design_effect, summarize_icc, summarize_interval
 from clusterstats.core.variance import ESTIMANDS, design_effect_kish
 from clusterstats.errors import InvalidOptionError, InvalidOutcomeError
-from clusterstats.results import ICC, ClusterCI, DesignEffect, GroupedResults
+from clusterstats.results import (
+    ICC,
+    ClusterCI,
+    Comparison,
+    DesignEffect,
+    GroupedResults,
+    PairedDelta,
+)
 
 __all__ = [
     "adjusted_wilson_interval",
     "cluster_ci",
+    "compare",
     "design_effect",
     "effective_n",
     "icc",
     "kish_design_effect",
+    "paired_delta",
     "rule_of_three",
     "wilson_interval",
 ]
@@ -384,3 +394,285 @@ def rule_of_three(
     else:
         n_eff = effective_n(n_rows, kish_design_effect(n_rows / n_clusters, icc))
     return 1.0 - (1.0 - confidence) ** (1.0 / n_eff)
+
+
+def paired_delta(
+    data: Any,
+    other: Any,
+    outcome: Hashable,
+    by: By,
+    *,
+    on: Hashable | Sequence[Hashable] | None = None,
+    rerun: Hashable | None = None,
+    how: Literal["strict", "inner"] = "strict",
+    estimand: Estimand = "pooled",
+    method: Literal[
+        "auto", "naive", "cr1", "cr2", "bootstrap", "bootstrap_bca", "bootstrap_percentile"
+    ] = "auto",
+    confidence: float = 0.95,
+    missing: Missing = "drop",
+    labels: tuple[str, str] | None = None,
+    n_resamples: int = 9999,
+    rng: int | np.random.Generator | None = None,
+) -> PairedDelta:
+    """Paired difference between two sets of results on the same clustered items.
+
+    Two layouts:
+
+    * **two frames** (``other`` is a DataFrame): ``delta = data - other`` on column
+      ``outcome``, items matched on ``on`` (column(s), or the index when ``None``);
+    * **two columns** (``other`` is a column label of ``data``): ``delta = data[other] -
+      data[outcome]``, each row (or each ``on`` key) an item. So
+      ``df.eval.paired_delta("passed_b", "passed_a", by="doc")`` is B - A.
+
+    Several rows with one key are an error unless ``rerun`` names the column of the run id:
+    then they are reruns of the item and are averaged first (the result reports the largest
+    number of runs and the share of variance that rerun noise contributes). Items are then
+    paired; the interval is cluster-robust on the per-item differences (``cr2`` by
+    default, ``cr1``, ``naive`` ignoring clusters) or a paired cluster bootstrap (both sides'
+    items of a drawn cluster go together).
+
+    Parameters
+    ----------
+    how : {"strict", "inner"}
+        ``"strict"``: items present on one side only are an error naming counts and examples;
+        ``"inner"``: compare the common items and report how many were dropped per side.
+        An item in different clusters on the two sides is always an error.
+    estimand : {"pooled", "cluster_mean"}
+        ``"pooled"``: every item counts once; ``"cluster_mean"``: every cluster counts once.
+    missing : {"drop", "fail", "raise"}
+        As in ``cluster_ci``. With ``"drop"``, an item with no non-missing run on a side is
+        dropped from the comparison and counted in ``n_missing_items``: comparing a model's
+        answered questions with another model's all questions would not be paired.
+    labels : (str, str), optional
+        Names of the two sides in the output (default: "A", "B", or the two column names).
+
+    Examples
+    --------
+    >>> import pandas as pd, clusterstats
+    >>> df = pd.DataFrame({"doc": [d for d in range(24) for _ in range(3)],
+    ...                    "new": [int((d + i) % 4 != 0) for d in range(24) for i in range(3)],
+    ...                    "old": [int((d + i) % 3 != 0) for d in range(24) for i in range(3)]})
+    >>> d = df.eval.paired_delta("new", "old", by="doc")
+    >>> d.label_a, d.label_b, round(d.delta, 4), d.method
+    ('new', 'old', 0.0833, 'cr2')
+    """
+    from clusterstats._pairing import align
+    from clusterstats.core.paired import summarize_paired
+
+    confidence = _check_confidence(confidence)
+    _check_estimand(estimand)
+    paired_methods = (
+        "auto",
+        "naive",
+        "cr1",
+        "cr2",
+        "bootstrap",
+        "bootstrap_bca",
+        "bootstrap_percentile",
+    )
+    if method not in paired_methods:
+        raise InvalidOptionError(f"method must be one of {paired_methods}, got {method!r}")
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    if isinstance(other, pd.DataFrame):
+        frame_b, outcome_a, outcome_b = other, outcome, outcome
+        default_labels = ("A", "B")
+    else:
+        frame_b, outcome_a, outcome_b = data, other, outcome
+        default_labels = (str(other), str(outcome))
+    label_a, label_b = labels if labels is not None else default_labels
+    items = align(
+        data, frame_b, outcome_a, outcome_b, by, on=on, how=how, missing=missing, rerun=rerun
+    )
+    s = summarize_paired(
+        items.a,
+        items.b,
+        items.codes,
+        estimand=estimand,
+        method=method,
+        confidence=confidence,
+        single_run_binary=items.single_run_binary,
+        within_a=items.within_a,
+        runs_a=items.runs_a,
+        within_b=items.within_b,
+        runs_b=items.runs_b,
+        n_resamples=int(n_resamples),
+        rng=rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng),
+    )
+    notes = list(s.notes)
+    if items.n_dropped_a or items.n_dropped_b:
+        notes.insert(
+            0,
+            f"how='inner': {items.n_dropped_a} items only in {label_a} and "
+            f"{items.n_dropped_b} only in {label_b} were left out",
+        )
+    if items.n_missing_items:
+        verb = "dropped" if missing == "drop" else "handled"
+        notes.insert(
+            0, f"{items.n_missing_items} items with a missing outcome on one side were {verb}"
+        )
+    return PairedDelta(
+        **{**s._asdict(), "notes": tuple(notes)},
+        confidence=confidence,
+        estimand=estimand,
+        n_items=int(items.a.shape[0]),
+        n_clusters=int(items.codes.max()) + 1,
+        n_dropped_a=items.n_dropped_a,
+        n_dropped_b=items.n_dropped_b,
+        n_missing_items=items.n_missing_items,
+        max_runs=items.max_runs,
+        label_a=label_a,
+        label_b=label_b,
+        outcome=str(outcome_b) if isinstance(other, pd.DataFrame) else None,
+        by=tuple(str(b) for b in _as_labels(by)),
+    )
+
+
+def compare(
+    data: Any,
+    outcome: Hashable,
+    by: By,
+    *,
+    model: Hashable,
+    on: Hashable | Sequence[Hashable] | None = None,
+    rerun: Hashable | None = None,
+    baseline: Any = None,
+    how: Literal["strict", "inner"] = "strict",
+    estimand: Estimand = "pooled",
+    method: Literal["auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile"] = "auto",
+    adjust: Literal["holm", "bh", "none"] = "holm",
+    confidence: float = 0.95,
+    missing: Missing = "drop",
+    n_resamples: int = 9999,
+    rng: int | np.random.Generator | None = None,
+) -> Comparison:
+    """Compare many models on the same clustered items.
+
+    ``data`` is long: one row per (model, item, run), the model in column ``model`` and the
+    item key in ``on`` (column(s), or the index); rows sharing the model and the item are an
+    error unless ``rerun`` names the run-id column, and then are averaged. Returns a
+    :class:`~clusterstats.Comparison` with every pairwise difference (or each model against
+    ``baseline``), cluster-robust (CR2 by default) with p-values adjusted across the family
+    (``adjust="holm"`` controls the family-wise error; ``"bh"`` the false discovery rate),
+    and a leaderboard: each model's score with its ``cluster_ci`` interval and the interval
+    of its rank from one cluster bootstrap whose draws all models share.
+
+    Examples
+    --------
+    >>> import clusterstats
+    >>> demo = clusterstats.load_demo_data()
+    >>> res = demo.eval.compare("correct", by="src", model="model", on="question_id",
+    ...                         how="inner", rng=0)
+    >>> res.leaderboard()["model"].tolist()[0]
+    'Meta-Llama-3.1-70B-Instruct'
+    >>> len(res.pairs())
+    6
+    """
+    import warnings as _warnings
+
+    from clusterstats._pairing import model_matrix
+    from clusterstats.core.grouping import ClusterSums
+    from clusterstats.core.paired import summarize_comparison
+    from clusterstats.errors import ClusterStatsWarning, warn
+
+    confidence = _check_confidence(confidence)
+    _check_estimand(estimand)
+    methods = ("auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile")
+    if method not in methods:
+        raise InvalidOptionError(f"method must be one of {methods}, got {method!r}")
+    if adjust not in ("holm", "bh", "none"):
+        raise InvalidOptionError(f"adjust must be 'holm', 'bh' or 'none', got {adjust!r}")
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    mm = model_matrix(data, outcome, by, model=model, on=on, how=how, missing=missing, rerun=rerun)
+    baseline_index = None
+    if baseline is not None:
+        if baseline not in mm.models:
+            raise InvalidOptionError(
+                f"baseline {baseline!r} is not one of the models {list(mm.models)}"
+            )
+        baseline_index = mm.models.index(baseline)
+    n_clusters = int(mm.codes.max()) + 1
+    counts = np.bincount(mm.codes, minlength=n_clusters).astype(np.float64)
+    totals = np.column_stack(
+        [
+            np.bincount(mm.codes, weights=mm.values[:, j], minlength=n_clusters)
+            for j in range(mm.values.shape[1])
+        ]
+    )
+    generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    s = summarize_comparison(
+        totals,
+        counts,
+        estimand=estimand,
+        method=method,
+        adjust=adjust,
+        confidence=confidence,
+        baseline=baseline_index,
+        n_resamples=int(n_resamples),
+        rng=generator,
+    )
+    is_binary = bool(np.all((mm.values == 0.0) | (mm.values == 1.0)))
+    score_low, score_high, score_method, warned = [], [], "", {}
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always", ClusterStatsWarning)
+        for j in range(mm.values.shape[1]):
+            column = mm.values[:, j]
+            squares = np.bincount(mm.codes, weights=column * column, minlength=n_clusters)
+            ci = summarize_interval(
+                ClusterSums(counts, totals[:, j], squares),
+                estimand=estimand,
+                method="auto",
+                confidence=confidence,
+                is_binary=is_binary,
+            )
+            score_low.append(ci.low)
+            score_high.append(ci.high)
+            score_method = score_method or ci.method
+    for w in caught:  # one warning per distinct message, not one per model
+        warned.setdefault(str(w.message), w.category)
+    for message, category in warned.items():
+        warn(message, category)
+    notes = list(warned)
+    if mm.n_dropped_items:
+        notes.append(
+            f"how='inner': {mm.n_dropped_items} items missing for some model were left out"
+        )
+    if mm.n_missing_items:
+        notes.append(
+            f"{mm.n_missing_items} items with a missing outcome for some model were dropped"
+        )
+    labels = mm.models
+    return Comparison(
+        models=labels,
+        score=tuple(s.means),
+        score_low=tuple(score_low),
+        score_high=tuple(score_high),
+        score_method=score_method,
+        rank=tuple(s.rank),
+        rank_low=tuple(s.rank_low),
+        rank_high=tuple(s.rank_high),
+        pair_a=tuple(labels[i] for i in s.pair_a),
+        pair_b=tuple(labels[i] for i in s.pair_b),
+        delta=tuple(s.delta),
+        se=tuple(s.se),
+        low=tuple(s.low),
+        high=tuple(s.high),
+        p_value=tuple(s.p_value),
+        p_adjusted=tuple(s.p_adjusted),
+        df=s.df,
+        method=s.method,
+        adjust=adjust,
+        estimand=estimand,
+        confidence=confidence,
+        baseline=baseline,
+        n_items=int(mm.values.shape[0]),
+        n_clusters=n_clusters,
+        n_resamples=int(n_resamples),
+        n_dropped_items=mm.n_dropped_items,
+        n_missing_items=mm.n_missing_items,
+        outcome=str(outcome),
+        by=tuple(str(b) for b in _as_labels(by)),
+        notes=tuple(notes),
+    )

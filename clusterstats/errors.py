@@ -12,6 +12,7 @@ import sys
 import warnings
 
 __all__ = [
+    "AlignmentError",
     "ClusterStatsError",
     "ClusterStatsWarning",
     "ColumnNotFoundError",
@@ -48,6 +49,11 @@ class ColumnNotFoundError(ClusterStatsError, KeyError):
 
 class InvalidOutcomeError(ClusterStatsError, ValueError):
     """The outcome is not numeric, or not binary where a binary-only method was asked for."""
+
+
+class AlignmentError(ClusterStatsError, ValueError):
+    """Two sets of results cannot be paired item by item (items on one side only, an item in
+    different clusters on the two sides, ...)."""
 
 
 class MissingOutcomeError(ClusterStatsError, ValueError):

@@ -393,7 +393,7 @@ def _generic_html(results, over, groups, fields: Sequence[str]) -> str:
     return fmt.html_table(header, rows, caption, notes)
 
 
-R = TypeVar("R", ClusterCI, ICC, DesignEffect)
+R = TypeVar("R", bound=_Result)
 
 
 @dataclass(frozen=True, repr=False)
@@ -461,3 +461,331 @@ class GroupedResults(Generic[R]):
             return _grouped_html(self.results, self.over, self.groups)
         fields = [c for c in first.columns if c not in ("outcome", "by", "notes")]
         return _generic_html(self.results, self.over, self.groups, fields)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PairedDelta(_Result):
+    """A paired difference ``A - B`` between two sets of results on the same clustered items.
+
+    Attributes
+    ----------
+    delta, se, low, high, df : float
+        The difference of the chosen estimand, its standard error and interval (cluster-robust
+        on the per-item differences, or a paired cluster bootstrap).
+    p_value, test : float, str
+        Two-sided test of "no difference" (``"cr2_t"`` or ``"cr1_t"``: the cluster-robust t).
+    mean_a, mean_b : float
+        The two sides' estimates on the matched items.
+    se_unpaired, correlation : float
+        What pairing bought: the SE if the two sides were independent samples (each still
+        clustered), and the correlation of the two sides' per-item values.
+    naive_low, naive_high : float
+        The paired interval that ignores clusters (t on per-item differences).
+    mcnemar_a_only, mcnemar_b_only : int or None
+        Discordant items (A passed and B failed; B passed and A failed), for binary items
+        with one run on each side.
+    mcnemar_statistic, mcnemar_p_value, mcnemar_exact_p_value : float
+        Plain McNemar (chi-square and exact binomial), which ignores clusters.
+    clustered_mcnemar_statistic, clustered_mcnemar_p_value : float
+        Obuchowski's (1998) clustered McNemar.
+    rerun_variance_share : float
+        Share of the per-item differences' variance due to rerun noise (NaN without reruns).
+    n_items, n_clusters, n_dropped_a, n_dropped_b, n_missing_items, max_runs : int
+        Matched items and clusters; items only on one side (``how="inner"``); items dropped
+        for a missing outcome; the largest number of runs averaged into one item.
+    """
+
+    delta: float
+    se: float
+    low: float
+    high: float
+    confidence: float
+    method: str
+    estimand: str
+    df: float
+    p_value: float
+    test: str
+    mean_a: float
+    mean_b: float
+    se_unpaired: float
+    correlation: float
+    naive_low: float
+    naive_high: float
+    icc: float
+    mcnemar_a_only: int | None
+    mcnemar_b_only: int | None
+    mcnemar_statistic: float
+    mcnemar_p_value: float
+    mcnemar_exact_p_value: float
+    clustered_mcnemar_statistic: float
+    clustered_mcnemar_p_value: float
+    rerun_variance_share: float
+    n_items: int
+    n_clusters: int
+    n_dropped_a: int = 0
+    n_dropped_b: int = 0
+    n_missing_items: int = 0
+    max_runs: int = 1
+    n_resamples: int | None = None
+    label_a: str = "A"
+    label_b: str = "B"
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    columns: ClassVar[tuple[str, ...]] = (
+        "label_a",
+        "label_b",
+        "outcome",
+        "by",
+        "estimand",
+        "method",
+        "confidence",
+        "delta",
+        "se",
+        "low",
+        "high",
+        "df",
+        "p_value",
+        "test",
+        "mean_a",
+        "mean_b",
+        "se_unpaired",
+        "correlation",
+        "naive_low",
+        "naive_high",
+        "icc",
+        "mcnemar_a_only",
+        "mcnemar_b_only",
+        "mcnemar_statistic",
+        "mcnemar_p_value",
+        "mcnemar_exact_p_value",
+        "clustered_mcnemar_statistic",
+        "clustered_mcnemar_p_value",
+        "rerun_variance_share",
+        "n_items",
+        "n_clusters",
+        "n_dropped_a",
+        "n_dropped_b",
+        "n_missing_items",
+        "max_runs",
+        "n_resamples",
+        "notes",
+    )
+
+    def __repr__(self) -> str:
+        pct = f"{self.confidence:.0%}"
+        lines = [
+            f"PairedDelta({self.label_a} - {self.label_b}: {_label(self.outcome, self.by)}; "
+            f"estimand={self.estimand}, method={self.method})",
+            f"  delta {fmt.number(self.delta)}  {pct} CI {fmt.interval(self.low, self.high)}  "
+            f"se {fmt.number(self.se)}  p {fmt.number(self.p_value, 3)} ({self.test})",
+            f"  {self.label_a} {fmt.number(self.mean_a)}  {self.label_b} "
+            f"{fmt.number(self.mean_b)}  on {self.n_items:,} items in {self.n_clusters:,} "
+            "clusters",
+            f"  pairing: se {fmt.number(self.se)} paired vs {fmt.number(self.se_unpaired)} "
+            f"unpaired (correlation {fmt.number(self.correlation, 3)}); naive paired CI "
+            f"{fmt.interval(self.naive_low, self.naive_high)}",
+        ]
+        if self.mcnemar_a_only is not None:
+            lines.append(
+                f"  discordant items: {self.mcnemar_a_only:,} only {self.label_a}, "
+                f"{self.mcnemar_b_only:,} only {self.label_b}; McNemar p "
+                f"{fmt.number(self.mcnemar_p_value, 3)}, clustered (Obuchowski) p "
+                f"{fmt.number(self.clustered_mcnemar_p_value, 3)}"
+            )
+        if self.max_runs > 1:
+            lines.append(
+                f"  up to {self.max_runs} runs per item averaged; rerun noise is "
+                f"{fmt.number(self.rerun_variance_share, 3)} of the differences' variance"
+            )
+        return "\n".join(lines) + self._notes_text()
+
+    def _repr_html_(self) -> str:
+        return _generic_html(
+            [self],
+            None,
+            (),
+            (
+                "delta",
+                "low",
+                "high",
+                "p_value",
+                "mean_a",
+                "mean_b",
+                "se",
+                "se_unpaired",
+                "correlation",
+                "n_items",
+                "n_clusters",
+            ),
+        )
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Comparison:
+    """Many models on the same clustered items: a leaderboard and pairwise differences.
+
+    ``leaderboard()`` has one row per model: its score with a clustered interval, its rank
+    and a bootstrap interval of the rank (one set of cluster draws shared by all models).
+    ``pairs()`` (also ``to_frame()``) has one row per comparison ``a - b``: the difference,
+    its cluster-robust SE and interval, and p-values raw and adjusted across the family
+    (``adjust``: Holm or Benjamini–Hochberg).
+    """
+
+    models: tuple[Any, ...]
+    score: tuple[float, ...]
+    score_low: tuple[float, ...]
+    score_high: tuple[float, ...]
+    score_method: str
+    rank: tuple[float, ...]
+    rank_low: tuple[float, ...]
+    rank_high: tuple[float, ...]
+    pair_a: tuple[Any, ...]
+    pair_b: tuple[Any, ...]
+    delta: tuple[float, ...]
+    se: tuple[float, ...]
+    low: tuple[float, ...]
+    high: tuple[float, ...]
+    p_value: tuple[float, ...]
+    p_adjusted: tuple[float, ...]
+    df: float
+    method: str
+    adjust: str
+    estimand: str
+    confidence: float
+    baseline: Any
+    n_items: int
+    n_clusters: int
+    n_resamples: int
+    n_dropped_items: int = 0
+    n_missing_items: int = 0
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    LEADERBOARD_COLUMNS: ClassVar[tuple[str, ...]] = (
+        "model",
+        "score",
+        "low",
+        "high",
+        "rank",
+        "rank_low",
+        "rank_high",
+        "method",
+    )
+    PAIR_COLUMNS: ClassVar[tuple[str, ...]] = (
+        "model_a",
+        "model_b",
+        "delta",
+        "se",
+        "low",
+        "high",
+        "df",
+        "p_value",
+        "p_adjusted",
+        "adjust",
+        "method",
+        "estimand",
+        "confidence",
+    )
+
+    def leaderboard(self):
+        """One row per model, best first."""
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            {
+                "model": list(self.models),
+                "score": self.score,
+                "low": self.score_low,
+                "high": self.score_high,
+                "rank": self.rank,
+                "rank_low": self.rank_low,
+                "rank_high": self.rank_high,
+                "method": self.score_method,
+            },
+            columns=list(self.LEADERBOARD_COLUMNS),
+        )
+        return frame.sort_values(["rank", "model"], kind="stable").reset_index(drop=True)
+
+    def pairs(self):
+        """One row per comparison ``model_a - model_b``."""
+        import pandas as pd
+
+        n = len(self.delta)
+        return pd.DataFrame(
+            {
+                "model_a": list(self.pair_a),
+                "model_b": list(self.pair_b),
+                "delta": self.delta,
+                "se": self.se,
+                "low": self.low,
+                "high": self.high,
+                "df": [self.df] * n,
+                "p_value": self.p_value,
+                "p_adjusted": self.p_adjusted,
+                "adjust": self.adjust,
+                "method": self.method,
+                "estimand": self.estimand,
+                "confidence": self.confidence,
+            },
+            columns=list(self.PAIR_COLUMNS),
+        )
+
+    def to_frame(self):
+        """The pairwise comparisons (tidy): same as ``pairs()``."""
+        return self.pairs()
+
+    def __repr__(self) -> str:
+        board = self.leaderboard()
+        rows = [
+            [
+                r.model,
+                r.score,
+                fmt.interval(r.low, r.high),
+                int(r.rank),
+                f"{int(r.rank_low)}–{int(r.rank_high)}",
+            ]
+            for r in board.itertuples()
+        ]
+        pairs = self.pairs().sort_values("p_adjusted", kind="stable").head(10)
+        prow = [
+            [
+                f"{r.model_a} - {r.model_b}",
+                r.delta,
+                fmt.interval(r.low, r.high),
+                r.p_value,
+                r.p_adjusted,
+            ]
+            for r in pairs.itertuples()
+        ]
+        pct = f"{self.confidence:.0%}"
+        head = (
+            f"Comparison({_label(self.outcome, self.by)}; {len(self.models)} models on "
+            f"{self.n_items:,} items in {self.n_clusters:,} clusters; estimand="
+            f"{self.estimand})"
+        )
+        return (
+            head
+            + "\n"
+            + fmt.text_table(["model", "score", f"{pct} CI", "rank", f"rank {pct} CI"], rows)
+            + f"\n\npairwise ({self.method}, p adjusted by {self.adjust}; "
+            f"{min(10, len(self.delta))} of {len(self.delta)} shown):\n"
+            + fmt.text_table(["a - b", "delta", f"{pct} CI", "p", "p adjusted"], prow)
+            + "".join(f"\n  note: {n}" for n in self.notes)
+        )
+
+    def _repr_html_(self) -> str:
+        board = self.leaderboard()
+        pairs = self.pairs()
+        return fmt.html_table(
+            list(board.columns),
+            board.itertuples(index=False),
+            f"Leaderboard: {_label(self.outcome, self.by)}",
+            self.notes,
+        ) + fmt.html_table(
+            list(pairs.columns),
+            pairs.itertuples(index=False),
+            f"Pairwise differences (p adjusted by {self.adjust})",
+        )

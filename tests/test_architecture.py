@@ -47,11 +47,19 @@ def test_core_imports_only_numpy_scipy_and_itself():
 
 
 def test_accessor_methods_are_one_line_delegations():
-    for name in ("cluster_ci", "icc", "design_effect"):
-        source = inspect.getsource(getattr(_pandas.EvalAccessor, name))
-        body = [
-            line.strip()
-            for line in source.splitlines()[1:]
-            if line.strip() and not line.strip().startswith(('"""', "#"))
-        ]
-        assert body == [f"return api.{name}(self._obj, outcome, by, **options)"], body
+    import textwrap
+
+    for name in ("cluster_ci", "icc", "design_effect", "paired_delta", "compare"):
+        source = textwrap.dedent(inspect.getsource(getattr(_pandas.EvalAccessor, name)))
+        body = ast.parse(source).body[0].body
+        statements = [
+            node
+            for node in body
+            if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+        ]  # docstring
+        assert len(statements) == 1, name
+        call = statements[0].value
+        assert isinstance(statements[0], ast.Return), name
+        assert isinstance(call, ast.Call), name
+        assert ast.unparse(call.func) == f"api.{name}", name
+        assert ast.unparse(call.args[0]) == "self._obj", name

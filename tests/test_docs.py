@@ -222,7 +222,7 @@ def test_api_mentions_every_public_name():
 
 @pytest.mark.parametrize(
     "cls",
-    [clusterstats.ClusterCI, clusterstats.ICC, clusterstats.DesignEffect],
+    [clusterstats.ClusterCI, clusterstats.ICC, clusterstats.DesignEffect, clusterstats.PairedDelta],
     ids=lambda c: c.__name__,
 )
 def test_api_lists_every_column_and_field(cls):

@@ -102,7 +102,10 @@ def wilson(
     z2n = z * z / n
     center = (p + z2n / 2) / (1 + z2n)
     half = z * math.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n)
-    return max(0.0, float(center - half)), min(1.0, float(center + half))
+    # At p = 0 (1) the bound is exactly 0 (1); computed, it is off by rounding.
+    low = 0.0 if p <= 0.0 else max(0.0, float(center - half))
+    high = 1.0 if p >= 1.0 else min(1.0, float(center + half))
+    return low, high
 
 
 def clopper_pearson(successes: float, n: float, confidence: float) -> tuple[float, float]:

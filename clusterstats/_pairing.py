@@ -1,0 +1,346 @@
+"""Align two sets of graded rows on a shared item key, for paired comparisons.
+
+Rows are reduced to one value per item (reruns averaged) on each side; items are matched on
+the key; every item must sit in the same cluster on both sides. Strict by default: an item on
+one side only, an item whose cluster differs between the sides, or an item spread over
+several clusters is an error that gives counts and examples. Nothing here computes a
+statistic: the numbers go to ``clusterstats.core.paired``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from clusterstats._frame import (
+    MISSING_POLICIES,
+    _as_labels,
+    _require_columns,
+    check_binary,
+    outcome_values,
+)
+from clusterstats.errors import (
+    AlignmentError,
+    EmptyDataError,
+    InvalidClusterError,
+    InvalidOptionError,
+    InvalidOutcomeError,
+    MissingOutcomeError,
+)
+
+ALIGNMENTS = ("strict", "inner")
+
+
+@dataclass(frozen=True)
+class PairedItems:
+    """Per-item values of both sides, on matched items."""
+
+    a: np.ndarray
+    b: np.ndarray
+    codes: np.ndarray  # cluster index per item, 0..G-1
+    runs_a: np.ndarray
+    runs_b: np.ndarray
+    within_a: np.ndarray  # unbiased within-item variance of the runs (NaN for one run)
+    within_b: np.ndarray
+    single_run_binary: bool
+    n_dropped_a: int  # items only on side A (how="inner")
+    n_dropped_b: int
+    n_missing_items: int  # items dropped because an outcome was missing on a side
+    max_runs: int
+
+
+def _keys(frame: pd.DataFrame, on: Any) -> pd.DataFrame:
+    if on is None:
+        index = frame.index
+        if isinstance(index, pd.MultiIndex):
+            return index.to_frame(index=False)
+        return pd.DataFrame({"__index__": index})
+    labels = _as_labels(on)
+    _require_columns(frame, labels)
+    return frame[labels].reset_index(drop=True)
+
+
+def _examples(keys: pd.DataFrame, positions: np.ndarray, k: int = 3) -> list[Any]:
+    rows = keys.iloc[positions[:k]]
+    if rows.shape[1] == 1:
+        return rows.iloc[:, 0].tolist()
+    return [tuple(r) for r in rows.itertuples(index=False)]
+
+
+def _check_duplicates(
+    frame: pd.DataFrame,
+    keys: pd.DataFrame,
+    item_codes: np.ndarray,
+    n_items: int,
+    rerun: Hashable | None,
+    where: str,
+) -> None:
+    """Several rows per item are reruns only when ``rerun`` names them; otherwise an error."""
+    rows = np.bincount(item_codes, minlength=n_items)
+    if rerun is None:
+        repeated = rows > 1
+        if repeated.any():
+            first = np.full(n_items, -1)
+            first[item_codes[::-1]] = np.arange(item_codes.shape[0])[::-1]
+            raise AlignmentError(
+                f"{int(repeated.sum())} items have more than one row {where} "
+                f"(e.g. {_examples(keys, first[repeated])}); if they are reruns of the item, "
+                "pass rerun='<column of the run id>' to average them"
+            )
+        return
+    _require_columns(frame, [rerun])
+    run_codes, _ = pd.factorize(frame[rerun], sort=False, use_na_sentinel=True)
+    if (run_codes < 0).any():
+        raise InvalidClusterError(f"rerun column {rerun!r} has missing values")
+    pairs = item_codes.astype(np.int64) * (int(run_codes.max()) + 1) + run_codes
+    if pd.Series(pairs).duplicated().any():
+        raise AlignmentError(f"rows {where} share both the item key and the run id {rerun!r}")
+
+
+def _per_item(values, item_codes, n_items):
+    runs = np.bincount(item_codes, minlength=n_items).astype(np.float64)
+    total = np.bincount(item_codes, weights=values, minlength=n_items)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / runs
+        centred = values - mean[item_codes]
+        ss = np.bincount(item_codes, weights=centred * centred, minlength=n_items)
+        within = np.where(runs > 1, ss / (runs - 1), np.nan)
+    return mean, runs, within
+
+
+def align(
+    a: pd.DataFrame,
+    b: pd.DataFrame,
+    outcome_a: Hashable,
+    outcome_b: Hashable,
+    by: Hashable | Sequence[Hashable],
+    *,
+    on: Any,
+    how: str,
+    missing: str,
+    rerun: Hashable | None = None,
+) -> PairedItems:
+    """Per-item values of ``a[outcome_a]`` and ``b[outcome_b]`` on the items both have."""
+    if how not in ALIGNMENTS:
+        raise InvalidOptionError(f"how must be one of {ALIGNMENTS}, got {how!r}")
+    if missing not in MISSING_POLICIES:
+        raise InvalidOptionError(f"missing must be one of {MISSING_POLICIES}, got {missing!r}")
+    by_labels = _as_labels(by)
+    _require_columns(a, [outcome_a, *by_labels])
+    _require_columns(b, [outcome_b, *by_labels])
+    if len(a) == 0 or len(b) == 0:
+        raise EmptyDataError("one of the two frames has no rows")
+    keys_a, keys_b = _keys(a, on), _keys(b, on)
+    if list(keys_a.columns) != list(keys_b.columns):
+        raise AlignmentError("the item keys of the two frames have different columns")
+    n_a = len(a)
+    both_keys = pd.concat([keys_a, keys_b], ignore_index=True)
+    item_codes, n_items = _joint_codes(both_keys, "item key")
+    cluster_codes, _ = _joint_codes(
+        pd.concat(
+            [a[by_labels].reset_index(drop=True), b[by_labels].reset_index(drop=True)],
+            ignore_index=True,
+        ),
+        "cluster",
+    )
+
+    values = []
+    for frame, label in ((a, outcome_a), (b, outcome_b)):
+        v = outcome_values(frame[label], label)
+        if missing == "raise" and np.isnan(v).any():
+            raise MissingOutcomeError(
+                f"outcome {label!r} has {int(np.isnan(v).sum())} missing values; use "
+                "missing='drop' or missing='fail'"
+            )
+        if missing == "fail" and np.isnan(v).any():
+            if not check_binary(v):
+                raise InvalidOutcomeError("missing='fail' needs a binary (0/1) outcome")
+            v = np.where(np.isnan(v), 0.0, v)
+        values.append(v)
+    value_a, value_b = values
+    codes_a, codes_b = item_codes[:n_a], item_codes[n_a:]
+    _check_duplicates(a, keys_a, codes_a, n_items, rerun, "in the first frame")
+    if a is not b:  # two columns of one frame share their rows
+        _check_duplicates(b, keys_b, codes_b, n_items, rerun, "in the second frame")
+    cl_a, cl_b = cluster_codes[:n_a].astype(np.float64), cluster_codes[n_a:].astype(np.float64)
+
+    present_a = np.bincount(codes_a, minlength=n_items) > 0
+    present_b = np.bincount(codes_b, minlength=n_items) > 0
+    only_a, only_b = present_a & ~present_b, present_b & ~present_a
+    if how == "strict" and (only_a.any() or only_b.any()):
+        first_row = np.full(n_items, -1)
+        first_row[item_codes[::-1]] = np.arange(len(item_codes))[::-1]
+        raise AlignmentError(
+            f"{int(only_a.sum())} items are only in the first frame (e.g. "
+            f"{_examples(both_keys, first_row[only_a])}) and {int(only_b.sum())} only in the "
+            f"second (e.g. {_examples(both_keys, first_row[only_b])}); pass how='inner' to "
+            "compare the common items"
+        )
+
+    # The cluster of an item must be one value per side, and the same on both sides.
+    cluster_mean = {}
+    for side, codes, cl in (("first", codes_a, cl_a), ("second", codes_b, cl_b)):
+        runs = np.bincount(codes, minlength=n_items)
+        s1 = np.bincount(codes, weights=cl, minlength=n_items)
+        s2 = np.bincount(codes, weights=cl * cl, minlength=n_items)
+        spread = (s2 * runs != s1 * s1) & (runs > 0)
+        if spread.any():
+            raise AlignmentError(
+                f"{int(spread.sum())} items have rows in several clusters in the {side} frame "
+                "(an item must belong to one cluster)"
+            )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cluster_mean[side] = s1 / runs
+    common = present_a & present_b
+    differs = common & (cluster_mean["first"] != cluster_mean["second"])
+    if differs.any():
+        first_row = np.full(n_items, -1)
+        first_row[item_codes[::-1]] = np.arange(len(item_codes))[::-1]
+        raise AlignmentError(
+            f"{int(differs.sum())} items are in a different cluster in the two frames (e.g. "
+            f"{_examples(both_keys, first_row[differs])})"
+        )
+
+    keep_a, keep_b = ~np.isnan(value_a), ~np.isnan(value_b)
+    mean_a, runs_a, within_a = _per_item(value_a[keep_a], codes_a[keep_a], n_items)
+    mean_b, runs_b, within_b = _per_item(value_b[keep_b], codes_b[keep_b], n_items)
+    usable = common & (runs_a > 0) & (runs_b > 0)
+    n_missing_items = int((common & ~usable).sum())
+    if not usable.any():
+        raise EmptyDataError("no item has a non-missing outcome on both sides")
+    item_cluster = cluster_mean["first"][usable].astype(np.int64)
+    codes, _ = pd.factorize(item_cluster, sort=True)
+    single = bool(
+        np.all(runs_a[usable] == 1)
+        and np.all(runs_b[usable] == 1)
+        and check_binary(mean_a[usable])
+        and check_binary(mean_b[usable])
+    )
+    return PairedItems(
+        a=mean_a[usable],
+        b=mean_b[usable],
+        codes=codes.astype(np.intp),
+        runs_a=runs_a[usable],
+        runs_b=runs_b[usable],
+        within_a=within_a[usable],
+        within_b=within_b[usable],
+        single_run_binary=single,
+        n_dropped_a=int(only_a.sum()),
+        n_dropped_b=int(only_b.sum()),
+        n_missing_items=n_missing_items,
+        max_runs=int(max(runs_a[usable].max(), runs_b[usable].max())),
+    )
+
+
+def _joint_codes(frame: pd.DataFrame, what: str) -> tuple[np.ndarray, int]:
+    codes = None
+    for column in frame.columns:
+        col_codes, uniques = pd.factorize(frame[column], sort=False, use_na_sentinel=True)
+        if (col_codes < 0).any():
+            raise InvalidClusterError(
+                f"{what} column {column!r} has {int((col_codes < 0).sum())} missing values"
+            )
+        if codes is None:
+            codes = col_codes.astype(np.int64)
+        else:
+            codes, _ = pd.factorize(codes * np.int64(len(uniques)) + col_codes, sort=False)
+    assert codes is not None
+    return codes, int(codes.max()) + 1
+
+
+@dataclass(frozen=True)
+class ModelMatrix:
+    """Per-item values of every model on the items they all have."""
+
+    values: np.ndarray  # (items, models)
+    codes: np.ndarray  # cluster index per item
+    models: tuple[Any, ...]
+    n_dropped_items: int  # items some model lacks (how="inner")
+    n_missing_items: int  # items dropped because a model's outcome was missing
+
+
+def model_matrix(
+    data: pd.DataFrame,
+    outcome: Hashable,
+    by: Hashable | Sequence[Hashable],
+    *,
+    model: Hashable,
+    on: Any,
+    how: str,
+    missing: str,
+    rerun: Hashable | None = None,
+) -> ModelMatrix:
+    """Reduce long results (one row per model x item x run) to an items x models matrix."""
+    from clusterstats._frame import cluster_codes
+
+    if how not in ALIGNMENTS:
+        raise InvalidOptionError(f"how must be one of {ALIGNMENTS}, got {how!r}")
+    if missing not in MISSING_POLICIES:
+        raise InvalidOptionError(f"missing must be one of {MISSING_POLICIES}, got {missing!r}")
+    by_labels = _as_labels(by)
+    _require_columns(data, [outcome, model, *by_labels])
+    if len(data) == 0:
+        raise EmptyDataError("the frame has no rows")
+    keys = _keys(data, on)
+    item_codes, n_items = _joint_codes(keys, "item key")
+    model_codes, models = pd.factorize(data[model], sort=False, use_na_sentinel=True)
+    if (model_codes < 0).any():
+        raise InvalidClusterError(f"model column {model!r} has missing labels")
+    n_models = len(models)
+    if n_models < 2:
+        raise InvalidOptionError(f"compare needs at least two models, found {n_models}")
+    clusters = cluster_codes(data, by_labels).astype(np.float64)
+    values = outcome_values(data[outcome], outcome)
+    if missing == "raise" and np.isnan(values).any():
+        raise MissingOutcomeError(
+            f"outcome {outcome!r} has {int(np.isnan(values).sum())} "
+            "missing values; use missing='drop' or missing='fail'"
+        )
+    if missing == "fail":
+        if not check_binary(values):
+            raise InvalidOutcomeError("missing='fail' needs a binary (0/1) outcome")
+        values = np.where(np.isnan(values), 0.0, values)
+
+    runs_any = np.bincount(item_codes, minlength=n_items)
+    s1 = np.bincount(item_codes, weights=clusters, minlength=n_items)
+    s2 = np.bincount(item_codes, weights=clusters * clusters, minlength=n_items)
+    spread = s2 * runs_any != s1 * s1
+    if spread.any():
+        raise AlignmentError(
+            f"{int(spread.sum())} items have rows in several clusters (an "
+            "item must belong to one cluster for every model)"
+        )
+    cell = model_codes.astype(np.int64) * n_items + item_codes
+    _check_duplicates(data, keys, cell, n_models * n_items, rerun, "for one model")
+    present = (np.bincount(cell, minlength=n_models * n_items) > 0).reshape(n_models, n_items)
+    complete = present.all(axis=0)
+    if how == "strict" and not complete.all():
+        lacking = {
+            models[m]: int((~present[m]).sum()) for m in range(n_models) if not present[m].all()
+        }
+        shown = ", ".join(f"{k!r}: {v}" for k, v in list(lacking.items())[:5])
+        raise AlignmentError(
+            f"{int((~complete).sum())} items are missing for some models (items lacking per "
+            f"model: {shown}); pass how='inner' to compare the items every model has"
+        )
+    ok = ~np.isnan(values)
+    runs = np.bincount(cell[ok], minlength=n_models * n_items).reshape(n_models, n_items)
+    totals = np.bincount(cell[ok], weights=values[ok], minlength=n_models * n_items)
+    usable = complete & (runs > 0).all(axis=0)
+    if not usable.any():
+        raise EmptyDataError("no item has a non-missing outcome for every model")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        matrix = (totals.reshape(n_models, n_items) / runs)[:, usable].T
+    item_cluster = (s1 / np.maximum(runs_any, 1))[usable].astype(np.int64)
+    codes, _ = pd.factorize(item_cluster, sort=True)
+    return ModelMatrix(
+        values=np.ascontiguousarray(matrix),
+        codes=codes.astype(np.intp),
+        models=tuple(models),
+        n_dropped_items=int((~complete).sum()),
+        n_missing_items=int((complete & ~usable).sum()),
+    )

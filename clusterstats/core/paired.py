@@ -1,0 +1,427 @@
+"""Paired comparisons of models evaluated on the same clustered items.
+
+Everything works on per-item values (reruns already averaged): pairing removes item
+difficulty, and the cluster-robust variance of the per-item differences keeps the clustering.
+For many models at once (``compare``) the same algebra is done for every pair with one matrix
+product on per-cluster residual totals, and one set of bootstrap draws serves every model.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from clusterstats.core.bootstrap import _CHUNK_ELEMENTS
+
+__all__ = [
+    "McNemar",
+    "adjust_p_values",
+    "clustered_mcnemar",
+    "mcnemar",
+    "pairwise_cluster_robust",
+    "rank_intervals",
+    "rerun_variance_share",
+]
+
+
+class McNemar(NamedTuple):
+    a_only: int  # items passed by A and failed by B
+    b_only: int
+    statistic: float
+    p_value: float
+    exact_p_value: float
+
+
+def mcnemar(a: NDArray[np.float64], b: NDArray[np.float64]) -> McNemar:
+    """McNemar's test on paired binary items: ``(n_ab - n_ba)^2 / (n_ab + n_ba)`` on chi2(1),
+    and the exact binomial version (as ``statsmodels.stats.contingency_tables.mcnemar``)."""
+    a_only = int(np.count_nonzero((a == 1) & (b == 0)))
+    b_only = int(np.count_nonzero((a == 0) & (b == 1)))
+    discordant = a_only + b_only
+    if discordant == 0:
+        return McNemar(a_only, b_only, 0.0, 1.0, 1.0)
+    statistic = (a_only - b_only) ** 2 / discordant
+    exact = float(stats.binomtest(min(a_only, b_only), discordant, 0.5).pvalue)
+    return McNemar(a_only, b_only, statistic, float(stats.chi2.sf(statistic, 1)), exact)
+
+
+def clustered_mcnemar(
+    a: NDArray[np.float64], b: NDArray[np.float64], codes: NDArray[np.intp], n_clusters: int
+) -> tuple[float, float]:
+    """Obuchowski (1998): ``(K-1)/K (sum_k (b_k - c_k))^2 / sum_k (b_k - c_k)^2`` on chi2(1),
+    with ``b_k, c_k`` the discordant counts of cluster k. It equals the null-centred CR1 Wald
+    statistic of the mean difference."""
+    diff = np.bincount(codes, weights=(a == 1) & (b == 0), minlength=n_clusters) - np.bincount(
+        codes, weights=(a == 0) & (b == 1), minlength=n_clusters
+    )
+    denominator = float(diff @ diff)
+    if denominator == 0.0:
+        return 0.0, 1.0
+    k = n_clusters
+    statistic = (k - 1) / k * float(diff.sum()) ** 2 / denominator
+    return statistic, float(stats.chi2.sf(statistic, 1))
+
+
+def rerun_variance_share(
+    within_a: NDArray[np.float64],
+    runs_a: NDArray[np.float64],
+    within_b: NDArray[np.float64],
+    runs_b: NDArray[np.float64],
+    diff: NDArray[np.float64],
+) -> float:
+    """Share of the per-item differences' variance that comes from rerun noise.
+
+    Miller (2024): the per-item mean of ``k`` runs has variance ``Var(x_i) + sigma_i^2 / k``.
+    ``within_*`` are the unbiased within-item variances (NaN for items with one run); the
+    share is ``(mean(sigma_A^2 / k_A) + mean(sigma_B^2 / k_B)) / Var(d)``, NaN without reruns.
+    """
+    parts = []
+    for within, runs in ((within_a, runs_a), (within_b, runs_b)):
+        ok = ~np.isnan(within)
+        if not ok.any():
+            return math.nan
+        parts.append(float(np.mean(within[ok] / runs[ok])))
+    total = float(np.var(diff, ddof=1)) if diff.shape[0] > 1 else math.nan
+    if not total > 0:
+        return math.nan
+    return min(1.0, sum(parts) / total)
+
+
+def pairwise_cluster_robust(
+    cluster_totals: NDArray[np.float64], counts: NDArray[np.float64], kind: str
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Means of M models and the cluster-robust variance of every pairwise difference.
+
+    ``cluster_totals`` is ``(G, M)``: per cluster, the sum over its items of each model's
+    per-item value; ``counts`` is items per cluster. Returns ``(means (M,), variance of
+    mean_a - mean_b (M, M), df)``, the pooled (item-weighted) estimand, CR1 or CR2.
+    """
+    n_items = float(counts.sum())
+    g = counts.shape[0]
+    means = cluster_totals.sum(axis=0) / n_items
+    resid = cluster_totals - np.outer(counts, means)
+    if kind == "CR1":
+        weights = np.full(g, g / (g - 1.0))
+        df = g - 1.0
+    else:
+        from clusterstats.core.variance import _satterthwaite_df_cr2
+
+        weights = 1.0 / (1.0 - counts / n_items)
+        df = _satterthwaite_df_cr2(counts, n_items)
+    cross = (resid * weights[:, None]).T @ resid / n_items**2
+    diag = np.diag(cross)
+    variance = diag[:, None] + diag[None, :] - 2.0 * cross
+    return means, np.maximum(variance, 0.0), df
+
+
+def adjust_p_values(p_values: NDArray[np.float64], method: str) -> NDArray[np.float64]:
+    """Holm (family-wise error) or Benjamini–Hochberg (false discovery rate) adjustment."""
+    p = np.asarray(p_values, dtype=np.float64)
+    m = p.shape[0]
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    ranked = p[order]
+    if method == "holm":
+        adjusted = np.maximum.accumulate((m - np.arange(m)) * ranked)
+    elif method in ("bh", "fdr_bh"):
+        adjusted = np.minimum.accumulate(m / np.arange(m, 0, -1) * ranked[::-1])[::-1]
+    elif method == "none":
+        adjusted = ranked
+    else:
+        raise ValueError(f"unknown p-value adjustment {method!r}; expected 'holm', 'bh', 'none'")
+    out = np.empty(m)
+    out[order] = np.minimum(adjusted, 1.0)
+    return out
+
+
+def rank_intervals(
+    cluster_totals: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    *,
+    n_resamples: int,
+    confidence: float,
+    rng: np.random.Generator,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Bootstrap intervals of each model's rank (1 = best), from one set of cluster draws
+    shared by all models. Returns ``(low, high, replicate means (B, M))``.
+
+    Each chunk of draws becomes a count matrix ``C`` (replicates x clusters), and every
+    model's resampled total is ``C @ cluster_totals``: one matrix product, no loop over models.
+    """
+    g, m = cluster_totals.shape
+    chunk = max(1, _CHUNK_ELEMENTS // g)
+    stacked = np.column_stack([cluster_totals, counts])
+    means = np.empty((n_resamples, m))
+    offsets = (np.arange(chunk) * g)[:, None]
+    for start in range(0, n_resamples, chunk):
+        stop = min(start + chunk, n_resamples)
+        rows = stop - start
+        drawn = rng.integers(0, g, size=(rows, g))
+        draws = np.bincount((drawn + offsets[:rows]).ravel(), minlength=rows * g)
+        sums = draws.reshape(rows, g).astype(np.float64) @ stacked
+        means[start:stop] = sums[:, :m] / sums[:, m:]
+    # rank 1 = highest mean; ties share the better rank
+    ranks = m - stats.rankdata(means, axis=1, method="max") + 1
+    alpha = 1.0 - confidence
+    low, high = np.quantile(ranks, [alpha / 2, 1 - alpha / 2], axis=0, method="inverted_cdf")
+    return low, high, means
+
+
+class PairedSummary(NamedTuple):
+    delta: float
+    se: float
+    low: float
+    high: float
+    df: float
+    method: str
+    p_value: float
+    test: str
+    mean_a: float
+    mean_b: float
+    se_unpaired: float
+    correlation: float
+    naive_low: float
+    naive_high: float
+    icc: float
+    mcnemar_a_only: int | None
+    mcnemar_b_only: int | None
+    mcnemar_statistic: float
+    mcnemar_p_value: float
+    mcnemar_exact_p_value: float
+    clustered_mcnemar_statistic: float
+    clustered_mcnemar_p_value: float
+    rerun_variance_share: float
+    n_resamples: int | None
+    notes: tuple[str, ...]
+
+
+def summarize_paired(
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    codes: NDArray[np.intp],
+    *,
+    estimand: str,
+    method: str,
+    confidence: float,
+    single_run_binary: bool,
+    within_a: NDArray[np.float64],
+    runs_a: NDArray[np.float64],
+    within_b: NDArray[np.float64],
+    runs_b: NDArray[np.float64],
+    n_resamples: int = 9999,
+    rng: np.random.Generator | None = None,
+) -> PairedSummary:
+    """Everything ``paired_delta`` reports, from per-item values of A and B (``delta = A - B``).
+
+    ``method`` is one of ``auto`` (CR2), ``naive``, ``cr1``, ``cr2``, ``bootstrap_bca`` (or
+    ``bootstrap``) and ``bootstrap_percentile``; the bootstrap resamples whole clusters, both
+    models' items together, which is the cluster bootstrap of the per-item differences.
+    """
+    from clusterstats.core.grouping import cluster_sums
+    from clusterstats.core.summary import summarize_interval
+    from clusterstats.core.variance import cluster_robust, estimate
+    from clusterstats.errors import DegenerateDataError, DegenerateDataWarning, warn
+
+    n_clusters = int(codes.max()) + 1
+    diff = a - b
+    notes: list[str] = []
+    if method == "auto":
+        method = "cr2"
+    kind = "CR1" if method == "cr1" else "CR2"
+    sums_a = cluster_sums(a, codes, n_clusters)
+    sums_b = cluster_sums(b, codes, n_clusters)
+    var_a = cluster_robust(sums_a, estimand, kind).variance
+    var_b = cluster_robust(sums_b, estimand, kind).variance
+    se_unpaired = math.sqrt(var_a + var_b)
+    correlation = float(np.corrcoef(a, b)[0, 1]) if np.ptp(a) > 0 and np.ptp(b) > 0 else math.nan
+    if single_run_binary:
+        mc = mcnemar(a, b)
+        cm_stat, cm_p = clustered_mcnemar(a, b, codes, n_clusters)
+        mc_fields = (
+            mc.a_only,
+            mc.b_only,
+            mc.statistic,
+            mc.p_value,
+            mc.exact_p_value,
+            cm_stat,
+            cm_p,
+        )
+    else:
+        mc_fields = (None, None, math.nan, math.nan, math.nan, math.nan, math.nan)
+    share = rerun_variance_share(within_a, runs_a, within_b, runs_b, diff)
+
+    if not np.any(diff != 0.0):
+        if not single_run_binary and not np.all(np.isin(np.concatenate([a, b]), (0.0, 1.0))):
+            raise DegenerateDataError(
+                "the two sides have identical values on every item: no difference, and no "
+                "information about how large one could be"
+            )
+        # No discordant item: bound the discordance rate, which bounds |delta|, with
+        # Clopper-Pearson on 0 events in G clusters (the clustered rule of three).
+        bound = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / n_clusters)
+        message = (
+            f"the two agree on every item, so the difference has no variance; the interval "
+            f"bounds the share of discordant items by Clopper-Pearson on 0 of {n_clusters} "
+            "clusters"
+        )
+        warn(message, DegenerateDataWarning)
+        return PairedSummary(
+            0.0,
+            math.nan,
+            -bound,
+            bound,
+            math.nan,
+            "discordance_bound_fallback",
+            1.0,
+            "none",
+            estimate(sums_a, estimand),
+            estimate(sums_b, estimand),
+            se_unpaired,
+            correlation,
+            0.0,
+            0.0,
+            math.nan,
+            *mc_fields,
+            share,
+            None,
+            (message,),
+        )
+
+    interval = summarize_interval(
+        cluster_sums(diff, codes, n_clusters),
+        estimand=estimand,
+        method=method,
+        confidence=confidence,
+        is_binary=False,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+    notes.extend(interval.notes)
+    if interval.method in ("cr1", "cr2"):
+        se_test, df_test, test = interval.se, interval.df, f"{interval.method}_t"
+    else:
+        cr2 = cluster_robust(cluster_sums(diff, codes, n_clusters), estimand, "CR2")
+        se_test, df_test, test = math.sqrt(cr2.variance), cr2.df, "cr2_t"
+    if se_test > 0 and math.isfinite(df_test):
+        t_stat = interval.estimate / se_test
+        p_value = float(2.0 * stats.t.sf(abs(t_stat), df_test))
+    else:
+        p_value, test = math.nan, "none"
+    return PairedSummary(
+        delta=interval.estimate,
+        se=interval.se,
+        low=interval.low,
+        high=interval.high,
+        df=interval.df,
+        method=interval.method,
+        p_value=p_value,
+        test=test,
+        mean_a=estimate(sums_a, estimand),
+        mean_b=estimate(sums_b, estimand),
+        se_unpaired=se_unpaired,
+        correlation=correlation,
+        naive_low=interval.naive_low,
+        naive_high=interval.naive_high,
+        icc=interval.icc,
+        mcnemar_a_only=mc_fields[0],
+        mcnemar_b_only=mc_fields[1],
+        mcnemar_statistic=mc_fields[2],
+        mcnemar_p_value=mc_fields[3],
+        mcnemar_exact_p_value=mc_fields[4],
+        clustered_mcnemar_statistic=mc_fields[5],
+        clustered_mcnemar_p_value=mc_fields[6],
+        rerun_variance_share=share,
+        n_resamples=interval.n_resamples,
+        notes=tuple(notes),
+    )
+
+
+class ComparisonSummary(NamedTuple):
+    pair_a: NDArray[np.intp]
+    pair_b: NDArray[np.intp]
+    delta: NDArray[np.float64]
+    se: NDArray[np.float64]
+    low: NDArray[np.float64]
+    high: NDArray[np.float64]
+    df: float
+    p_value: NDArray[np.float64]
+    p_adjusted: NDArray[np.float64]
+    method: str
+    means: NDArray[np.float64]
+    rank: NDArray[np.float64]
+    rank_low: NDArray[np.float64]
+    rank_high: NDArray[np.float64]
+
+
+def summarize_comparison(
+    cluster_totals: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    *,
+    estimand: str,
+    method: str,
+    adjust: str,
+    confidence: float,
+    baseline: int | None,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> ComparisonSummary:
+    """Every pairwise difference (or each model against ``baseline``) and rank intervals.
+
+    ``cluster_totals`` is ``(G, M)`` per-cluster sums of per-item values; ``counts`` the
+    items per cluster. For the ``cluster_mean`` estimand each cluster's mean is one unit.
+    Analytic methods (``cr2``, ``cr1``) use one matrix product for all pairs; the bootstrap
+    (percentile) reuses the rank bootstrap's replicates, so one set of draws serves every
+    model and every pair.
+    """
+    if estimand == "cluster_mean":
+        cluster_totals = cluster_totals / counts[:, None]
+        counts = np.ones_like(counts)
+    m = cluster_totals.shape[1]
+    kind = "CR1" if method == "cr1" else "CR2"
+    means, variance, df = pairwise_cluster_robust(cluster_totals, counts, kind)
+    if baseline is None:
+        pair_a, pair_b = np.triu_indices(m, k=1)
+    else:
+        pair_b = np.full(m - 1, baseline)
+        pair_a = np.array([i for i in range(m) if i != baseline])
+    delta = means[pair_a] - means[pair_b]
+    se = np.sqrt(variance[pair_a, pair_b])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_value = np.where(se > 0, 2.0 * stats.t.sf(np.abs(delta / se), df), np.nan)
+    q = stats.t.ppf(0.5 + confidence / 2, df)
+    rank_low, rank_high, replicates = rank_intervals(
+        cluster_totals, counts, n_resamples=n_resamples, confidence=confidence, rng=rng
+    )
+    if method in ("bootstrap", "bootstrap_percentile"):
+        alpha = 1.0 - confidence
+        boot = replicates[:, pair_a] - replicates[:, pair_b]
+        low, high = np.quantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
+        used = "bootstrap_percentile"
+    else:
+        low, high = delta - q * se, delta + q * se
+        used = kind.lower()
+    finite = ~np.isnan(p_value)
+    p_adjusted = np.full_like(p_value, np.nan)
+    p_adjusted[finite] = adjust_p_values(p_value[finite], adjust)
+    rank = m - stats.rankdata(means, method="max") + 1
+    return ComparisonSummary(
+        pair_a,
+        pair_b,
+        delta,
+        se,
+        low,
+        high,
+        df,
+        p_value,
+        p_adjusted,
+        used,
+        means,
+        rank,
+        rank_low,
+        rank_high,
+    )

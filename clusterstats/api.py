@@ -595,12 +595,11 @@ def compare(
         baseline_index = mm.models.index(baseline)
     n_clusters = int(mm.codes.max()) + 1
     counts = np.bincount(mm.codes, minlength=n_clusters).astype(np.float64)
-    totals = np.column_stack(
-        [
-            np.bincount(mm.codes, weights=mm.values[:, j], minlength=n_clusters)
-            for j in range(mm.values.shape[1])
-        ]
-    )
+    n_models = mm.values.shape[1]
+    # One bincount over (cluster, model) cells instead of one per model.
+    cells = (mm.codes[:, None] * n_models + np.arange(n_models)[None, :]).ravel()
+    totals = np.bincount(cells, weights=mm.values.ravel(), minlength=n_clusters * n_models)
+    totals = totals.reshape(n_clusters, n_models)
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     s = summarize_comparison(
         totals,

@@ -19,6 +19,8 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
         ("analytic.py", "ratio"),
         ("coverage.py", "worst cell"),
         ("candidates.py", "korn_graubard_guarded"),
+        ("coverage_paired.py", "cr2"),
+        ("compare.py", "ratio"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):

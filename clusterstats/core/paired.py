@@ -165,8 +165,11 @@ def rank_intervals(
         draws = np.bincount((drawn + offsets[:rows]).ravel(), minlength=rows * g)
         sums = draws.reshape(rows, g).astype(np.float64) @ stacked
         means[start:stop] = sums[:, :m] / sums[:, m:]
-    # rank 1 = highest mean; ties share the better rank
-    ranks = m - stats.rankdata(means, axis=1, method="max") + 1
+    # rank 1 = highest mean (ties, which have probability ~0 for these means, are broken by
+    # model order); argsort twice is several times faster than rankdata on (B, M)
+    order = np.argsort(-means, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(1, m + 1)[None, :], axis=1)
     alpha = 1.0 - confidence
     low, high = np.quantile(ranks, [alpha / 2, 1 - alpha / 2], axis=0, method="inverted_cdf")
     return low, high, means

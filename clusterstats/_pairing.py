@@ -78,9 +78,14 @@ def _check_duplicates(
     n_items: int,
     rerun: Hashable | None,
     where: str,
+    rows: np.ndarray | None = None,
 ) -> None:
-    """Several rows per item are reruns only when ``rerun`` names them; otherwise an error."""
-    rows = np.bincount(item_codes, minlength=n_items)
+    """Several rows per item are reruns only when ``rerun`` names them; otherwise an error.
+
+    ``rows`` (rows per item) may be passed when the caller has already counted them.
+    """
+    if rows is None:
+        rows = np.bincount(item_codes, minlength=n_items)
     if rerun is None:
         repeated = rows > 1
         if repeated.any():
@@ -315,8 +320,11 @@ def model_matrix(
             "item must belong to one cluster for every model)"
         )
     cell = model_codes.astype(np.int64) * n_items + item_codes
-    _check_duplicates(data, keys, cell, n_models * n_items, rerun, "for one model")
-    present = (np.bincount(cell, minlength=n_models * n_items) > 0).reshape(n_models, n_items)
+    rows_per_cell = np.bincount(cell, minlength=n_models * n_items)  # counted once, used 3x
+    _check_duplicates(
+        data, keys, cell, n_models * n_items, rerun, "for one model", rows=rows_per_cell
+    )
+    present = (rows_per_cell > 0).reshape(n_models, n_items)
     complete = present.all(axis=0)
     if how == "strict" and not complete.all():
         lacking = {
@@ -328,8 +336,12 @@ def model_matrix(
             f"model: {shown}); pass how='inner' to compare the items every model has"
         )
     ok = ~np.isnan(values)
-    runs = np.bincount(cell[ok], minlength=n_models * n_items).reshape(n_models, n_items)
-    totals = np.bincount(cell[ok], weights=values[ok], minlength=n_models * n_items)
+    if ok.all():  # the common case: no copies, and the row counts are the run counts
+        runs = rows_per_cell.reshape(n_models, n_items)
+        totals = np.bincount(cell, weights=values, minlength=n_models * n_items)
+    else:
+        runs = np.bincount(cell[ok], minlength=n_models * n_items).reshape(n_models, n_items)
+        totals = np.bincount(cell[ok], weights=values[ok], minlength=n_models * n_items)
     usable = complete & (runs > 0).all(axis=0)
     if not usable.any():
         raise EmptyDataError("no item has a non-missing outcome for every model")

@@ -179,11 +179,16 @@ def align(
     if how == "strict" and (only_a.any() or only_b.any()):
         first_row = np.full(n_items, -1)
         first_row[item_codes[::-1]] = np.arange(len(item_codes))[::-1]
+        hint = "pass how='inner' to compare the common items"
+        if on is None and not (present_a & present_b).any():
+            hint = (
+                "the frames are matched on their index and share no index value: pass "
+                "on='<item id column>'"
+            )
         raise AlignmentError(
             f"{int(only_a.sum())} items are only in the first frame (e.g. "
             f"{_examples(both_keys, first_row[only_a])}) and {int(only_b.sum())} only in the "
-            f"second (e.g. {_examples(both_keys, first_row[only_b])}); pass how='inner' to "
-            "compare the common items"
+            f"second (e.g. {_examples(both_keys, first_row[only_b])}); {hint}"
         )
 
     # The cluster of an item must be one value per side, and the same on both sides.

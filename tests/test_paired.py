@@ -320,3 +320,78 @@ def test_paired_results_display_and_frames(bbh):
     assert list(comp.leaderboard().columns) == list(cs.Comparison.LEADERBOARD_COLUMNS)
     assert "Leaderboard" in comp._repr_html_()
     assert "pairwise" in repr(comp)
+
+
+def small_panel(seed=0, n_docs=25, per_doc=4):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in range(n_docs):
+        hard = rng.normal()
+        for i in range(per_doc):
+            for model, skill in (("a", 1.0), ("b", 0.3), ("c", 0.0)):
+                p = 1 / (1 + np.exp(-(skill - hard)))
+                rows.append((model, f"{g}-{i}", g, int(rng.random() < p)))
+    return pd.DataFrame(rows, columns=["model", "item", "doc", "passed"])
+
+
+def test_compare_bootstrap_pairs_share_the_rank_draws():
+    panel = small_panel()
+    boot = panel.eval.compare(
+        "passed", by="doc", model="model", on="item", method="bootstrap", n_resamples=4000, rng=2
+    )
+    analytic = panel.eval.compare(
+        "passed", by="doc", model="model", on="item", rng=2, n_resamples=4000
+    )
+    pairs_b, pairs_a = boot.pairs(), analytic.pairs()
+    assert (pairs_b["method"] == "bootstrap_percentile").all()
+    assert pairs_b["delta"].tolist() == pairs_a["delta"].tolist()
+    # the percentile interval of each pair and the CR2 interval describe the same spread
+    width_b = (pairs_b["high"] - pairs_b["low"]).to_numpy()
+    width_a = (pairs_a["high"] - pairs_a["low"]).to_numpy()
+    assert np.all(np.abs(width_b / width_a - 1) < 0.25)
+    assert boot.leaderboard().equals(analytic.leaderboard())  # same draws, same ranks
+
+
+def test_compare_alignment_errors():
+    panel = small_panel()
+    lacking = panel[~((panel.model == "c") & panel.item.isin(["0-0", "3-1"]))]
+    with pytest.raises(
+        cs.AlignmentError,
+        match=r"2 items are missing for some models "
+        r"\(items lacking per model: 'c': 2\)",
+    ):
+        lacking.eval.compare("passed", by="doc", model="model", on="item")
+    inner = lacking.eval.compare(
+        "passed", by="doc", model="model", on="item", how="inner", n_resamples=200, rng=0
+    )
+    assert inner.n_items == 98
+    assert inner.n_dropped_items == 2
+    doubled = pd.concat([panel, panel.iloc[:3]])
+    with pytest.raises(cs.AlignmentError, match="3 items have more than one row for one model"):
+        doubled.eval.compare("passed", by="doc", model="model", on="item")
+    with pytest.raises(cs.InvalidOptionError, match="at least two models"):
+        panel[panel.model == "a"].eval.compare("passed", by="doc", model="model", on="item")
+
+
+def test_compare_cluster_mean_estimand_matches_paired_delta():
+    panel = small_panel(seed=1)
+    comp = panel.eval.compare(
+        "passed",
+        by="doc",
+        model="model",
+        on="item",
+        estimand="cluster_mean",
+        n_resamples=200,
+        rng=0,
+    )
+    a, c = panel[panel.model == "a"], panel[panel.model == "c"]
+    single = cs.paired_delta(a, c, "passed", by="doc", on="item", estimand="cluster_mean")
+    row = comp.pairs().query("model_a == 'a' and model_b == 'c'").iloc[0]
+    assert row["delta"] == pytest.approx(single.delta, rel=1e-12)
+    assert row["se"] == pytest.approx(single.se, rel=1e-10)
+
+
+def test_frames_filtered_from_one_long_frame_need_on(bbh):
+    cot, direct = bbh[bbh.condition == "cot"], bbh[bbh.condition == "direct"]
+    with pytest.raises(cs.AlignmentError, match=r"matched on their index.*on='<item id column>'"):
+        cot.eval.paired_delta(direct, "correct", by="task")

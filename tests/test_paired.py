@@ -28,6 +28,14 @@ def d1_pair(reference):
     return a, b
 
 
+@pytest.fixture(scope="module")
+def bbh_wide(bbh):
+    """BBH with the two conditions as columns, one row per item, and its task."""
+    wide = bbh.pivot(index="item_id", columns="condition", values="correct")
+    wide["task"] = bbh.drop_duplicates("item_id").set_index("item_id")["task"]
+    return wide
+
+
 def quiet(fn, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cs.ClusterStatsWarning)
@@ -51,11 +59,10 @@ def test_d1_paired_reference_values(d1_pair, reference):
     )
 
 
-def test_mcnemar_matches_statsmodels(bbh):
+def test_mcnemar_matches_statsmodels(bbh_wide):
     from statsmodels.stats.contingency_tables import mcnemar
 
-    wide = bbh.pivot(index="item_id", columns="condition", values="correct")
-    wide["task"] = bbh.drop_duplicates("item_id").set_index("item_id")["task"]
+    wide = bbh_wide
     res = wide.eval.paired_delta("cot", "direct", by="task")
     table = pd.crosstab(wide["cot"], wide["direct"]).to_numpy()
     chi = mcnemar(table, exact=False, correction=False)
@@ -173,9 +180,8 @@ def test_rank_intervals_from_shared_draws():
     assert again.leaderboard().equals(comp.leaderboard())
 
 
-def test_wide_layout_equals_two_frames(bbh):
-    wide = bbh.pivot(index="item_id", columns="condition", values="correct")
-    wide["task"] = bbh.drop_duplicates("item_id").set_index("item_id")["task"]
+def test_wide_layout_equals_two_frames(bbh, bbh_wide):
+    wide = bbh_wide
     from_columns = wide.eval.paired_delta("cot", "direct", by="task")
     cot = bbh[bbh.condition == "cot"]
     direct = bbh[bbh.condition == "direct"]
@@ -201,9 +207,8 @@ def test_wide_layout_equals_two_frames(bbh):
     assert reverse.delta == pytest.approx(-from_columns.delta)
 
 
-def test_pairing_beats_unpaired_on_correlated_items(bbh):
-    wide = bbh.pivot(index="item_id", columns="condition", values="correct")
-    wide["task"] = bbh.drop_duplicates("item_id").set_index("item_id")["task"]
+def test_pairing_beats_unpaired_on_correlated_items(bbh_wide):
+    wide = bbh_wide
     res = wide.eval.paired_delta("cot", "direct", by="task")
     assert res.correlation > 0
     assert res.se < res.se_unpaired
@@ -284,9 +289,8 @@ def test_identical_sides_fall_back_to_a_discordance_bound():
     assert (res.delta, res.low, res.high) == (0.0, pytest.approx(-bound), pytest.approx(bound))
 
 
-def test_bootstrap_is_the_cluster_bootstrap_of_the_differences(bbh):
-    wide = bbh.pivot(index="item_id", columns="condition", values="correct")
-    wide["task"] = bbh.drop_duplicates("item_id").set_index("item_id")["task"]
+def test_bootstrap_is_the_cluster_bootstrap_of_the_differences(bbh_wide):
+    wide = bbh_wide
     paired = wide.eval.paired_delta(
         "cot", "direct", by="task", method="bootstrap_percentile", n_resamples=3000, rng=9
     )
@@ -297,9 +301,8 @@ def test_bootstrap_is_the_cluster_bootstrap_of_the_differences(bbh):
     assert (paired.low, paired.high) == (direct.low, direct.high)
 
 
-def test_paired_results_display_and_frames(bbh):
-    wide = bbh.pivot(index="item_id", columns="condition", values="correct")
-    wide["task"] = bbh.drop_duplicates("item_id").set_index("item_id")["task"]
+def test_paired_results_display_and_frames(bbh, bbh_wide):
+    wide = bbh_wide
     before = wide.copy()
     res = wide.eval.paired_delta("cot", "direct", by="task")
     pd.testing.assert_frame_equal(wide, before)

@@ -89,9 +89,28 @@ def outcome_values(series: pd.Series, name: Hashable) -> np.ndarray:
     return values
 
 
+def small_int_codes(values: Any) -> np.ndarray | None:
+    """The ids themselves as codes, when they are non-negative integers of a plain numpy
+    dtype and no larger than about twice the number of rows; None otherwise.
+
+    Such ids need no hashing: ``np.bincount`` takes them as they are, and empty codes (gaps)
+    are dropped downstream. This is what keeps the reduction of large frames cheap.
+    """
+    dtype = getattr(values, "dtype", None)
+    if not (isinstance(dtype, np.dtype) and dtype.kind in "iu"):
+        return None
+    array = np.asarray(values)
+    if array.size == 0 or array.min() < 0 or array.max() > 2 * array.size + 1024:
+        return None
+    return array.astype(np.intp, copy=False)
+
+
 def _factorize_sorted(values: Any) -> tuple[np.ndarray, Any]:
     # Codes in sorted label order make bootstrap draws for a given seed independent of the
     # row order; labels of mixed, unorderable types fall back to first-appearance order.
+    direct = small_int_codes(values)
+    if direct is not None:  # already in label order
+        return direct, None
     try:
         return pd.factorize(values, sort=True, use_na_sentinel=True)
     except TypeError:
@@ -103,6 +122,7 @@ def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable]) -> np.ndarray:
     codes: np.ndarray | None = None
     for label in by:
         column_codes, uniques = _factorize_sorted(frame[label])
+        n_labels = int(column_codes.max()) + 1 if uniques is None else len(uniques)
         bad = column_codes < 0
         if bad.any():
             where = frame.index[np.flatnonzero(bad)[:3]].tolist()
@@ -113,7 +133,7 @@ def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable]) -> np.ndarray:
         if codes is None:
             codes = column_codes
         else:
-            codes, _ = pd.factorize(codes * np.int64(len(uniques)) + column_codes, sort=True)
+            codes, _ = pd.factorize(codes * np.int64(n_labels) + column_codes, sort=True)
     assert codes is not None
     return codes.astype(np.intp, copy=False)
 

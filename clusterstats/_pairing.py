@@ -22,6 +22,7 @@ from clusterstats._frame import (
     _require_columns,
     check_binary,
     outcome_values,
+    small_int_codes,
 )
 from clusterstats.errors import (
     AlignmentError,
@@ -249,7 +250,12 @@ def align(
 def _joint_codes(frame: pd.DataFrame, what: str) -> tuple[np.ndarray, int]:
     codes = None
     for column in frame.columns:
-        col_codes, uniques = pd.factorize(frame[column], sort=False, use_na_sentinel=True)
+        col_codes = small_int_codes(frame[column])
+        if col_codes is not None:
+            n_labels = int(col_codes.max()) + 1
+        else:
+            col_codes, uniques = pd.factorize(frame[column], sort=False, use_na_sentinel=True)
+            n_labels = len(uniques)
         if (col_codes < 0).any():
             raise InvalidClusterError(
                 f"{what} column {column!r} has {int((col_codes < 0).sum())} missing values"
@@ -257,7 +263,7 @@ def _joint_codes(frame: pd.DataFrame, what: str) -> tuple[np.ndarray, int]:
         if codes is None:
             codes = col_codes.astype(np.int64)
         else:
-            codes, _ = pd.factorize(codes * np.int64(len(uniques)) + col_codes, sort=False)
+            codes, _ = pd.factorize(codes * np.int64(n_labels) + col_codes, sort=False)
     assert codes is not None
     return codes, int(codes.max()) + 1
 
@@ -303,7 +309,7 @@ def model_matrix(
     n_models = len(models)
     if n_models < 2:
         raise InvalidOptionError(f"compare needs at least two models, found {n_models}")
-    clusters = cluster_codes(data, by_labels).astype(np.float64)
+    clusters = cluster_codes(data, by_labels)
     values = outcome_values(data[outcome], outcome)
     if missing == "raise" and np.isnan(values).any():
         raise MissingOutcomeError(
@@ -315,14 +321,15 @@ def model_matrix(
             raise InvalidOutcomeError("missing='fail' needs a binary (0/1) outcome")
         values = np.where(np.isnan(values), 0.0, values)
 
-    runs_any = np.bincount(item_codes, minlength=n_items)
-    s1 = np.bincount(item_codes, weights=clusters, minlength=n_items)
-    s2 = np.bincount(item_codes, weights=clusters * clusters, minlength=n_items)
-    spread = s2 * runs_any != s1 * s1
-    if spread.any():
+    # Every row of an item must carry the item's cluster: scatter one, gather and compare.
+    item_cluster = np.zeros(n_items, dtype=clusters.dtype)
+    item_cluster[item_codes] = clusters
+    mismatch = item_cluster[item_codes] != clusters
+    if mismatch.any():
+        n_spread = int(np.unique(item_codes[mismatch]).size)
         raise AlignmentError(
-            f"{int(spread.sum())} items have rows in several clusters (an "
-            "item must belong to one cluster for every model)"
+            f"{n_spread} items have rows in several clusters (an item must belong to one "
+            "cluster for every model)"
         )
     cell = model_codes.astype(np.int64) * n_items + item_codes
     rows_per_cell = np.bincount(cell, minlength=n_models * n_items)  # counted once, used 3x
@@ -330,14 +337,18 @@ def model_matrix(
         data, keys, cell, n_models * n_items, rerun, "for one model", rows=rows_per_cell
     )
     present = (rows_per_cell > 0).reshape(n_models, n_items)
+    exists = present.any(axis=0)  # integer ids used as codes can leave gaps
     complete = present.all(axis=0)
-    if how == "strict" and not complete.all():
+    incomplete = exists & ~complete
+    if how == "strict" and incomplete.any():
         lacking = {
-            models[m]: int((~present[m]).sum()) for m in range(n_models) if not present[m].all()
+            models[m]: int((exists & ~present[m]).sum())
+            for m in range(n_models)
+            if (exists & ~present[m]).any()
         }
         shown = ", ".join(f"{k!r}: {v}" for k, v in list(lacking.items())[:5])
         raise AlignmentError(
-            f"{int((~complete).sum())} items are missing for some models (items lacking per "
+            f"{int(incomplete.sum())} items are missing for some models (items lacking per "
             f"model: {shown}); pass how='inner' to compare the items every model has"
         )
     ok = ~np.isnan(values)
@@ -352,12 +363,11 @@ def model_matrix(
         raise EmptyDataError("no item has a non-missing outcome for every model")
     with np.errstate(invalid="ignore", divide="ignore"):
         matrix = (totals.reshape(n_models, n_items) / runs)[:, usable].T
-    item_cluster = (s1 / np.maximum(runs_any, 1))[usable].astype(np.int64)
-    codes, _ = pd.factorize(item_cluster, sort=True)
+    codes, _ = pd.factorize(item_cluster[usable], sort=True)
     return ModelMatrix(
         values=np.ascontiguousarray(matrix),
         codes=codes.astype(np.intp),
         models=tuple(models),
-        n_dropped_items=int((~complete).sum()),
+        n_dropped_items=int(incomplete.sum()),
         n_missing_items=int((complete & ~usable).sum()),
     )

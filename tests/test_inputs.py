@@ -221,3 +221,21 @@ def test_over_with_string_labels_keeps_first_appearance_order(frame):
     assert list(grouped.to_frame()["model"]) == ["zeta", "alpha"]
     with pytest.raises(KeyError, match="no group 'beta'"):
         grouped["beta"]
+
+
+@pytest.mark.parametrize(
+    "transform",
+    [
+        lambda d: d * 7 + 3,  # gaps: small ints used directly as codes
+        lambda d: d * 10**9,  # too large to use directly: hashed
+        lambda d: d - 100,  # negative: hashed (same label order)
+        lambda d: (d * 7 + 3).astype("uint32"),
+    ],
+)
+def test_integer_cluster_ids_fast_path_and_fallback_agree(frame, transform):
+    renamed = frame.assign(doc=transform(frame["doc"]))
+    options = {"method": "bootstrap_percentile", "n_resamples": 300, "rng": 4}
+    _same_numbers(
+        cs.cluster_ci(renamed, "passed", by="doc", **options),
+        cs.cluster_ci(frame, "passed", by="doc", **options),
+    )

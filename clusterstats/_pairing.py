@@ -24,6 +24,7 @@ from clusterstats._frame import (
     outcome_values,
     small_int_codes,
 )
+from clusterstats.core.grouping import item_summaries
 from clusterstats.errors import (
     AlignmentError,
     EmptyDataError,
@@ -65,6 +66,13 @@ def _keys(frame: pd.DataFrame, on: Any) -> pd.DataFrame:
     return frame[labels].reset_index(drop=True)
 
 
+def _first_rows(item_codes: np.ndarray, n_items: int) -> np.ndarray:
+    """The position of each item's first row (for showing examples in error messages)."""
+    first = np.full(n_items, -1)
+    first[item_codes[::-1]] = np.arange(item_codes.shape[0])[::-1]
+    return first
+
+
 def _examples(keys: pd.DataFrame, positions: np.ndarray, k: int = 3) -> list[Any]:
     rows = keys.iloc[positions[:k]]
     if rows.shape[1] == 1:
@@ -90,8 +98,7 @@ def _check_duplicates(
     if rerun is None:
         repeated = rows > 1
         if repeated.any():
-            first = np.full(n_items, -1)
-            first[item_codes[::-1]] = np.arange(item_codes.shape[0])[::-1]
+            first = _first_rows(item_codes, n_items)
             raise AlignmentError(
                 f"{int(repeated.sum())} items have more than one row {where} "
                 f"(e.g. {_examples(keys, first[repeated])}); if they are reruns of the item, "
@@ -105,17 +112,6 @@ def _check_duplicates(
     pairs = item_codes.astype(np.int64) * (int(run_codes.max()) + 1) + run_codes
     if pd.Series(pairs).duplicated().any():
         raise AlignmentError(f"rows {where} share both the item key and the run id {rerun!r}")
-
-
-def _per_item(values, item_codes, n_items):
-    runs = np.bincount(item_codes, minlength=n_items).astype(np.float64)
-    total = np.bincount(item_codes, weights=values, minlength=n_items)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = total / runs
-        centred = values - mean[item_codes]
-        ss = np.bincount(item_codes, weights=centred * centred, minlength=n_items)
-        within = np.where(runs > 1, ss / (runs - 1), np.nan)
-    return mean, runs, within
 
 
 def align(
@@ -178,8 +174,7 @@ def align(
     present_b = np.bincount(codes_b, minlength=n_items) > 0
     only_a, only_b = present_a & ~present_b, present_b & ~present_a
     if how == "strict" and (only_a.any() or only_b.any()):
-        first_row = np.full(n_items, -1)
-        first_row[item_codes[::-1]] = np.arange(len(item_codes))[::-1]
+        first_row = _first_rows(item_codes, n_items)
         hint = "pass how='inner' to compare the common items"
         if on is None and not (present_a & present_b).any():
             hint = (
@@ -209,16 +204,15 @@ def align(
     common = present_a & present_b
     differs = common & (cluster_mean["first"] != cluster_mean["second"])
     if differs.any():
-        first_row = np.full(n_items, -1)
-        first_row[item_codes[::-1]] = np.arange(len(item_codes))[::-1]
+        first_row = _first_rows(item_codes, n_items)
         raise AlignmentError(
             f"{int(differs.sum())} items are in a different cluster in the two frames (e.g. "
             f"{_examples(both_keys, first_row[differs])})"
         )
 
     keep_a, keep_b = ~np.isnan(value_a), ~np.isnan(value_b)
-    mean_a, runs_a, within_a = _per_item(value_a[keep_a], codes_a[keep_a], n_items)
-    mean_b, runs_b, within_b = _per_item(value_b[keep_b], codes_b[keep_b], n_items)
+    mean_a, runs_a, within_a = item_summaries(value_a[keep_a], codes_a[keep_a], n_items)
+    mean_b, runs_b, within_b = item_summaries(value_b[keep_b], codes_b[keep_b], n_items)
     usable = common & (runs_a > 0) & (runs_b > 0)
     n_missing_items = int((common & ~usable).sum())
     if not usable.any():

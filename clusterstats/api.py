@@ -14,7 +14,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from clusterstats._frame import Prepared, _as_labels, prepare
+from clusterstats._frame import Prepared, _as_labels, check_binary, prepare
 from clusterstats.core import intervals as iv
 from clusterstats.core.intervals import Method
 from clusterstats.core.summary import summarize_design_effect, summarize_icc, summarize_interval
@@ -612,7 +612,7 @@ def compare(
         n_resamples=int(n_resamples),
         rng=generator,
     )
-    is_binary = bool(np.all((mm.values == 0.0) | (mm.values == 1.0)))
+    is_binary = check_binary(mm.values.ravel())
     score_low, score_high, score_method, warned = [], [], "", {}
     with _warnings.catch_warnings(record=True) as caught:
         _warnings.simplefilter("always", ClusterStatsWarning)

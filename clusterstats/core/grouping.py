@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["ClusterSums", "cluster_sums"]
+__all__ = ["ClusterSums", "cluster_sums", "item_summaries"]
 
 
 @dataclass(frozen=True)
@@ -107,3 +107,22 @@ def cluster_sums(values: ArrayLike, codes: ArrayLike, n_clusters: int | None = N
     if not occupied.all():
         counts, totals, squares = counts[occupied], totals[occupied], squares[occupied]
     return ClusterSums(counts=counts, totals=totals, squares=squares, shift=shift)
+
+
+def item_summaries(
+    values: NDArray[np.float64], item_codes: NDArray[np.intp], n_items: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Per item: the mean of its runs, the number of runs, and the unbiased within-item
+    variance of the runs (NaN for items with one run; items without runs get NaN means).
+
+    Reruns of one item are reduced to its mean before pairing; the within-item variance is
+    what rerun noise contributes (Miller 2024).
+    """
+    runs = np.bincount(item_codes, minlength=n_items).astype(np.float64)
+    total = np.bincount(item_codes, weights=values, minlength=n_items)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / runs
+        centred = values - mean[item_codes]
+        ss = np.bincount(item_codes, weights=centred * centred, minlength=n_items)
+        within = np.where(runs > 1, ss / (runs - 1), np.nan)
+    return mean, runs, within

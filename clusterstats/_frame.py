@@ -28,6 +28,8 @@ _NUMERIC_OBJECT_KINDS = {"integer", "floating", "mixed-integer-float", "boolean"
 # Above this many (group x cluster) cells, ``over=`` groups are reduced one at a time rather
 # than with a single combined bincount, to bound memory.
 _MAX_COMBINED_CELLS = 10_000_000
+# Rows probed for long runs of equal labels before a whole column is run-length encoded.
+_RUN_PROBE_ROWS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ def outcome_values(series: pd.Series, name: Hashable) -> np.ndarray:
             "0/1 (e.g. df[col].eq('pass').astype(int)) or to a numeric score"
         )
     values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-    if np.isinf(values).any():
+    if dtype.kind not in "iub" and np.isinf(values).any():  # integers cannot be infinite
         raise InvalidOutcomeError(f"outcome column {name!r} contains infinite values")
     return values
 
@@ -103,6 +105,70 @@ def small_int_codes(values: Any) -> np.ndarray | None:
     if array.size == 0 or array.min() < 0 or array.max() > 2 * array.size + 1024:
         return None
     return array.astype(np.intp, copy=False)
+
+
+def _runs(series: pd.Series) -> tuple[np.ndarray, Any] | None:
+    """Run lengths and run labels of a column stored in long runs of equal labels, or None.
+
+    Long results are usually concatenated per model (or per task), so a label column is a few
+    long runs; finding the runs is several times cheaper than hashing every row. Only layouts
+    where the check is cheap are tried (categoricals, numeric numpy columns, Arrow-backed
+    strings), and a prefix is probed first so that a shuffled column costs almost nothing
+    extra. Returns None when the column has more than one run per four rows.
+    """
+    n = len(series)
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or (
+        isinstance(dtype, np.dtype) and dtype.kind in "iub"
+    ):
+        array = (
+            series.cat.codes.to_numpy()
+            if isinstance(dtype, pd.CategoricalDtype)
+            else series.to_numpy()
+        )
+        for stop in (_RUN_PROBE_ROWS, n):  # the probe, then the whole column
+            part = array[:stop]
+            if 4 * (np.count_nonzero(part[1:] != part[:-1]) + 1) > part.size:
+                return None
+            if stop >= n:
+                break
+        starts = np.concatenate([[0], np.flatnonzero(array[1:] != array[:-1]) + 1])
+        lengths = np.diff(np.append(starts, n))
+        return lengths, series.iloc[starts]
+    arrow_backed = isinstance(dtype, pd.ArrowDtype) or (
+        isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"
+    )
+    if not arrow_backed:
+        return None
+    import pyarrow as pa  # present whenever a column is Arrow-backed
+    import pyarrow.compute as pc
+
+    arrow = series.array.__arrow_array__()
+    if not isinstance(arrow, pa.ChunkedArray):
+        arrow = pa.chunked_array([arrow])
+    if n > _RUN_PROBE_ROWS:
+        probe = pc.run_end_encode(arrow.slice(0, _RUN_PROBE_ROWS)).chunks
+        if 4 * sum(len(chunk.values) for chunk in probe) > _RUN_PROBE_ROWS:
+            return None
+    chunks = pc.run_end_encode(arrow).chunks
+    if 4 * sum(len(chunk.values) for chunk in chunks) > n:
+        return None
+    lengths = np.concatenate([np.diff(chunk.run_ends.to_numpy(), prepend=0) for chunk in chunks])
+    labels = [value for chunk in chunks for value in chunk.values.to_pylist()]
+    return lengths, pd.Series(labels, dtype=dtype)
+
+
+def label_codes(series: pd.Series) -> tuple[np.ndarray, Any]:
+    """Integer codes of a label column in first-appearance order (-1 for missing), and the
+    labels: what ``pd.factorize(series, sort=False)`` returns, computed on runs when the
+    column is stored in long runs of equal labels."""
+    runs = _runs(series)
+    if runs is None:
+        codes, uniques = pd.factorize(series, sort=False, use_na_sentinel=True)
+        return codes.astype(np.intp, copy=False), uniques
+    lengths, labels = runs
+    run_codes, uniques = pd.factorize(labels, sort=False, use_na_sentinel=True)
+    return np.repeat(run_codes.astype(np.intp), lengths), uniques
 
 
 def _factorize_sorted(values: Any) -> tuple[np.ndarray, Any]:

@@ -10,7 +10,7 @@ statistic: the numbers go to ``clusterstats.core.paired``.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -245,17 +245,17 @@ def _joint_codes(frame: pd.DataFrame, what: str) -> tuple[np.ndarray, int]:
     codes = None
     for column in frame.columns:
         col_codes = small_int_codes(frame[column])
-        if col_codes is not None:
+        if col_codes is not None:  # non-negative by construction
             n_labels = int(col_codes.max()) + 1
         else:
             col_codes, uniques = pd.factorize(frame[column], sort=False, use_na_sentinel=True)
             n_labels = len(uniques)
-        if (col_codes < 0).any():
-            raise InvalidClusterError(
-                f"{what} column {column!r} has {int((col_codes < 0).sum())} missing values"
-            )
+            if (col_codes < 0).any():
+                raise InvalidClusterError(
+                    f"{what} column {column!r} has {int((col_codes < 0).sum())} missing values"
+                )
         if codes is None:
-            codes = col_codes.astype(np.int64)
+            codes = col_codes.astype(np.int64, copy=False)
         else:
             codes, _ = pd.factorize(codes * np.int64(n_labels) + col_codes, sort=False)
     assert codes is not None
@@ -266,7 +266,7 @@ def _joint_codes(frame: pd.DataFrame, what: str) -> tuple[np.ndarray, int]:
 class ModelMatrix:
     """Per-item values of every model on the items they all have."""
 
-    values: np.ndarray  # (items, models)
+    values: np.ndarray  # (models, items): one contiguous row per model
     codes: np.ndarray  # cluster index per item
     models: tuple[Any, ...]
     n_dropped_items: int  # items some model lacks (how="inner")
@@ -284,8 +284,8 @@ def model_matrix(
     missing: str,
     rerun: Hashable | None = None,
 ) -> ModelMatrix:
-    """Reduce long results (one row per model x item x run) to an items x models matrix."""
-    from clusterstats._frame import cluster_codes
+    """Reduce long results (one row per model x item x run) to a models x items matrix."""
+    from clusterstats._frame import cluster_codes, label_codes
 
     if how not in ALIGNMENTS:
         raise InvalidOptionError(f"how must be one of {ALIGNMENTS}, got {how!r}")
@@ -297,7 +297,7 @@ def model_matrix(
         raise EmptyDataError("the frame has no rows")
     keys = _keys(data, on)
     item_codes, n_items = _joint_codes(keys, "item key")
-    model_codes, models = pd.factorize(data[model], sort=False, use_na_sentinel=True)
+    model_codes, models = label_codes(data[model])
     if (model_codes < 0).any():
         raise InvalidClusterError(f"model column {model!r} has missing labels")
     n_models = len(models)
@@ -315,17 +315,21 @@ def model_matrix(
             raise InvalidOutcomeError("missing='fail' needs a binary (0/1) outcome")
         values = np.where(np.isnan(values), 0.0, values)
 
+    if rerun is None:
+        blocked = _blocked_matrix(values, item_codes, model_codes, clusters, n_models, models)
+        if blocked is not None:
+            return _in_label_order(blocked)
     # Every row of an item must carry the item's cluster: scatter one, gather and compare.
     item_cluster = np.zeros(n_items, dtype=clusters.dtype)
     item_cluster[item_codes] = clusters
-    mismatch = item_cluster[item_codes] != clusters
-    if mismatch.any():
-        n_spread = int(np.unique(item_codes[mismatch]).size)
+    if (item_cluster[item_codes] != clusters).any():
+        n_spread = int(np.unique(item_codes[item_cluster[item_codes] != clusters]).size)
         raise AlignmentError(
             f"{n_spread} items have rows in several clusters (an item must belong to one "
             "cluster for every model)"
         )
-    cell = model_codes.astype(np.int64) * n_items + item_codes
+    cell = np.multiply(model_codes, n_items, dtype=np.int64)
+    cell += item_codes
     rows_per_cell = np.bincount(cell, minlength=n_models * n_items)  # counted once, used 3x
     _check_duplicates(
         data, keys, cell, n_models * n_items, rerun, "for one model", rows=rows_per_cell
@@ -352,16 +356,83 @@ def model_matrix(
     else:
         runs = np.bincount(cell[ok], minlength=n_models * n_items).reshape(n_models, n_items)
         totals = np.bincount(cell[ok], weights=values[ok], minlength=n_models * n_items)
+    totals = totals.reshape(n_models, n_items)
     usable = complete & (runs > 0).all(axis=0)
     if not usable.any():
         raise EmptyDataError("no item has a non-missing outcome for every model")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        matrix = (totals.reshape(n_models, n_items) / runs)[:, usable].T
+    if not usable.all():
+        totals, runs = totals[:, usable], runs[:, usable]
+    if (runs != 1).any():  # reruns: average them per item
+        totals /= runs
     codes, _ = pd.factorize(item_cluster[usable], sort=True)
+    return _in_label_order(
+        ModelMatrix(
+            values=totals,
+            codes=codes.astype(np.intp),
+            models=tuple(models),
+            n_dropped_items=int(incomplete.sum()),
+            n_missing_items=int((complete & ~usable).sum()),
+        )
+    )
+
+
+def _in_label_order(matrix: ModelMatrix) -> ModelMatrix:
+    """Models in sorted label order (first-appearance order if the labels cannot be sorted),
+    so that the pairs, their signs and the bootstrap draws do not depend on the row order."""
+    try:
+        order = sorted(range(len(matrix.models)), key=lambda j: matrix.models[j])
+    except TypeError:
+        return matrix
+    if order == list(range(len(order))):
+        return matrix
+    return replace(
+        matrix, values=matrix.values[order], models=tuple(matrix.models[j] for j in order)
+    )
+
+
+def _blocked_matrix(
+    values: np.ndarray,
+    item_codes: np.ndarray,
+    model_codes: np.ndarray,
+    clusters: np.ndarray,
+    n_models: int,
+    models: Any,
+) -> ModelMatrix | None:
+    """The models x items matrix without scattering rows, when the frame is one block of rows
+    per model, every block listing the same items in the same order, once each (results
+    concatenated per model); None for any other layout, which takes the general path.
+
+    Checking the layout costs a few comparisons of whole arrays; the general path hashes and
+    scatters every row.
+    """
+    n_rows = values.shape[0]
+    if n_rows % n_models:
+        return None
+    n_items = n_rows // n_models
+    blocks = model_codes.reshape(n_models, n_items)
+    if not (blocks == np.arange(n_models)[:, None]).all():
+        return None
+    first_items = item_codes[:n_items]
+    if not (item_codes.reshape(n_models, n_items) == first_items).all():
+        return None
+    if np.bincount(first_items).max() > 1:  # an item listed twice within a block
+        return None
+    item_cluster = clusters[:n_items]
+    if not (clusters.reshape(n_models, n_items) == item_cluster).all():
+        return None  # the general path reports the items that change cluster
+    matrix = values.reshape(n_models, n_items)
+    missing = np.isnan(matrix).any(axis=0)
+    if missing.all():
+        raise EmptyDataError("no item has a non-missing outcome for every model")
+    if missing.any():
+        matrix, item_cluster = matrix[:, ~missing], item_cluster[~missing]
+    codes, _ = pd.factorize(item_cluster, sort=True)
+    matrix = matrix.view()
+    matrix.flags.writeable = False  # may be a view of the caller's column
     return ModelMatrix(
-        values=np.ascontiguousarray(matrix),
+        values=matrix,
         codes=codes.astype(np.intp),
         models=tuple(models),
-        n_dropped_items=int(incomplete.sum()),
-        n_missing_items=int((complete & ~usable).sum()),
+        n_dropped_items=0,
+        n_missing_items=int(missing.sum()),
     )

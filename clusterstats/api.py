@@ -556,7 +556,9 @@ def compare(
     ``baseline``), cluster-robust (CR2 by default) with p-values adjusted across the family
     (``adjust="holm"`` controls the family-wise error; ``"bh"`` the false discovery rate),
     and a leaderboard: each model's score with its ``cluster_ci`` interval and the interval
-    of its rank from one cluster bootstrap whose draws all models share.
+    of its rank from one cluster bootstrap whose draws all models share. Models come in
+    sorted label order and each pair is ``model_a - model_b`` in that order, whatever the
+    order of the rows.
 
     Examples
     --------
@@ -595,11 +597,9 @@ def compare(
         baseline_index = mm.models.index(baseline)
     n_clusters = int(mm.codes.max()) + 1
     counts = np.bincount(mm.codes, minlength=n_clusters).astype(np.float64)
-    n_models = mm.values.shape[1]
-    # One bincount over (cluster, model) cells instead of one per model.
-    cells = (mm.codes[:, None] * n_models + np.arange(n_models)[None, :]).ravel()
-    totals = np.bincount(cells, weights=mm.values.ravel(), minlength=n_clusters * n_models)
-    totals = totals.reshape(n_clusters, n_models)
+    totals = np.column_stack(
+        [np.bincount(mm.codes, weights=row, minlength=n_clusters) for row in mm.values]
+    )
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     s = summarize_comparison(
         totals,
@@ -612,13 +612,16 @@ def compare(
         n_resamples=int(n_resamples),
         rng=generator,
     )
-    is_binary = check_binary(mm.values.ravel())
+    is_binary = check_binary(mm.values.ravel())  # a view: values is C-contiguous
     score_low, score_high, score_method, warned = [], [], "", {}
     with _warnings.catch_warnings(record=True) as caught:
         _warnings.simplefilter("always", ClusterStatsWarning)
-        for j in range(mm.values.shape[1]):
-            column = mm.values[:, j]
-            squares = np.bincount(mm.codes, weights=column * column, minlength=n_clusters)
+        for j, row in enumerate(mm.values):
+            squares = (
+                totals[:, j]  # 0/1 values are their own squares
+                if is_binary
+                else np.bincount(mm.codes, weights=row * row, minlength=n_clusters)
+            )
             ci = summarize_interval(
                 ClusterSums(counts, totals[:, j], squares),
                 estimand=estimand,
@@ -666,7 +669,7 @@ def compare(
         estimand=estimand,
         confidence=confidence,
         baseline=baseline,
-        n_items=int(mm.values.shape[0]),
+        n_items=int(mm.values.shape[1]),
         n_clusters=n_clusters,
         n_resamples=int(n_resamples),
         n_dropped_items=mm.n_dropped_items,

@@ -398,3 +398,49 @@ def test_frames_filtered_from_one_long_frame_need_on(bbh):
     cot, direct = bbh[bbh.condition == "cot"], bbh[bbh.condition == "direct"]
     with pytest.raises(cs.AlignmentError, match=r"matched on their index.*on='<item id column>'"):
         cot.eval.paired_delta(direct, "correct", by="task")
+
+
+def _compare_frame(frame, **kwargs):
+    options = {"by": "doc", "model": "model", "on": "item", "n_resamples": 500, "rng": 3}
+    return frame.eval.compare("passed", **(options | kwargs))
+
+
+@pytest.mark.parametrize("missing", ["drop", "fail"])
+def test_compare_does_not_depend_on_the_row_order(missing):
+    """Rows in one block per model take a shortcut (no scatter); any other order takes the
+    general path. Both must give the same comparison, on binary data to the last bit."""
+    panel = small_panel(seed=4)  # item-major: the general path
+    panel.loc[[5, 40, 41], "passed"] = np.nan
+    blocked = panel.sort_values(["model", "doc", "item"], kind="stable")
+    shuffled = panel.sample(frac=1.0, random_state=1)
+    categorical = blocked.astype({"model": "category"})
+    before = blocked.copy()
+    expected = quiet(_compare_frame, panel, missing=missing)
+    assert expected.n_missing_items == (2 if missing == "drop" else 0)
+    for frame in (blocked, shuffled, categorical):
+        got = quiet(_compare_frame, frame, missing=missing)
+        pd.testing.assert_frame_equal(got.to_frame(), expected.to_frame())
+        pd.testing.assert_frame_equal(got.leaderboard(), expected.leaderboard())
+        assert got.n_missing_items == expected.n_missing_items
+    pd.testing.assert_frame_equal(blocked, before)
+
+
+def test_compare_row_order_with_a_continuous_outcome():
+    panel = small_panel(seed=5)
+    panel["passed"] = panel["passed"] + np.random.default_rng(0).normal(size=len(panel))
+    blocked = panel.sort_values(["model", "item"])
+    a, b = _compare_frame(panel).pairs(), _compare_frame(blocked).pairs()
+    for column in ("delta", "se", "low", "high", "p_value"):
+        np.testing.assert_allclose(a[column], b[column], rtol=1e-12)
+
+
+def test_compare_blocked_layout_still_checks_clusters_and_duplicates():
+    blocked = small_panel(seed=6).sort_values(["model", "item"], ignore_index=True)
+    moved = blocked.copy()
+    moved.loc[(moved.model == "b") & (moved.item == "0-0"), "doc"] = 7
+    with pytest.raises(cs.AlignmentError, match="1 items have rows in several clusters"):
+        _compare_frame(moved)
+    repeated = blocked.copy()
+    repeated.loc[repeated.item == "0-1", "item"] = "0-0"  # in every block: same shape, twice
+    with pytest.raises(cs.AlignmentError, match="more than one row for one model"):
+        _compare_frame(repeated)

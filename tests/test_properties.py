@@ -147,3 +147,57 @@ def test_icc_interval_contains_the_estimate(frame, confidence):
     res = quietly(cs.icc, frame, "y", by="cluster", confidence=confidence)
     if not math.isnan(res.icc):
         assert res.low <= res.icc <= res.high
+
+
+@given(
+    runs=st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c", None]), st.integers(1, 40)),
+        min_size=1,
+        max_size=12,
+    ),
+    dtype=st.sampled_from(
+        ["object", "str", "string[pyarrow]", "arrow", "category", "int", "Int64"]
+    ),
+    shuffle=st.booleans(),
+)
+@settings(max_examples=80, deadline=None)
+def test_label_codes_equal_factorize(runs, dtype, shuffle):
+    """Codes computed on runs (long runs of equal labels) are exactly pd.factorize's."""
+    from clusterstats._frame import label_codes
+
+    labels = [label for label, length in runs for _ in range(length)]
+    if dtype in ("int", "Int64"):
+        mapping = {"a": 3, "b": 1, "c": 2, None: None if dtype == "Int64" else 0}
+        series = pd.Series([mapping[x] for x in labels], dtype="int64" if dtype == "int" else dtype)
+    elif dtype == "arrow":
+        pa = pytest.importorskip("pyarrow")
+        series = pd.Series(labels, dtype=pd.ArrowDtype(pa.string()))
+    else:
+        series = pd.Series(labels, dtype=dtype)
+    if shuffle:
+        series = series.sample(frac=1.0, random_state=0)
+    codes, uniques = label_codes(series)
+    expected_codes, expected_uniques = pd.factorize(series, sort=False, use_na_sentinel=True)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert list(uniques) == list(expected_uniques)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "category", "string[pyarrow]"])
+@pytest.mark.parametrize("layout", ["runs", "runs after a mixed prefix", "mixed"])
+def test_label_codes_probe_of_a_prefix(monkeypatch, dtype, layout):
+    """The prefix probe only decides which path computes the codes, never the codes."""
+    from clusterstats import _frame
+
+    monkeypatch.setattr(_frame, "_RUN_PROBE_ROWS", 8)
+    rng = np.random.default_rng(0)
+    runs = np.repeat([2, 0, 1], 50)
+    labels = {
+        "runs": runs,
+        "runs after a mixed prefix": np.concatenate([rng.integers(0, 3, 8), runs]),
+        "mixed": rng.integers(0, 3, 150),
+    }[layout]
+    series = pd.Series(labels).astype(dtype)
+    codes, uniques = _frame.label_codes(series)
+    expected_codes, expected_uniques = pd.factorize(series, sort=False)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert list(uniques) == list(expected_uniques)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
+from scipy import special
 
 from clusterstats.core.grouping import ClusterSums
 
@@ -128,13 +128,13 @@ def bootstrap_interval(
     if kind == "bca":
         below = np.count_nonzero(replicates < theta_hat)
         at_or_below = np.count_nonzero(replicates <= theta_hat)
-        z0 = stats.norm.ppf((below + at_or_below) / (2.0 * n_resamples))
+        z0 = special.ndtri((below + at_or_below) / (2.0 * n_resamples))
         jack = jackknife_estimates(sums, estimand)
         u = jack.mean() - jack
         denom = 6.0 * float(u @ u) ** 1.5
         accel = float(np.sum(u**3)) / denom if denom > 0 else 0.0
-        z = stats.norm.ppf(levels)
-        adjusted = stats.norm.cdf(z0 + (z0 + z) / (1 - accel * (z0 + z)))
+        z = special.ndtri(levels)
+        adjusted = special.ndtr(z0 + (z0 + z) / (1 - accel * (z0 + z)))
         if np.all(np.isfinite(adjusted)):
             levels = adjusted
         else:

@@ -10,7 +10,7 @@ import math
 from typing import Literal, get_args
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 __all__ = [
     "METHODS",
@@ -76,7 +76,7 @@ def t_interval(
     estimate: float, variance: float, df: float, confidence: float
 ) -> tuple[float, float]:
     """Symmetric interval ``estimate ± t_{df} * sqrt(variance)`` (normal when df is inf)."""
-    q = stats.t.ppf(0.5 + _check_confidence(confidence) / 2, df)
+    q = special.stdtrit(df, 0.5 + _check_confidence(confidence) / 2)
     half = float(q) * math.sqrt(variance)
     return estimate - half, estimate + half
 
@@ -97,7 +97,7 @@ def wilson(
     [0.070948, 0.139166]
     """
     conf = _check_confidence(confidence)
-    z = stats.norm.ppf(0.5 + conf / 2) if quantile is None else float(quantile)
+    z = special.ndtri(0.5 + conf / 2) if quantile is None else float(quantile)
     p = float(proportion)
     z2n = z * z / n
     center = (p + z2n / 2) / (1 + z2n)
@@ -112,8 +112,8 @@ def clopper_pearson(successes: float, n: float, confidence: float) -> tuple[floa
     """Clopper–Pearson interval through the beta quantiles; ``successes`` may be fractional."""
     alpha = 1.0 - _check_confidence(confidence)
     x, n = float(successes), float(n)
-    low = 0.0 if x <= 0 else float(stats.beta.ppf(alpha / 2, x, n - x + 1))
-    high = 1.0 if x >= n else float(stats.beta.ppf(1 - alpha / 2, x + 1, n - x))
+    low = 0.0 if x <= 0 else float(special.betaincinv(x, n - x + 1, alpha / 2))
+    high = 1.0 if x >= n else float(special.betaincinv(x + 1, n - x, 1 - alpha / 2))
     return low, high
 
 
@@ -128,7 +128,7 @@ def korn_graubard(
     alpha = 1.0 - _check_confidence(confidence)
     p = float(proportion)
     n_eff = p * (1 - p) / variance
-    n_eff *= (stats.t.ppf(alpha / 2, n_rows - 1) / stats.t.ppf(alpha / 2, df)) ** 2
+    n_eff *= (special.stdtrit(n_rows - 1, alpha / 2) / special.stdtrit(df, alpha / 2)) ** 2
     n_eff = min(n_eff, float(n_rows))
     low, high = clopper_pearson(p * n_eff, n_eff, confidence)
     return low, high, n_eff
@@ -145,7 +145,7 @@ def wilson_effective_n(
     conf = _check_confidence(confidence)
     p = float(proportion)
     n_eff = min(p * (1 - p) / variance, float(n_rows))
-    q = stats.t.ppf(0.5 + conf / 2, df)
+    q = special.stdtrit(df, 0.5 + conf / 2)
     low, high = wilson(p, n_eff, conf, quantile=q)
     return low, high, n_eff
 

@@ -18,7 +18,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from clusterstats.core.grouping import ClusterSums
 
@@ -207,8 +207,8 @@ def icc_interval(
     alpha = 1.0 - confidence
     size = float(sums.counts[0]) if sums.is_balanced else est.n0
     f_obs = est.msb / est.msw
-    f_low = f_obs / stats.f.ppf(1 - alpha / 2, df_between, df_within)
-    f_high = f_obs * stats.f.ppf(1 - alpha / 2, df_within, df_between)
+    f_low = f_obs / special.fdtri(df_between, df_within, 1 - alpha / 2)
+    f_high = f_obs * special.fdtri(df_within, df_between, 1 - alpha / 2)
     low = (f_low - 1) / (f_low + size - 1)
     high = (f_high - 1) / (f_high + size - 1)
     return low, high, "searle_f" if sums.is_balanced else "searle_f_n0"

@@ -81,6 +81,105 @@ def _size_summary(p: Prepared) -> dict[str, Any]:
     }
 
 
+def _check_ci_options(method: str, icc: float | None, n_resamples: int) -> None:
+    if method not in iv.METHODS:
+        raise InvalidOptionError(f"method must be one of {iv.METHODS}, got {method!r}")
+    if icc is not None and not 0.0 <= float(icc) <= 1.0:
+        raise InvalidOptionError(f"icc must be between 0 and 1, got {icc!r}")
+    if not (isinstance(n_resamples, (int, np.integer)) and n_resamples >= 2):
+        raise InvalidOptionError(f"n_resamples must be an integer >= 2, got {n_resamples!r}")
+
+
+def _check_binary_method(method: str, is_binary: bool) -> None:
+    if method in iv.BINARY_ONLY_METHODS and not is_binary:
+        raise InvalidOutcomeError(
+            f"method {method!r} needs a binary outcome (values 0/1), but the outcome has other "
+            "values; use 'cr2', 'cr1' or a bootstrap method for continuous scores"
+        )
+
+
+def _build_ci(
+    p: Prepared,
+    *,
+    estimand: str,
+    method: str,
+    confidence: float,
+    icc: float | None,
+    n_resamples: int,
+    rng: int | np.random.Generator | None,
+    missing: str,
+) -> ClusterCI:
+    """One ``ClusterCI`` from one group's reduced data (shared by the pandas and xarray paths)."""
+    # An int seed (or None) gives every group its own generator from that seed, so a
+    # group's interval is the same as for that group alone; a Generator is shared.
+    generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    s = summarize_interval(
+        p.sums,
+        estimand=estimand,
+        method=method,
+        confidence=confidence,
+        is_binary=p.is_binary,
+        icc_prior=None if icc is None else float(icc),
+        n_resamples=int(n_resamples),
+        rng=generator,
+    )
+    notes = list(s.notes)
+    if p.n_missing:
+        verb = "counted as failures" if missing == "fail" else "dropped"
+        notes.insert(
+            0,
+            f"{p.n_missing} rows with a missing outcome (in "
+            f"{p.n_missing_clusters} clusters) were {verb}",
+        )
+    return ClusterCI(
+        **{**s._asdict(), "notes": tuple(notes)},
+        confidence=confidence,
+        estimand=estimand,
+        **_size_summary(p),
+        cluster_size_min=int(p.sums.counts.min()),
+        cluster_size_max=int(p.sums.counts.max()),
+        n_missing=p.n_missing,
+        n_missing_clusters=p.n_missing_clusters,
+        outcome=p.outcome,
+        by=p.by,
+    )
+
+
+PAIRED_METHODS = (
+    "auto",
+    "naive",
+    "cr1",
+    "cr2",
+    "bootstrap",
+    "bootstrap_bca",
+    "bootstrap_percentile",
+)
+
+
+def _check_paired_method(method: str) -> None:
+    if method not in PAIRED_METHODS:
+        raise InvalidOptionError(f"method must be one of {PAIRED_METHODS}, got {method!r}")
+
+
+def _build_icc(p: Prepared, *, confidence: float) -> ICC:
+    s = summarize_icc(p.sums, confidence=confidence)
+    return ICC(
+        **s._asdict(),
+        confidence=confidence,
+        method="anova",
+        **_size_summary(p),
+        outcome=p.outcome,
+        by=p.by,
+    )
+
+
+def _build_design_effect(p: Prepared, *, estimand: str) -> DesignEffect:
+    s = summarize_design_effect(p.sums, estimand=estimand)
+    return DesignEffect(
+        **s._asdict(), estimand=estimand, **_size_summary(p), outcome=p.outcome, by=p.by
+    )
+
+
 def cluster_ci(
     data: Any,
     outcome: Any,
@@ -154,52 +253,20 @@ def cluster_ci(
     """
     confidence = _check_confidence(confidence)
     _check_estimand(estimand)
-    if method not in iv.METHODS:
-        raise InvalidOptionError(f"method must be one of {iv.METHODS}, got {method!r}")
-    if icc is not None and not 0.0 <= float(icc) <= 1.0:
-        raise InvalidOptionError(f"icc must be between 0 and 1, got {icc!r}")
-    if not (isinstance(n_resamples, (int, np.integer)) and n_resamples >= 2):
-        raise InvalidOptionError(f"n_resamples must be an integer >= 2, got {n_resamples!r}")
+    _check_ci_options(method, icc, n_resamples)
     prepared = prepare(data, outcome, by, over=over, missing=missing)
-    if method in iv.BINARY_ONLY_METHODS and not prepared[0].is_binary:
-        raise InvalidOutcomeError(
-            f"method {method!r} needs a binary outcome (values 0/1), but the outcome has other "
-            "values; use 'cr2', 'cr1' or a bootstrap method for continuous scores"
-        )
+    _check_binary_method(method, prepared[0].is_binary)
 
     def build(p: Prepared) -> ClusterCI:
-        # An int seed (or None) gives every group its own generator from that seed, so a
-        # group's interval is the same as for that group alone; a Generator is shared.
-        generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        s = summarize_interval(
-            p.sums,
+        return _build_ci(
+            p,
             estimand=estimand,
             method=method,
             confidence=confidence,
-            is_binary=p.is_binary,
-            icc_prior=None if icc is None else float(icc),
-            n_resamples=int(n_resamples),
-            rng=generator,
-        )
-        notes = list(s.notes)
-        if p.n_missing:
-            verb = "counted as failures" if missing == "fail" else "dropped"
-            notes.insert(
-                0,
-                f"{p.n_missing} rows with a missing outcome (in "
-                f"{p.n_missing_clusters} clusters) were {verb}",
-            )
-        return ClusterCI(
-            **{**s._asdict(), "notes": tuple(notes)},
-            confidence=confidence,
-            estimand=estimand,
-            **_size_summary(p),
-            cluster_size_min=int(p.sums.counts.min()),
-            cluster_size_max=int(p.sums.counts.max()),
-            n_missing=p.n_missing,
-            n_missing_clusters=p.n_missing_clusters,
-            outcome=p.outcome,
-            by=p.by,
+            icc=icc,
+            n_resamples=n_resamples,
+            rng=rng,
+            missing=missing,
         )
 
     return _group_or_single(prepared, over, build)
@@ -233,18 +300,7 @@ def icc(
     confidence = _check_confidence(confidence)
     prepared = prepare(data, outcome, by, over=over, missing=missing)
 
-    def build(p: Prepared) -> ICC:
-        s = summarize_icc(p.sums, confidence=confidence)
-        return ICC(
-            **s._asdict(),
-            confidence=confidence,
-            method="anova",
-            **_size_summary(p),
-            outcome=p.outcome,
-            by=p.by,
-        )
-
-    return _group_or_single(prepared, over, build)
+    return _group_or_single(prepared, over, lambda p: _build_icc(p, confidence=confidence))
 
 
 def design_effect(
@@ -273,13 +329,7 @@ def design_effect(
     _check_estimand(estimand)
     prepared = prepare(data, outcome, by, over=over, missing=missing)
 
-    def build(p: Prepared) -> DesignEffect:
-        s = summarize_design_effect(p.sums, estimand=estimand)
-        return DesignEffect(
-            **s._asdict(), estimand=estimand, **_size_summary(p), outcome=p.outcome, by=p.by
-        )
-
-    return _group_or_single(prepared, over, build)
+    return _group_or_single(prepared, over, lambda p: _build_design_effect(p, estimand=estimand))
 
 
 # -- formula helpers for planning by hand ---------------------------------------------------
@@ -458,21 +508,10 @@ def paired_delta(
     ('new', 'old', 0.0833, 'cr2')
     """
     from clusterstats._pairing import align
-    from clusterstats.core.paired import summarize_paired
 
     confidence = _check_confidence(confidence)
     _check_estimand(estimand)
-    paired_methods = (
-        "auto",
-        "naive",
-        "cr1",
-        "cr2",
-        "bootstrap",
-        "bootstrap_bca",
-        "bootstrap_percentile",
-    )
-    if method not in paired_methods:
-        raise InvalidOptionError(f"method must be one of {paired_methods}, got {method!r}")
+    _check_paired_method(method)
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if isinstance(other, pd.DataFrame):
@@ -485,6 +524,39 @@ def paired_delta(
     items = align(
         data, frame_b, outcome_a, outcome_b, by, on=on, how=how, missing=missing, rerun=rerun
     )
+    return _build_paired(
+        items,
+        label_a=label_a,
+        label_b=label_b,
+        outcome=str(outcome_b) if isinstance(other, pd.DataFrame) else None,
+        by=tuple(str(b) for b in _as_labels(by)),
+        estimand=estimand,
+        method=method,
+        confidence=confidence,
+        missing=missing,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+
+
+def _build_paired(
+    items: Any,
+    *,
+    label_a: str,
+    label_b: str,
+    outcome: str | None,
+    by: tuple[str, ...],
+    estimand: str,
+    method: str,
+    confidence: float,
+    missing: str,
+    n_resamples: int,
+    rng: int | np.random.Generator | None,
+) -> PairedDelta:
+    """One ``PairedDelta`` from matched per-item values (shared by the pandas and xarray
+    paths); ``items`` is a ``_pairing.PairedItems``."""
+    from clusterstats.core.paired import summarize_paired
+
     s = summarize_paired(
         items.a,
         items.b,
@@ -524,8 +596,8 @@ def paired_delta(
         max_runs=items.max_runs,
         label_a=label_a,
         label_b=label_b,
-        outcome=str(outcome_b) if isinstance(other, pd.DataFrame) else None,
-        by=tuple(str(b) for b in _as_labels(by)),
+        outcome=outcome,
+        by=by,
     )
 
 

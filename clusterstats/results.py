@@ -398,15 +398,26 @@ R = TypeVar("R", bound=_Result)
 
 @dataclass(frozen=True, repr=False)
 class GroupedResults(Generic[R]):
-    """One result per group of an ``over=`` column, in order of first appearance.
+    """One result per group: per value of an ``over=`` column (pandas), or per combination of
+    a Dataset's extra dims (xarray, e.g. ``model``), in order of first appearance.
 
-    Behaves like a read-only mapping from group label to result; ``to_frame()`` stacks the
-    groups' rows under a leading column named after ``over``.
+    Behaves like a read-only mapping from group label to result (a tuple of labels when there
+    are several dims); ``to_frame()`` stacks the groups' rows under one leading column per
+    dim, ``sel(model=...)`` picks one result by name, and ``to_xarray()`` lays the numbers out
+    as an :class:`xarray.Dataset` over the dims.
     """
 
-    over: str
+    over: str | tuple[str, ...]
     groups: tuple[Any, ...]
     results: tuple[R, ...]
+
+    @property
+    def dims(self) -> tuple[str, ...]:
+        """The names of the grouping column or dims."""
+        return self.over if isinstance(self.over, tuple) else (self.over,)
+
+    def _keys(self) -> list[tuple[Any, ...]]:
+        return [g if isinstance(self.over, tuple) else (g,) for g in self.groups]
 
     def __len__(self) -> int:
         return len(self.results)
@@ -423,44 +434,110 @@ class GroupedResults(Generic[R]):
     def items(self) -> Iterator[tuple[Any, R]]:
         return iter(zip(self.groups, self.results, strict=True))
 
+    def sel(self, **labels: Any) -> R:
+        """The result of one group, named by dim: ``res.sel(model="gpt-4o")``."""
+        if set(labels) != set(self.dims):
+            raise KeyError(f"name one label for each of {list(self.dims)}, got {list(labels)}")
+        key = tuple(labels[d] for d in self.dims)
+        return self[key if isinstance(self.over, tuple) else key[0]]
+
     def to_frame(self):
-        """A DataFrame with one row per group: the ``over`` column, then the result's columns."""
+        """A DataFrame with one row per group: one column per dim, then the result's columns."""
         import pandas as pd
 
-        rows = [{self.over: g, **r._row()} for g, r in self.items()]
-        columns = [self.over, *type(self.results[0]).columns] if self.results else [self.over]
+        rows = [
+            {**dict(zip(self.dims, key, strict=True)), **r._row()}
+            for key, r in zip(self._keys(), self.results, strict=True)
+        ]
+        columns = [*self.dims, *type(self.results[0]).columns] if self.results else [*self.dims]
         return pd.DataFrame(rows, columns=columns)
+
+    def to_xarray(self):
+        """An :class:`xarray.Dataset` over the dims: one variable per numeric column
+        (``estimate``, ``low``, ``high``, ...); text columns that are the same for every group
+        (``method``, ``estimand``, ...) and ``confidence`` become attributes."""
+        import numpy as np
+        import xarray as xr
+
+        keys = self._keys()
+        coords = {d: list(dict.fromkeys(k[i] for k in keys)) for i, d in enumerate(self.dims)}
+        shape = tuple(len(c) for c in coords.values())
+        positions = [tuple(coords[d].index(k[i]) for i, d in enumerate(self.dims)) for k in keys]
+        rows = [r._row() for r in self.results]
+        variables, attrs = {}, {}
+        for column in type(self.results[0]).columns:
+            values = [row[column] for row in rows]
+            distinct = set(map(repr, values))
+            if column == "confidence" or (
+                len(distinct) == 1 and not isinstance(values[0], (int, float))
+            ):
+                attrs[column] = values[0] if values[0] is not None else "none"
+                continue
+            numeric = all(
+                v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+                for v in values
+            )
+            grid = np.full(shape, np.nan if numeric else None, dtype=float if numeric else object)
+            for position, value in zip(positions, values, strict=True):
+                grid[position] = np.nan if value is None else value
+            variables[column] = (self.dims, grid)
+        return xr.Dataset(variables, coords=coords, attrs=attrs)
+
+    def _table(self) -> tuple[list[str], list[list[object]]]:
+        first = self.results[0]
+        if isinstance(first, ClusterCI):
+            header = [*self.dims, *_CI_HTML_HEADER]
+            body = [_ci_html_row(r) for r in self.results]
+        else:
+            fields = [c for c in first.columns if c not in ("outcome", "by", "notes")]
+            header = [*self.dims, *fields]
+            body = [[getattr(r, f) for f in fields] for r in self.results]
+        rows = [[*key, *row] for key, row in zip(self._keys(), body, strict=True)]
+        return header, rows
+
+    def _title(self) -> str:
+        first = self.results[0]
+        over = ", ".join(self.dims)
+        if isinstance(first, ClusterCI):
+            return (
+                f"ClusterCI over {over}: {_label(first.outcome, first.by)}; "
+                f"{first.confidence:.0%} CI, estimand={first.estimand}, "
+                f"method={first.method}"
+            )
+        return f"{type(first).__name__} over {over}: {_label(first.outcome, first.by)}"
+
+    def _notes(self) -> list[str]:
+        return list(
+            dict.fromkeys(
+                f"{', '.join(map(str, key))}: {n}"
+                for key, r in zip(self._keys(), self.results, strict=True)
+                for n in r.notes
+            )
+        )
 
     def __repr__(self) -> str:
         if not self.results:
             return f"GroupedResults(over={self.over!r}, empty)"
-        first = self.results[0]
-        if isinstance(first, ClusterCI):
-            header = [self.over, *_CI_HTML_HEADER]
-            rows = [[g, *_ci_html_row(r)] for g, r in self.items()]
-            title = (
-                f"ClusterCI over {self.over}: {_label(first.outcome, first.by)}; "
-                f"{first.confidence:.0%} CI, estimand={first.estimand}, "
-                f"method={first.method}"
-            )
-        else:
-            fields = [c for c in first.columns if c not in ("outcome", "by", "notes")]
-            header = [self.over, *fields]
-            rows = [[g, *(getattr(r, f) for f in fields)] for g, r in self.items()]
-            title = f"{type(first).__name__} over {self.over}: {_label(first.outcome, first.by)}"
-        notes = list(dict.fromkeys(f"{g}: {n}" for g, r in self.items() for n in r.notes))
+        header, rows = self._table()
         return (
-            title + "\n" + fmt.text_table(header, rows) + "".join(f"\n  note: {n}" for n in notes)
+            self._title()
+            + "\n"
+            + fmt.text_table(header, rows)
+            + "".join(f"\n  note: {n}" for n in self._notes())
         )
 
     def _repr_html_(self) -> str:
         if not self.results:
             return "<p>GroupedResults (empty)</p>"
+        header, rows = self._table()
         first = self.results[0]
-        if isinstance(first, ClusterCI):
-            return _grouped_html(self.results, self.over, self.groups)
-        fields = [c for c in first.columns if c not in ("outcome", "by", "notes")]
-        return _generic_html(self.results, self.over, self.groups, fields)
+        caption = (
+            f"{_label(first.outcome, first.by)} — {first.confidence:.0%} CI, "
+            f"estimand {first.estimand}, method {first.method}"
+            if isinstance(first, ClusterCI)
+            else f"{type(first).__name__}: {_label(first.outcome, first.by)}"
+        )
+        return fmt.html_table(header, rows, caption, self._notes())
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

@@ -1,0 +1,173 @@
+"""Statistics of test cases run several times: per-case moments, pass@k, pass^k, flakiness.
+
+The input is an array whose last axis holds the runs of one case (NaN where a case has fewer
+runs than the longest). Everything reduces each case to three numbers (runs ``n``, total
+``t`` and the within-case sum of squares around the case mean), so a dask array can be
+reduced chunk by chunk and the rest finished on arrays of one value per case.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from clusterstats.core.grouping import ClusterSums
+
+__all__ = [
+    "MOMENTS",
+    "case_moments",
+    "case_sums",
+    "flaky_cases",
+    "pass_at_k",
+    "pass_hat_k",
+    "pass_k_variance",
+]
+
+#: Names of the last axis of :func:`case_moments`' output.
+MOMENTS = ("runs", "total", "within_ss", "non_binary")
+
+
+def case_moments(values: ArrayLike) -> NDArray[np.float64]:
+    """Per case (the last axis holds its runs; NaN is "no run"): the number of runs, their
+    total, the sum of squares around the case mean, and 1.0 if any run is not 0 or 1.
+
+    Centring on each case's own mean keeps the sums of squares accurate for scores far from
+    zero; :func:`case_sums` recovers sums around any common value from them exactly.
+
+    Examples
+    --------
+    >>> case_moments([[1.0, 0.0, np.nan], [1.0, 1.0, 1.0]])
+    array([[2. , 1. , 0.5, 0. ],
+           [3. , 3. , 0. , 0. ]])
+    """
+    y = np.asarray(values, dtype=np.float64)
+    present = ~np.isnan(y)
+    runs = present.sum(axis=-1).astype(np.float64)
+    filled = np.where(present, y, 0.0)
+    total = filled.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / runs
+    centred = np.where(present, y - np.nan_to_num(mean)[..., None], 0.0)
+    within_ss = (centred * centred).sum(axis=-1)
+    non_binary = (present & (y != 0.0) & (y != 1.0)).any(axis=-1).astype(np.float64)
+    return np.stack([runs, total, within_ss, non_binary], axis=-1)
+
+
+def case_sums(
+    runs: NDArray[np.float64],
+    total: NDArray[np.float64],
+    within_ss: NDArray[np.float64],
+    codes: NDArray[np.intp] | None = None,
+) -> ClusterSums:
+    """Per-cluster sums of the runs, from per-case moments (cases with no run are skipped).
+
+    Each case is its own cluster when ``codes`` is None; otherwise ``codes`` gives each case's
+    cluster. The sums are centred on the first case's mean, as :func:`cluster_sums` centres
+    on an observed value.
+
+    Examples
+    --------
+    >>> m = case_moments([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
+    >>> s = case_sums(m[:, 0], m[:, 1], m[:, 2], codes=np.array([0, 0, 1]))
+    >>> s.counts, s.means
+    (array([4., 2.]), array([0.75, 0.  ]))
+    """
+    has_runs = runs > 0
+    if not has_runs.all():
+        runs, total, within_ss = runs[has_runs], total[has_runs], within_ss[has_runs]
+        codes = None if codes is None else codes[has_runs]
+    if runs.size == 0:
+        return ClusterSums(np.zeros(0), np.zeros(0), np.zeros(0), 0.0)
+    mean = total / runs
+    shift = float(mean[0])
+    offset = mean - shift
+    totals = runs * offset
+    squares = within_ss + runs * offset * offset
+    if codes is None:
+        return ClusterSums(counts=runs, totals=totals, squares=squares, shift=shift)
+    n_clusters = int(codes.max()) + 1
+    counts = np.bincount(codes, weights=runs, minlength=n_clusters)
+    sums = ClusterSums(
+        counts=counts,
+        totals=np.bincount(codes, weights=totals, minlength=n_clusters),
+        squares=np.bincount(codes, weights=squares, minlength=n_clusters),
+        shift=shift,
+    )
+    occupied = counts > 0
+    return sums if occupied.all() else sums.subset(occupied)
+
+
+def _falling_ratio(top: NDArray[np.float64], n: NDArray[np.float64], k: int) -> NDArray:
+    """``C(top, k) / C(n, k)`` as the product of ``(top - j) / (n - j)`` for ``j < k``: exact
+    to rounding, and 0 when ``top < k``."""
+    ratio = np.ones(np.shape(n))
+    for j in range(k):
+        ratio *= np.clip(top - j, 0.0, None) / (n - j)
+    return ratio
+
+
+def pass_at_k(runs: ArrayLike, passes: ArrayLike, k: int) -> NDArray[np.float64]:
+    """Per case, the unbiased pass@k of Chen et al. (2021): ``1 - C(n-c, k) / C(n, k)``,
+    the chance that at least one of ``k`` runs drawn without replacement passes.
+
+    Needs ``n >= k`` runs. Examples (REPORT §8, ``passk.examples``):
+
+    >>> n = np.array([10, 10, 10, 10, 10, 5]); c = np.array([0, 1, 3, 7, 10, 2])
+    >>> round(float(pass_at_k(n, c, 2).mean()), 5), round(float(pass_at_k(n, c, 5).mean()), 5)
+    (0.56111, 0.73611)
+    """
+    n, c = np.asarray(runs, dtype=np.float64), np.asarray(passes, dtype=np.float64)
+    return 1.0 - _falling_ratio(n - c, n, int(k))
+
+
+def pass_hat_k(runs: ArrayLike, passes: ArrayLike, k: int) -> NDArray[np.float64]:
+    """Per case, the unbiased pass^k of Yao et al. (2024, τ-bench): ``C(c, k) / C(n, k)``,
+    the chance that ``k`` runs drawn without replacement all pass.
+
+    >>> n = np.array([10, 10, 10, 10, 10, 5]); c = np.array([0, 1, 3, 7, 10, 2])
+    >>> round(float(pass_hat_k(n, c, 2).mean()), 5)
+    0.27222
+    """
+    n, c = np.asarray(runs, dtype=np.float64), np.asarray(passes, dtype=np.float64)
+    return _falling_ratio(c, n, int(k))
+
+
+def pass_k_variance(n: int, k: int, p: float, *, kind: str = "pass^k") -> float:
+    """Variance of one case's unbiased pass^k (or pass@k) over the draw of its ``n`` runs,
+    when each run passes with probability ``p``: the U-statistic variance
+    ``sum_j C(k,j) C(n-k,k-j) / C(n,k) * (p^(2k-j) - p^(2k))`` (``1 - p`` for pass@k).
+
+    This is the attempt-sampling noise with the case held fixed; across cases it is part of
+    the spread that the case-clustered interval already measures.
+
+    >>> round(pass_k_variance(10, 3, 0.4), 6), round(pass_k_variance(10, 3, 0.4, kind="pass@k"), 6)
+    (0.007488, 0.032256)
+    """
+    from scipy.special import comb
+
+    if kind not in ("pass^k", "pass@k"):
+        raise ValueError(f"kind must be 'pass^k' or 'pass@k', got {kind!r}")
+    q = p if kind == "pass^k" else 1.0 - p
+    total = 0.0
+    for j in range(1, k + 1):
+        weight = comb(k, j, exact=True) * comb(n - k, k - j, exact=True) / comb(n, k, exact=True)
+        total += weight * (q ** (2 * k - j) - q ** (2 * k))
+    return float(total)
+
+
+class FlakySummary(NamedTuple):
+    disagreement: NDArray[np.float64]  # per case: share of runs against the case's majority
+    flaky: NDArray[np.bool_]  # per case: 0 < passes < runs
+
+
+def flaky_cases(runs: ArrayLike, passes: ArrayLike) -> FlakySummary:
+    """Per case, the share of runs that disagree with the case's majority outcome
+    (``min(c, n - c) / n``; 0.5 on a tie) and whether the case is flaky (``0 < c < n``).
+
+    >>> flaky_cases(np.array([4, 4, 4]), np.array([0, 1, 2]))
+    FlakySummary(disagreement=array([0.  , 0.25, 0.5 ]), flaky=array([False,  True,  True]))
+    """
+    n, c = np.asarray(runs, dtype=np.float64), np.asarray(passes, dtype=np.float64)
+    return FlakySummary(np.minimum(c, n - c) / n, (c > 0) & (c < n))

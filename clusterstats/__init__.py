@@ -28,6 +28,7 @@ from clusterstats.errors import (
     ColumnNotFoundError,
     DegenerateDataError,
     DegenerateDataWarning,
+    DimensionError,
     EmptyDataError,
     FewClustersWarning,
     InvalidClusterError,
@@ -36,13 +37,16 @@ from clusterstats.errors import (
     MissingOutcomeError,
     TooFewClustersError,
 )
+from clusterstats.reruns import flakiness, pass_at_k, pass_hat_k, to_case_rerun
 from clusterstats.results import (
     ICC,
     ClusterCI,
     Comparison,
     DesignEffect,
+    Flakiness,
     GroupedResults,
     PairedDelta,
+    PassAtK,
 )
 from clusterstats.simulate import simulate
 
@@ -59,26 +63,33 @@ __all__ = [
     "DegenerateDataError",
     "DegenerateDataWarning",
     "DesignEffect",
+    "DimensionError",
     "EmptyDataError",
     "FewClustersWarning",
+    "Flakiness",
     "GroupedResults",
     "InvalidClusterError",
     "InvalidOptionError",
     "InvalidOutcomeError",
     "MissingOutcomeError",
     "PairedDelta",
+    "PassAtK",
     "TooFewClustersError",
     "adjusted_wilson_interval",
     "cluster_ci",
     "compare",
     "design_effect",
     "effective_n",
+    "flakiness",
     "icc",
     "kish_design_effect",
     "load_demo_data",
     "paired_delta",
+    "pass_at_k",
+    "pass_hat_k",
     "rule_of_three",
     "simulate",
+    "to_case_rerun",
     "wilson_interval",
 ]
 

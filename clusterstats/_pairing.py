@@ -21,6 +21,8 @@ from clusterstats._frame import (
     _as_labels,
     _require_columns,
     check_binary,
+    cluster_codes,
+    label_codes,
     outcome_values,
     small_int_codes,
 )
@@ -142,12 +144,14 @@ def align(
     n_a = len(a)
     both_keys = pd.concat([keys_a, keys_b], ignore_index=True)
     item_codes, n_items = _joint_codes(both_keys, "item key")
-    cluster_codes, _ = _joint_codes(
+    # Clusters numbered in sorted label order, as cluster_ci numbers them: the bootstrap
+    # draws for a seed then do not depend on the order of the rows.
+    clusters = cluster_codes(
         pd.concat(
             [a[by_labels].reset_index(drop=True), b[by_labels].reset_index(drop=True)],
             ignore_index=True,
         ),
-        "cluster",
+        by_labels,
     )
 
     values = []
@@ -168,7 +172,7 @@ def align(
     _check_duplicates(a, keys_a, codes_a, n_items, rerun, "in the first frame")
     if a is not b:  # two columns of one frame share their rows
         _check_duplicates(b, keys_b, codes_b, n_items, rerun, "in the second frame")
-    cl_a, cl_b = cluster_codes[:n_a].astype(np.float64), cluster_codes[n_a:].astype(np.float64)
+    cl_a, cl_b = clusters[:n_a].astype(np.float64), clusters[n_a:].astype(np.float64)
 
     present_a = np.bincount(codes_a, minlength=n_items) > 0
     present_b = np.bincount(codes_b, minlength=n_items) > 0
@@ -285,8 +289,6 @@ def model_matrix(
     rerun: Hashable | None = None,
 ) -> ModelMatrix:
     """Reduce long results (one row per model x item x run) to a models x items matrix."""
-    from clusterstats._frame import cluster_codes, label_codes
-
     if how not in ALIGNMENTS:
         raise InvalidOptionError(f"how must be one of {ALIGNMENTS}, got {how!r}")
     if missing not in MISSING_POLICIES:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from clusterstats import api
+from clusterstats import api, reruns
 
 # Captured before registration replaces the attribute.
 _ORIGINAL_EVAL = pd.DataFrame.eval
@@ -54,6 +54,19 @@ class EvalAccessor:
     def design_effect(self, outcome, by, **options) -> Any:
         """Design effect and effective n; see :func:`clusterstats.design_effect`."""
         return api.design_effect(self._obj, outcome, by, **options)
+
+    def pass_at_k(self, outcome, **options) -> Any:
+        """pass@k of cases run several times (``case=``, ``rerun=`` columns); see
+        :func:`clusterstats.pass_at_k`."""
+        return reruns.pass_at_k(self._obj, outcome, **options)
+
+    def pass_hat_k(self, outcome, **options) -> Any:
+        """pass^k of cases run several times; see :func:`clusterstats.pass_hat_k`."""
+        return reruns.pass_hat_k(self._obj, outcome, **options)
+
+    def flakiness(self, outcome, **options) -> Any:
+        """Flaky cases and the worth of a rerun; see :func:`clusterstats.flakiness`."""
+        return reruns.flakiness(self._obj, outcome, **options)
 
 
 def register() -> None:

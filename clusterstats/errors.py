@@ -18,6 +18,7 @@ __all__ = [
     "ColumnNotFoundError",
     "DegenerateDataError",
     "DegenerateDataWarning",
+    "DimensionError",
     "EmptyDataError",
     "FewClustersWarning",
     "InvalidClusterError",
@@ -45,6 +46,11 @@ class ColumnNotFoundError(ClusterStatsError, KeyError):
 
     def __str__(self) -> str:  # KeyError would otherwise repr() the message
         return str(self.args[0])
+
+
+class DimensionError(ClusterStatsError, ValueError):
+    """A Dataset lacks the dims a method needs (``case``, ``rerun``), or a coordinate named by
+    the caller does not lie along the case dim."""
 
 
 class InvalidOutcomeError(ClusterStatsError, ValueError):

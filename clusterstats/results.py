@@ -14,7 +14,14 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from clusterstats import _display as fmt
 
-__all__ = ["ICC", "ClusterCI", "DesignEffect", "GroupedResults"]
+__all__ = [
+    "ICC",
+    "ClusterCI",
+    "DesignEffect",
+    "Flakiness",
+    "GroupedResults",
+    "PassAtK",
+]
 
 
 def _label(outcome: str | None, by: tuple[str, ...]) -> str:
@@ -538,6 +545,228 @@ class GroupedResults(Generic[R]):
             else f"{type(first).__name__}: {_label(first.outcome, first.by)}"
         )
         return fmt.html_table(header, rows, caption, self._notes())
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PassAtK(_Result):
+    """pass@k or pass^k of test cases run several times, with a clustered interval.
+
+    Attributes
+    ----------
+    statistic : {"pass@k", "pass^k"}
+        ``pass@k``: the chance that at least one of ``k`` runs passes (Chen et al. 2021);
+        ``pass^k``: the chance that all ``k`` runs pass (Yao et al. 2024, τ-bench).
+    k : int
+    estimate, se, low, high, df : float
+        The mean over cases of the per-case unbiased estimator, its standard error and
+        interval (clustered by case, or by ``by``), and the df of the reference t.
+    estimand : str
+        ``"case_mean"``: every case counts once, as the published figures are defined.
+    n_cases, n_clusters : int
+        Cases used, and the clusters they fall in (``n_clusters == n_cases`` without ``by``).
+    runs_min, runs_max : int
+        Fewest and most runs of a case used.
+    n_excluded : int
+        Cases left out for having fewer than ``k`` runs (only with ``fewer_runs="drop"``).
+    """
+
+    statistic: str
+    k: int
+    estimate: float
+    se: float
+    low: float
+    high: float
+    confidence: float
+    method: str
+    estimand: str
+    df: float
+    n_cases: int
+    n_clusters: int
+    runs_min: int
+    runs_max: int
+    n_excluded: int = 0
+    n_resamples: int | None = None
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    columns: ClassVar[tuple[str, ...]] = (
+        "outcome",
+        "by",
+        "statistic",
+        "k",
+        "estimand",
+        "method",
+        "confidence",
+        "estimate",
+        "se",
+        "low",
+        "high",
+        "df",
+        "n_cases",
+        "n_clusters",
+        "runs_min",
+        "runs_max",
+        "n_excluded",
+        "n_resamples",
+        "notes",
+    )
+
+    @property
+    def name(self) -> str:
+        """``"pass@5"``, ``"pass^3"``, ..."""
+        return self.statistic.replace("k", str(self.k))
+
+    def __repr__(self) -> str:
+        runs = (
+            f"{self.runs_min}"
+            if self.runs_min == self.runs_max
+            else f"{self.runs_min}–{self.runs_max}"
+        )
+        return (
+            f"PassAtK({self.name} of {_label(self.outcome, self.by)}; estimand={self.estimand}, "
+            f"method={self.method})\n"
+            f"  {self.name} {fmt.number(self.estimate)}  {self.confidence:.0%} CI "
+            f"{fmt.interval(self.low, self.high)}  se {fmt.number(self.se)}\n"
+            f"  {self.n_cases:,} cases ({runs} runs each) in {self.n_clusters:,} clusters"
+            + (
+                f"; {self.n_excluded} cases with fewer than k runs left out"
+                if self.n_excluded
+                else ""
+            )
+            + self._notes_text()
+        )
+
+    def _repr_html_(self) -> str:
+        return _generic_html(
+            [self],
+            None,
+            (),
+            ("statistic", "k", "estimate", "low", "high", "se", "method", "n_cases", "n_clusters"),
+        )
+
+    def __float__(self) -> float:
+        return float(self.estimate)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Flakiness(_Result):
+    """How often reruns of a test case disagree, and what a rerun is worth.
+
+    Attributes
+    ----------
+    flaky_rate, low, high : float
+        Share of cases that are flaky (some runs pass, some fail), with its clustered
+        interval (each case counts once; cases grouped by ``by`` when given).
+    n_flaky, n_cases, n_clusters : int
+    disagreement : float
+        Mean over cases of the share of runs that disagree with the case's majority outcome
+        (``min(c, n - c) / n``; 0.5 for a tie).
+    runs_mean, runs_min, runs_max : float, int, int
+        Runs per case.
+    icc, icc_low, icc_high : float
+        The ICC of the runs within cases (one-way ANOVA, Searle's interval): 1 when every
+        case's runs agree (at temperature 0, 30 reruns are one run copied 30 times).
+    effective_runs : float
+        What one case's runs are worth as independent runs:
+        ``runs_mean / (1 + (runs_mean - 1) * max(icc, 0))``.
+    """
+
+    flaky_rate: float
+    low: float
+    high: float
+    confidence: float
+    method: str
+    n_flaky: int
+    n_cases: int
+    n_clusters: int
+    disagreement: float
+    runs_mean: float
+    runs_min: int
+    runs_max: int
+    icc: float
+    icc_low: float
+    icc_high: float
+    effective_runs: float
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    case_labels: tuple[Any, ...] = dataclasses.field(default=(), compare=False)
+    case_runs: tuple[int, ...] = dataclasses.field(default=(), compare=False)
+    case_passes: tuple[int, ...] = dataclasses.field(default=(), compare=False)
+
+    columns: ClassVar[tuple[str, ...]] = (
+        "outcome",
+        "by",
+        "method",
+        "confidence",
+        "flaky_rate",
+        "low",
+        "high",
+        "n_flaky",
+        "n_cases",
+        "n_clusters",
+        "disagreement",
+        "runs_mean",
+        "runs_min",
+        "runs_max",
+        "icc",
+        "icc_low",
+        "icc_high",
+        "effective_runs",
+        "notes",
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as a flat dict (the per-case table is :meth:`per_case`)."""
+        return {c: getattr(self, c) for c in (*self.columns[2:], "outcome", "by", "notes")}
+
+    def per_case(self):
+        """One row per case: ``case``, ``runs``, ``passes``, ``disagreement``, ``flaky``."""
+        import numpy as np
+        import pandas as pd
+
+        runs = np.asarray(self.case_runs, dtype=float)
+        passes = np.asarray(self.case_passes, dtype=float)
+        return pd.DataFrame(
+            {
+                "case": list(self.case_labels),
+                "runs": np.asarray(self.case_runs, dtype=int),
+                "passes": np.asarray(self.case_passes, dtype=int),
+                "disagreement": np.minimum(passes, runs - passes) / runs,
+                "flaky": (passes > 0) & (passes < runs),
+            }
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Flakiness({_label(self.outcome, self.by)}; method={self.method})\n"
+            f"  flaky cases {self.n_flaky:,} of {self.n_cases:,}: "
+            f"{fmt.number(self.flaky_rate)}  {self.confidence:.0%} CI "
+            f"{fmt.interval(self.low, self.high)}\n"
+            f"  runs disagreeing with their case's majority: {fmt.number(self.disagreement)}\n"
+            f"  icc across reruns {fmt.number(self.icc)} "
+            f"{fmt.interval(self.icc_low, self.icc_high)}"
+            f": {fmt.number(self.runs_mean, 3)} runs per case are worth "
+            f"{fmt.number(self.effective_runs, 3)} independent runs" + self._notes_text()
+        )
+
+    def _repr_html_(self) -> str:
+        return _generic_html(
+            [self],
+            None,
+            (),
+            (
+                "flaky_rate",
+                "low",
+                "high",
+                "n_flaky",
+                "n_cases",
+                "disagreement",
+                "icc",
+                "effective_runs",
+            ),
+        )
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

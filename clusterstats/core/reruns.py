@@ -27,6 +27,8 @@ __all__ = [
 
 #: Names of the last axis of :func:`case_moments`' output.
 MOMENTS = ("runs", "total", "within_ss", "non_binary")
+# Cells per slab in case_moments: temporaries of a few MB, whatever the input size.
+_SLAB_CELLS = 1 << 20
 
 
 def case_moments(values: ArrayLike) -> NDArray[np.float64]:
@@ -34,7 +36,9 @@ def case_moments(values: ArrayLike) -> NDArray[np.float64]:
     total, the sum of squares around the case mean, and 1.0 if any run is not 0 or 1.
 
     Centring on each case's own mean keeps the sums of squares accurate for scores far from
-    zero; :func:`case_sums` recovers sums around any common value from them exactly.
+    zero; :func:`case_sums` recovers sums around any common value from them exactly. Cases
+    are processed in slabs of about a million cells, so the temporaries stay small whatever
+    the size of the input (a dask chunk, or a whole array).
 
     Examples
     --------
@@ -42,17 +46,28 @@ def case_moments(values: ArrayLike) -> NDArray[np.float64]:
     array([[2. , 1. , 0.5, 0. ],
            [3. , 3. , 0. , 0. ]])
     """
-    y = np.asarray(values, dtype=np.float64)
-    present = ~np.isnan(y)
-    runs = present.sum(axis=-1).astype(np.float64)
-    filled = np.where(present, y, 0.0)
-    total = filled.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = total / runs
-    centred = np.where(present, y - np.nan_to_num(mean)[..., None], 0.0)
-    within_ss = (centred * centred).sum(axis=-1)
-    non_binary = (present & (y != 0.0) & (y != 1.0)).any(axis=-1).astype(np.float64)
-    return np.stack([runs, total, within_ss, non_binary], axis=-1)
+    array = np.asarray(values)
+    n_runs = array.shape[-1]
+    flat = array.reshape(-1, n_runs)
+    out = np.empty((flat.shape[0], len(MOMENTS)))
+    step = max(1, _SLAB_CELLS // max(n_runs, 1))
+    for start in range(0, flat.shape[0], step):
+        y = flat[start : start + step].astype(np.float64)
+        present = ~np.isnan(y)
+        runs = present.sum(axis=-1)
+        y[~present] = 0.0
+        total = y.sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(runs > 0, total / np.maximum(runs, 1), 0.0)
+        non_binary = (present & (y != 0.0) & (y != 1.0)).any(axis=-1)
+        y -= mean[:, None]
+        y[~present] = 0.0
+        block = out[start : start + step]
+        block[:, 0] = runs
+        block[:, 1] = total
+        block[:, 2] = np.einsum("ij,ij->i", y, y)
+        block[:, 3] = non_binary
+    return out.reshape(*array.shape[:-1], len(MOMENTS))
 
 
 def case_sums(

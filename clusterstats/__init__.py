@@ -7,7 +7,7 @@ Importing the package registers the ``.eval`` accessor on pandas DataFrames (and
     df.eval.cluster_ci("passed", by="doc_id")
 """
 
-from clusterstats import _pandas, _xarray
+from clusterstats import _dask, _pandas, _xarray
 from clusterstats.api import (
     adjusted_wilson_interval,
     cluster_ci,
@@ -95,3 +95,4 @@ __all__ = [
 
 _pandas.register()
 _xarray.register()
+_dask.register()

@@ -36,7 +36,7 @@ class CaseMoments:
     extra_dims: tuple[str, ...]
     extra_labels: tuple[tuple[Any, ...], ...]  # the coordinate labels along each extra dim
     case_labels: np.ndarray
-    codes: np.ndarray  # cluster of each case, in sorted label order
+    codes: np.ndarray | None  # cluster of each case, in sorted label order (None: itself)
     outcome: str
     by: tuple[str, ...]
 
@@ -98,12 +98,37 @@ def _moments_array(array: xr.DataArray, rerun: Hashable) -> np.ndarray:
         output_dtypes=[np.float64],
         dask_gufunc_kwargs={"output_sizes": {"moment": len(MOMENTS)}},
     )
-    return np.asarray(moments.values)  # computes a dask graph (under any active scheduler)
+    if moments.chunks is None:
+        return np.asarray(moments.values)
+    return _compute_into_array(moments.data)
 
 
-def _case_codes(data: xr.Dataset, array: xr.DataArray, case: Hashable, by: Any) -> np.ndarray:
-    """Cluster code of each case, in sorted label order (as the pandas path numbers them)."""
+def _compute_into_array(lazy: Any) -> np.ndarray:
+    """Compute a dask array. Under the local schedulers each chunk is written straight into
+    one preallocated array (no second copy from concatenating the chunks); under a
+    distributed client the chunks come back and are concatenated."""
+    import dask.array as da
+
+    try:
+        from distributed import default_client
+
+        default_client()
+    except (ImportError, ValueError):
+        out = np.empty(lazy.shape, dtype=lazy.dtype)
+        da.store(lazy, out, lock=False)
+        return out
+    return np.asarray(lazy.compute())
+
+
+def _case_codes(
+    data: xr.Dataset, array: xr.DataArray, case: Hashable, by: Any
+) -> np.ndarray | None:
+    """Cluster code of each case, in sorted label order (as the pandas path numbers them);
+    None when every case is its own cluster and the cases are already in label order."""
     if by is None:
+        index = array.indexes.get(case)
+        if index is None or (index.is_monotonic_increasing and index.is_unique):
+            return None  # no factorizing ten million labels to learn they are 0, 1, 2, ...
         labels = pd.Series(np.asarray(array[case].values))
     else:
         if by not in data.variables:

@@ -214,7 +214,7 @@ def _pass_statistic(
             )
         keep = ~short
         values = per_case(runs[keep], passes[keep], k)
-        sums = cluster_sums(values, reduced.codes[keep])
+        sums = cluster_sums(values, None if reduced.codes is None else reduced.codes[keep])
         if sums.n_clusters < 2:
             raise EmptyDataError("a pass statistic needs at least two cases with enough runs")
         is_binary = bool(np.all((values == 0.0) | (values == 1.0)))
@@ -419,7 +419,8 @@ def flakiness(
         keep = runs >= 2
         if keep.sum() < 2:
             raise EmptyDataError("flakiness needs at least two cases with two or more runs")
-        runs_k, passes_k, codes = runs[keep], passes[keep], reduced.codes[keep]
+        runs_k, passes_k = runs[keep], passes[keep]
+        codes = None if reduced.codes is None else reduced.codes[keep]
         summary = flaky_cases(runs_k, passes_k)
         s = summarize_interval(
             cluster_sums(summary.flaky.astype(np.float64), codes),
@@ -442,7 +443,7 @@ def flakiness(
             method=s.method,
             n_flaky=int(summary.flaky.sum()),
             n_cases=int(keep.sum()),
-            n_clusters=int(np.unique(codes).size),
+            n_clusters=int(keep.sum() if codes is None else np.unique(codes).size),
             disagreement=float(summary.disagreement.mean()),
             runs_mean=runs_mean,
             runs_min=int(runs_k.min()),

@@ -7,7 +7,7 @@ import inspect
 from pathlib import Path
 
 import clusterstats
-from clusterstats import _pandas
+from clusterstats import _pandas, _xarray
 
 CORE = Path(clusterstats.__file__).parent / "core"
 ALLOWED_TOP_LEVEL = {
@@ -46,20 +46,46 @@ def test_core_imports_only_numpy_scipy_and_itself():
                 )
 
 
-def test_accessor_methods_are_one_line_delegations():
+def _delegation(method) -> ast.Call:
+    """The single call a method's body consists of (its docstring aside)."""
     import textwrap
 
+    source = textwrap.dedent(inspect.getsource(method))
+    body = ast.parse(source).body[0].body
+    statements = [
+        node
+        for node in body
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+    ]  # docstring
+    assert len(statements) == 1, method.__qualname__
+    assert isinstance(statements[0], ast.Return), method.__qualname__
+    call = statements[0].value
+    assert isinstance(call, ast.Call), method.__qualname__
+    return call
+
+
+def test_accessor_methods_are_one_line_delegations():
     for name in ("cluster_ci", "icc", "design_effect", "paired_delta", "compare"):
-        source = textwrap.dedent(inspect.getsource(getattr(_pandas.EvalAccessor, name)))
-        body = ast.parse(source).body[0].body
-        statements = [
-            node
-            for node in body
-            if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
-        ]  # docstring
-        assert len(statements) == 1, name
-        call = statements[0].value
-        assert isinstance(statements[0], ast.Return), name
-        assert isinstance(call, ast.Call), name
+        call = _delegation(getattr(_pandas.EvalAccessor, name))
         assert ast.unparse(call.func) == f"api.{name}", name
+        assert ast.unparse(call.args[0]) == "self._obj", name
+    for name in ("pass_at_k", "pass_hat_k", "flakiness"):
+        call = _delegation(getattr(_pandas.EvalAccessor, name))
+        assert ast.unparse(call.func) == f"reruns.{name}", name
+        assert ast.unparse(call.args[0]) == "self._obj", name
+
+
+def test_dataset_accessor_methods_are_one_line_delegations():
+    targets = {
+        "cluster_ci": "_dataset_api",
+        "icc": "_dataset_api",
+        "design_effect": "_dataset_api",
+        "paired_delta": "_dataset_api",
+        "pass_at_k": "reruns",
+        "pass_hat_k": "reruns",
+        "flakiness": "reruns",
+    }
+    for name, module in targets.items():
+        call = _delegation(getattr(_xarray.DatasetEvalAccessor, name))
+        assert ast.unparse(call.func) == f"{module}.{name}", name
         assert ast.unparse(call.args[0]) == "self._obj", name

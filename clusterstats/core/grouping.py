@@ -69,15 +69,18 @@ class ClusterSums:
         return bool(np.all(self.counts == self.counts[0]))
 
 
-def cluster_sums(values: ArrayLike, codes: ArrayLike, n_clusters: int | None = None) -> ClusterSums:
+def cluster_sums(
+    values: ArrayLike, codes: ArrayLike | None, n_clusters: int | None = None
+) -> ClusterSums:
     """Reduce ``values`` to per-cluster sums, given integer cluster ``codes``.
 
     Parameters
     ----------
     values : array_like of float, shape (N,)
         Outcomes, without missing values.
-    codes : array_like of int, shape (N,)
-        Cluster index of each row, in ``0 .. n_clusters - 1``.
+    codes : array_like of int, shape (N,), or None
+        Cluster index of each row, in ``0 .. n_clusters - 1``; None makes every row its own
+        cluster.
     n_clusters : int, optional
         Number of clusters; clusters with no rows are removed from the result.
 
@@ -93,10 +96,15 @@ def cluster_sums(values: ArrayLike, codes: ArrayLike, n_clusters: int | None = N
     (array([2., 2.]), array([0.5, 1. ]))
     """
     y = np.asarray(values, dtype=np.float64)
+    shift = float(y[0]) if y.size else 0.0
+    if codes is None:  # every value its own cluster: no bincount, no index array
+        if y.ndim != 1:
+            raise ValueError("values must be a 1-d array")
+        centred = y - shift
+        return ClusterSums(np.ones(y.shape[0]), centred, centred * centred, shift)
     g = np.asarray(codes)
     if y.shape != g.shape or y.ndim != 1:
         raise ValueError("values and codes must be 1-d arrays of the same length")
-    shift = float(y[0]) if y.size else 0.0
     if shift != 0.0:
         y = y - shift
     minlength = 0 if n_clusters is None else int(n_clusters)

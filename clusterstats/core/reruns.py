@@ -95,11 +95,14 @@ def case_sums(
         codes = None if codes is None else codes[has_runs]
     if runs.size == 0:
         return ClusterSums(np.zeros(0), np.zeros(0), np.zeros(0), 0.0)
-    mean = total / runs
-    shift = float(mean[0])
-    offset = mean - shift
+    # In place, one temporary at a time: with millions of cases these arrays dominate memory.
+    offset = total / runs
+    shift = float(offset[0])
+    offset -= shift
     totals = runs * offset
-    squares = within_ss + runs * offset * offset
+    squares = np.multiply(totals, offset)
+    squares += within_ss
+    del offset
     if codes is None:
         return ClusterSums(counts=runs, totals=totals, squares=squares, shift=shift)
     n_clusters = int(codes.max()) + 1

@@ -104,8 +104,13 @@ def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> Point
             var *= g / (g - 1)
         return PointVariance(mu, var, float(g - 1))
 
-    leverage_complement = 1.0 - sums.counts / n_total
-    var = float(np.sum(resid_totals**2 / leverage_complement)) / n_total**2
+    # In place: with millions of clusters each temporary is tens of MB.
+    leverage_complement = sums.counts / -n_total
+    leverage_complement += 1.0
+    np.square(resid_totals, out=resid_totals)
+    resid_totals /= leverage_complement
+    var = float(resid_totals.sum()) / n_total**2
+    del resid_totals, leverage_complement
     return PointVariance(mu, var, _satterthwaite_df_cr2(sums.counts, n_total))
 
 
@@ -115,11 +120,13 @@ def _satterthwaite_df_cr2(counts: np.ndarray, n_total: float) -> float:
     The P matrix is ``diag(a) - v v' / N`` with ``a_j = n_j/(1 - n_j/N)`` and
     ``v_j = n_j / sqrt(1 - n_j/N)``; tr(P)^2 / ||P||_F^2 is evaluated in O(G).
     """
-    comp = 1.0 - counts / n_total
-    a = counts / comp
-    v2 = counts**2 / comp
-    trace = a.sum() - v2.sum() / n_total
-    frob2 = (a @ a) - 2.0 * (a @ v2) / n_total + v2.sum() ** 2 / n_total**2
+    comp = counts / -n_total
+    comp += 1.0
+    a = np.divide(counts, comp, out=comp)  # comp is not needed after this
+    v2 = a * counts  # n_j^2 / (1 - n_j/N)
+    v2_sum = float(v2.sum())
+    trace = float(a.sum()) - v2_sum / n_total
+    frob2 = float(a @ a) - 2.0 * float(a @ v2) / n_total + v2_sum**2 / n_total**2
     return float(trace**2 / frob2)
 
 

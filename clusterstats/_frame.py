@@ -23,7 +23,7 @@ from clusterstats.errors import (
     MissingOutcomeError,
 )
 
-MISSING_POLICIES = ("drop", "fail", "raise")
+MISSING_POLICIES = ("drop", "fail", "pass", "raise")
 _NUMERIC_OBJECT_KINDS = {"integer", "floating", "mixed-integer-float", "boolean", "empty"}
 # Above this many (group x cluster) cells, ``over=`` groups are reduced one at a time rather
 # than with a single combined bincount, to bound memory.
@@ -43,6 +43,9 @@ class Prepared:
     n_missing_clusters: int
     outcome: str | None
     by: tuple[str, ...]
+    # Pearson chi-square p-value of "the missing rate is the same in every cluster" (NaN when
+    # nothing is missing): a small value means complete-case estimates may be biased.
+    missing_p_value: float = float("nan")
 
 
 def _as_labels(by: Hashable | Sequence[Hashable]) -> list[Hashable]:
@@ -214,6 +217,60 @@ def check_binary(values: np.ndarray) -> bool:
     return True
 
 
+def response_mask(frame: pd.DataFrame, responded: Hashable) -> np.ndarray:
+    """The explicit response indicator as a bool array (True = a usable response)."""
+    _require_columns(frame, [responded])
+    column = frame[responded]
+    dtype = column.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        if column.isna().any():
+            raise InvalidOptionError(
+                f"response indicator {responded!r} has {int(column.isna().sum())} missing values"
+            )
+        return column.to_numpy(dtype=bool)
+    if pd.api.types.is_integer_dtype(dtype) and not column.isna().any():
+        values = column.to_numpy()
+        if np.isin(values, (0, 1)).all():
+            return values.astype(bool)
+    raise InvalidOptionError(
+        f"response indicator {responded!r} must be boolean (True = a usable response; 0/1 "
+        f"integers are accepted too); it has dtype {dtype}"
+    )
+
+
+def outcome_with_responses(
+    frame: pd.DataFrame, outcome: Hashable, responded: Hashable | None
+) -> np.ndarray:
+    """The outcome as float64 with NaN for "no usable response": a missing value, or a row
+    whose ``responded`` indicator is False (its outcome is then a placeholder, ignored)."""
+    values = outcome_values(frame[outcome], outcome)
+    if responded is None:
+        return values
+    answered = response_mask(frame, responded)
+    contradicting = answered & np.isnan(values)
+    if contradicting.any():
+        raise InvalidOutcomeError(
+            f"{int(contradicting.sum())} rows have {responded!r} True but no {outcome!r} value"
+        )
+    return np.where(answered, values, np.nan)
+
+
+def impute_missing(values: np.ndarray, missing: str, is_binary: bool) -> np.ndarray:
+    """Apply ``missing="fail"`` (0) or ``"pass"`` (1) to a binary outcome; else unchanged."""
+    if missing not in ("fail", "pass"):
+        return values
+    is_missing = np.isnan(values)
+    if not is_missing.any():
+        return values
+    if not is_binary:
+        fill = "0" if missing == "fail" else "1"
+        raise InvalidOutcomeError(
+            f"missing={missing!r} counts a missing outcome as {fill}, which needs a binary (0/1) "
+            "outcome"
+        )
+    return np.where(is_missing, 0.0 if missing == "fail" else 1.0, values)
+
+
 def prepare(
     data: Any,
     outcome: Any,
@@ -221,8 +278,11 @@ def prepare(
     *,
     over: Hashable | None = None,
     missing: str = "drop",
+    responded: Hashable | None = None,
 ) -> list[Prepared]:
     """Validate the input and reduce each ``over`` group to per-cluster sums."""
+    from clusterstats.core.missing import missingness_chi_square
+
     if missing not in MISSING_POLICIES:
         raise InvalidOptionError(f"missing must be one of {MISSING_POLICIES}, got {missing!r}")
     frame, outcome_label, by_labels = as_frame(data, outcome, by)
@@ -230,7 +290,7 @@ def prepare(
     if len(frame) == 0:
         raise EmptyDataError("the frame has no rows")
 
-    values = outcome_values(frame[outcome_label], outcome_label)
+    values = outcome_with_responses(frame, outcome_label, responded)
     codes = cluster_codes(frame, by_labels)
     is_missing = np.isnan(values)
     n_missing_total = int(is_missing.sum())
@@ -240,12 +300,7 @@ def prepare(
             f"outcome column {outcome_label!r} has {n_missing_total} missing values; "
             "use missing='drop' or missing='fail' to handle them"
         )
-    if n_missing_total and missing == "fail":
-        if not is_binary:
-            raise InvalidOutcomeError(
-                "missing='fail' counts a missing outcome as 0, which needs a binary (0/1) outcome"
-            )
-        values = np.where(is_missing, 0.0, values)
+    values = impute_missing(values, missing, is_binary)
 
     if over is None:
         group_codes, group_labels = np.zeros(len(frame), dtype=np.intp), [None]
@@ -263,9 +318,15 @@ def prepare(
     outcome_name = None if data is None else str(outcome_label)
     by_names = tuple(str(b) for b in by_labels) if data is not None else ()
 
-    def missing_counts(mask: np.ndarray) -> tuple[int, int]:
+    def missing_counts(mask: np.ndarray) -> tuple[int, int, float]:
         hit = mask & is_missing
-        return int(hit.sum()), int(np.unique(codes[hit]).size)
+        if not hit.any():
+            return 0, 0, float("nan")
+        per_cluster = np.bincount(codes[hit], minlength=n_clusters)
+        rows = np.bincount(codes[mask], minlength=n_clusters)
+        present = rows > 0
+        p_value = missingness_chi_square(rows[present], per_cluster[present])[2]
+        return int(hit.sum()), int((per_cluster > 0).sum()), p_value
 
     prepared = []
     if n_groups == 1 or n_groups * n_clusters > _MAX_COMBINED_CELLS:
@@ -293,11 +354,100 @@ def prepare(
             prepared.append((label, sums, *missing_counts(group_codes == index)))
 
     result = []
-    for label, sums, n_miss, n_miss_clusters in prepared:
+    for label, sums, n_miss, n_miss_clusters, p_value in prepared:
         if sums.n_clusters == 0:
             where = "" if over is None else f" in group {label!r} of {over!r}"
             raise EmptyDataError(f"no non-missing outcomes{where}")
         result.append(
-            Prepared(label, sums, is_binary, n_miss, n_miss_clusters, outcome_name, by_names)
+            Prepared(
+                label,
+                sums,
+                is_binary,
+                n_miss,
+                n_miss_clusters,
+                outcome_name,
+                by_names,
+                p_value,
+            )
+        )
+    return result
+
+
+@dataclass(frozen=True)
+class ResponseRows:
+    """One group's rows for a response model: outcome (NaN = no response), clusters in
+    label order (0..G-1, every cluster with at least one row), and covariates."""
+
+    group: Any
+    values: np.ndarray
+    codes: np.ndarray
+    covariates: np.ndarray  # (rows, p), p may be 0
+    is_binary: bool
+    outcome: str
+    by: tuple[str, ...]
+
+
+def response_rows(
+    data: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    over: Hashable | None,
+    responded: Hashable | None,
+    covariates: Sequence[Hashable] = (),
+) -> list[ResponseRows]:
+    """Row-level inputs of inverse-probability weighting, one per ``over`` group."""
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    by_labels = _as_labels(by)
+    covariate_labels = list(covariates)
+    _require_columns(data, [outcome, *by_labels, *covariate_labels] + ([over] if over else []))
+    if len(data) == 0:
+        raise EmptyDataError("the frame has no rows")
+    values = outcome_with_responses(data, outcome, responded)
+    codes = cluster_codes(data, by_labels)
+    x = np.zeros((len(data), 0))
+    if covariate_labels:
+        columns = []
+        for label in covariate_labels:
+            column = data[label]
+            if not (
+                pd.api.types.is_numeric_dtype(column.dtype)
+                or pd.api.types.is_bool_dtype(column.dtype)
+            ):
+                raise InvalidOptionError(
+                    f"covariate {label!r} has dtype {column.dtype}; use numeric columns (encode "
+                    "categories as 0/1 columns)"
+                )
+            array = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            if np.isnan(array).any():
+                raise InvalidOptionError(
+                    f"covariate {label!r} has {int(np.isnan(array).sum())} missing values; the "
+                    "response model needs every row's covariates (impute or drop those rows)"
+                )
+            columns.append(array)
+        x = np.column_stack(columns)
+    is_binary = check_binary(values)
+    groups: list[tuple[Any, np.ndarray]]
+    if over is None:
+        groups = [(None, np.arange(len(data)))]
+    else:
+        group_codes, uniques = pd.factorize(data[over], sort=False, use_na_sentinel=True)
+        if (group_codes < 0).any():
+            raise InvalidClusterError(f"column {over!r} (over=) has missing labels")
+        groups = [(label, np.flatnonzero(group_codes == i)) for i, label in enumerate(uniques)]
+    result = []
+    for label, rows in groups:
+        group_clusters, _ = pd.factorize(codes[rows], sort=True)
+        result.append(
+            ResponseRows(
+                group=label,
+                values=values[rows],
+                codes=group_clusters.astype(np.intp),
+                covariates=x[rows],
+                is_binary=is_binary,
+                outcome=str(outcome),
+                by=tuple(str(b) for b in by_labels),
+            )
         )
     return result

@@ -22,6 +22,7 @@ from clusterstats._frame import (
     _require_columns,
     check_binary,
     cluster_codes,
+    impute_missing,
     label_codes,
     outcome_values,
     small_int_codes,
@@ -32,7 +33,6 @@ from clusterstats.errors import (
     EmptyDataError,
     InvalidClusterError,
     InvalidOptionError,
-    InvalidOutcomeError,
     MissingOutcomeError,
 )
 
@@ -55,6 +55,22 @@ class PairedItems:
     n_dropped_b: int
     n_missing_items: int  # items dropped because an outcome was missing on a side
     max_runs: int
+    # For missing="ipw": items per cluster (usable or not) in the order of ``codes``, and the
+    # item counts of clusters where no item is usable.
+    cluster_items: np.ndarray | None = None
+    lost_cluster_items: np.ndarray | None = None
+
+
+def _item_counts(usable: np.ndarray, unusable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Items per cluster (cluster ids of the usable and unusable items): for the clusters of
+    the usable items, in sorted order, and for the clusters with no usable item."""
+    clusters = np.unique(usable)
+    total = np.bincount(np.searchsorted(clusters, usable), minlength=clusters.size)
+    pos = np.minimum(np.searchsorted(clusters, unusable), clusters.size - 1)
+    inside = clusters[pos] == unusable
+    total = total + np.bincount(pos[inside], minlength=clusters.size)
+    _, lost = np.unique(unusable[~inside], return_counts=True)
+    return total.astype(np.float64), lost.astype(np.float64)
 
 
 def _keys(frame: pd.DataFrame, on: Any) -> pd.DataFrame:
@@ -162,11 +178,7 @@ def align(
                 f"outcome {label!r} has {int(np.isnan(v).sum())} missing values; use "
                 "missing='drop' or missing='fail'"
             )
-        if missing == "fail" and np.isnan(v).any():
-            if not check_binary(v):
-                raise InvalidOutcomeError("missing='fail' needs a binary (0/1) outcome")
-            v = np.where(np.isnan(v), 0.0, v)
-        values.append(v)
+        values.append(impute_missing(v, missing, check_binary(v)))
     value_a, value_b = values
     codes_a, codes_b = item_codes[:n_a], item_codes[n_a:]
     _check_duplicates(a, keys_a, codes_a, n_items, rerun, "in the first frame")
@@ -223,6 +235,9 @@ def align(
         raise EmptyDataError("no item has a non-missing outcome on both sides")
     item_cluster = cluster_mean["first"][usable].astype(np.int64)
     codes, _ = pd.factorize(item_cluster, sort=True)
+    cluster_items, lost_items = _item_counts(
+        item_cluster, cluster_mean["first"][common & ~usable].astype(np.int64)
+    )
     single = bool(
         np.all(runs_a[usable] == 1)
         and np.all(runs_b[usable] == 1)
@@ -242,6 +257,8 @@ def align(
         n_dropped_b=int(only_b.sum()),
         n_missing_items=n_missing_items,
         max_runs=int(max(runs_a[usable].max(), runs_b[usable].max())),
+        cluster_items=cluster_items,
+        lost_cluster_items=lost_items,
     )
 
 
@@ -275,6 +292,10 @@ class ModelMatrix:
     models: tuple[Any, ...]
     n_dropped_items: int  # items some model lacks (how="inner")
     n_missing_items: int  # items dropped because a model's outcome was missing
+    # For missing="ipw": items per cluster (usable or not) in the order of ``codes``, and the
+    # item counts of clusters where no item is usable.
+    cluster_items: np.ndarray | None = None
+    lost_cluster_items: np.ndarray | None = None
 
 
 def model_matrix(
@@ -312,10 +333,7 @@ def model_matrix(
             f"outcome {outcome!r} has {int(np.isnan(values).sum())} "
             "missing values; use missing='drop' or missing='fail'"
         )
-    if missing == "fail":
-        if not check_binary(values):
-            raise InvalidOutcomeError("missing='fail' needs a binary (0/1) outcome")
-        values = np.where(np.isnan(values), 0.0, values)
+    values = impute_missing(values, missing, check_binary(values))
 
     if rerun is None:
         blocked = _blocked_matrix(values, item_codes, model_codes, clusters, n_models, models)
@@ -367,6 +385,7 @@ def model_matrix(
     if (runs != 1).any():  # reruns: average them per item
         totals /= runs
     codes, _ = pd.factorize(item_cluster[usable], sort=True)
+    cluster_items, lost_items = _item_counts(item_cluster[usable], item_cluster[complete & ~usable])
     return _in_label_order(
         ModelMatrix(
             values=totals,
@@ -374,6 +393,8 @@ def model_matrix(
             models=tuple(models),
             n_dropped_items=int(incomplete.sum()),
             n_missing_items=int((complete & ~usable).sum()),
+            cluster_items=cluster_items,
+            lost_cluster_items=lost_items,
         )
     )
 
@@ -426,6 +447,7 @@ def _blocked_matrix(
     missing = np.isnan(matrix).any(axis=0)
     if missing.all():
         raise EmptyDataError("no item has a non-missing outcome for every model")
+    cluster_items, lost_items = _item_counts(item_cluster[~missing], item_cluster[missing])
     if missing.any():
         matrix, item_cluster = matrix[:, ~missing], item_cluster[~missing]
     codes, _ = pd.factorize(item_cluster, sort=True)
@@ -437,4 +459,6 @@ def _blocked_matrix(
         models=tuple(models),
         n_dropped_items=0,
         n_missing_items=int(missing.sum()),
+        cluster_items=cluster_items,
+        lost_cluster_items=lost_items,
     )

@@ -55,6 +55,11 @@ class EvalAccessor:
         """Design effect and effective n; see :func:`clusterstats.design_effect`."""
         return api.design_effect(self._obj, outcome, by, **options)
 
+    def missing_report(self, outcome, by, **options) -> Any:
+        """Where outcomes are missing, why, and how much it matters; see
+        :func:`clusterstats.missing_report`."""
+        return api.missing_report(self._obj, outcome, by, **options)
+
     def pass_at_k(self, outcome, **options) -> Any:
         """pass@k of cases run several times (``case=``, ``rerun=`` columns); see
         :func:`clusterstats.pass_at_k`."""

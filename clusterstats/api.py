@@ -26,6 +26,7 @@ from clusterstats.results import (
     Comparison,
     DesignEffect,
     GroupedResults,
+    MissingReport,
     PairedDelta,
 )
 
@@ -37,13 +38,16 @@ __all__ = [
     "effective_n",
     "icc",
     "kish_design_effect",
+    "missing_report",
     "paired_delta",
     "rule_of_three",
     "wilson_interval",
 ]
 
 Estimand = Literal["pooled", "cluster_mean"]
-Missing = Literal["drop", "fail", "raise"]
+Missing = Literal["drop", "fail", "pass", "raise"]
+MissingOrIPW = Literal["drop", "fail", "pass", "raise", "ipw"]
+Propensity = Literal["shrunk", "cluster", "logistic"]
 By = Hashable | Sequence[Hashable]
 
 
@@ -125,12 +129,14 @@ def _build_ci(
     )
     notes = list(s.notes)
     if p.n_missing:
-        verb = "counted as failures" if missing == "fail" else "dropped"
+        verb = {"fail": "counted as failures", "pass": "counted as passes"}.get(missing, "dropped")
         notes.insert(
             0,
             f"{p.n_missing} rows with a missing outcome (in "
             f"{p.n_missing_clusters} clusters) were {verb}",
         )
+        if p.missing_p_value < 0.05:
+            notes.insert(1, _varying_missingness_note(p.missing_p_value))
     return ClusterCI(
         **{**s._asdict(), "notes": tuple(notes)},
         confidence=confidence,
@@ -161,6 +167,139 @@ def _check_paired_method(method: str) -> None:
         raise InvalidOptionError(f"method must be one of {PAIRED_METHODS}, got {method!r}")
 
 
+def _varying_missingness_note(p_value: float) -> str:
+    shown = f"= {p_value:.2g}" if p_value > 1e-16 else "< 1e-16"
+    return (
+        f"the missing rate varies across clusters (chi-square p {shown}): missing rows "
+        "concentrate in some clusters, which can bias the complete-case estimate; see "
+        "missing_report() and missing='ipw'"
+    )
+
+
+def _build_ipw_ci(
+    rows: Any,
+    *,
+    propensity: str,
+    min_propensity: float,
+    method: str,
+    confidence: float,
+) -> ClusterCI:
+    """One ``ClusterCI`` by inverse-probability weighting (``missing="ipw"``)."""
+    from clusterstats.core import missing as mi
+    from clusterstats.core.grouping import cluster_sums
+    from clusterstats.core.variance import icc_anova, iid_variance
+    from clusterstats.errors import FewClustersWarning, warn
+
+    values, codes = rows.values, rows.codes
+    responded = ~np.isnan(values)
+    n_missing = int((~responded).sum())
+    g = int(codes.max()) + 1
+    n_g = np.bincount(codes, minlength=g).astype(np.float64)
+    r_g = np.bincount(codes, weights=responded.astype(np.float64), minlength=g)
+    if not responded.any():
+        raise InvalidOutcomeError("no row has a usable response")
+    notes: list[str] = []
+    try:
+        if propensity == "logistic":
+            fit, logistic = mi.hajek_logistic_propensity(
+                values,
+                responded.astype(np.float64),
+                codes,
+                rows.covariates,
+                min_propensity=min_propensity,
+            )
+            described = (
+                f"logistic response model with cluster effects and {rows.covariates.shape[1]} "
+                f"covariates ({logistic.iterations} Newton steps)"
+            )
+        else:
+            totals = np.bincount(codes[responded], weights=values[responded], minlength=g)
+            fit = mi.hajek_cluster_propensity(
+                n_g,
+                r_g,
+                totals,
+                min_propensity=min_propensity,
+                shrink=propensity == "shrunk",
+            )
+            described = (
+                "cluster response rates shrunk towards the overall rate"
+                if propensity == "shrunk"
+                else "each cluster's own response rate"
+            )
+        interval = mi.ipw_interval(
+            fit,
+            method=method,
+            confidence=confidence,
+            is_binary=rows.is_binary,
+            n_rows=int(responded.sum()),
+        )
+    except ValueError as error:
+        raise InvalidOptionError(str(error)) from None
+    notes.append(
+        f"inverse-probability weighted (Hájek) with {described}; the variance accounts for the "
+        "estimated propensities"
+    )
+    if fit.n_lost_clusters:
+        lost = np.flatnonzero(r_g == 0)
+        notes.append(
+            f"{fit.n_lost_clusters} clusters had no usable response at all (cluster codes "
+            f"{lost[:5].tolist()}{'...' if lost.size > 5 else ''}, in sorted label order): "
+            "nothing observed can stand in for them, so the estimate covers the other clusters"
+        )
+    if fit.truncated_weight_share > 0:
+        notes.append(
+            f"propensities below {min_propensity} were raised to it: "
+            f"{fit.truncated_weight_share:.1%} of the total weight was cut"
+        )
+    notes.append(f"effective n of the weights (Kish): {fit.kish_n:.1f} responding rows")
+    notes.extend(interval.notes)
+    if fit.n_clusters < iv.FEW_CLUSTERS:
+        message = (
+            f"only {fit.n_clusters} clusters: the {interval.method} interval is itself "
+            f"uncertain with fewer than {iv.FEW_CLUSTERS} clusters"
+        )
+        warn(message, FewClustersWarning)
+        notes.append(message)
+    observed = cluster_sums(values[responded], codes[responded])
+    naive = summarize_interval(
+        observed,
+        estimand="pooled",
+        method="naive",
+        confidence=confidence,
+        is_binary=rows.is_binary,
+    )
+    iid = iid_variance(observed)
+    deff = fit.variance / iid if iid > 0 else math.nan
+    n_rows = int(responded.sum())
+    widths = (naive.high - naive.low, interval.high - interval.low)
+    return ClusterCI(
+        estimate=interval.estimate,
+        se=interval.se,
+        low=interval.low,
+        high=interval.high,
+        confidence=confidence,
+        method=interval.method,
+        estimand="pooled",
+        df=interval.df,
+        n_rows=n_rows,
+        n_clusters=fit.n_clusters,
+        cluster_size_mean=float(observed.counts.mean()),
+        cluster_size_min=int(observed.counts.min()),
+        cluster_size_max=int(observed.counts.max()),
+        icc=icc_anova(observed).icc,
+        design_effect=deff,
+        n_eff=n_rows / deff if deff > 0 else math.nan,
+        naive_low=naive.low,
+        naive_high=naive.high,
+        widening=widths[1] / widths[0] if widths[0] > 0 else math.nan,
+        n_missing=n_missing,
+        n_missing_clusters=int(((n_g - r_g) > 0).sum()),
+        outcome=rows.outcome,
+        by=rows.by,
+        notes=tuple(notes),
+    )
+
+
 def _build_icc(p: Prepared, *, confidence: float) -> ICC:
     s = summarize_icc(p.sums, confidence=confidence)
     return ICC(
@@ -189,7 +328,11 @@ def cluster_ci(
     method: Method = "auto",
     confidence: float = 0.95,
     over: Hashable | None = None,
-    missing: Missing = "drop",
+    missing: MissingOrIPW = "drop",
+    responded: Hashable | None = None,
+    propensity: Propensity = "cluster",
+    covariates: Sequence[Hashable] | None = None,
+    min_propensity: float = 0.05,
     icc: float | None = None,
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
@@ -218,9 +361,28 @@ def cluster_ci(
         Nominal coverage, strictly between 0 and 1.
     over : column label, optional
         Compute one interval per value of this column (e.g. ``"model"``).
-    missing : {"drop", "fail", "raise"}
-        Missing outcomes are dropped (counted in the result), counted as failures (binary
-        outcomes), or raise :class:`~clusterstats.errors.MissingOutcomeError`.
+    missing : {"drop", "fail", "pass", "raise", "ipw"}
+        A missing outcome (NaN, or ``responded`` False) is dropped (complete case; counted in
+        the result, with a note when the missing rate varies across clusters), counted as a
+        failure or as a pass (binary outcomes: the two bounds), raises
+        :class:`~clusterstats.errors.MissingOutcomeError`, or is handled by inverse-probability
+        weighting (``"ipw"``): the normalised (Hájek) mean of the responses weighted by
+        ``1/π``, with response propensities ``π`` that include the cluster, and a stacked
+        sandwich variance that accounts for their estimation.
+    responded : column label, optional
+        Explicit response indicator (bool; True = a usable response). Where it is False the
+        outcome is a placeholder and is ignored.
+    propensity : {"cluster", "shrunk", "logistic"}
+        With ``missing="ipw"``: each cluster's own response rate (cluster fixed effects, the
+        default: the weighted responses of a cluster then stand exactly for its rows), the
+        rates shrunk towards the overall rate (empirical Bayes: steadier weights, but biased
+        towards complete case when missingness depends on the cluster; see the missing-data
+        study), or a logistic model with cluster effects plus ``covariates``.
+    covariates : list of column labels, optional
+        Numeric columns for ``propensity="logistic"``.
+    min_propensity : float
+        With ``missing="ipw"``, propensities are floored at this value (weights capped at its
+        inverse); the share of weight cut is reported.
     icc : float, optional
         An ICC from a pilot; used only when the data have no variance (e.g. no failures) to
         set the effective n of the fallback interval to ``n / (1 + (m̄ - 1) icc)``.
@@ -254,7 +416,23 @@ def cluster_ci(
     confidence = _check_confidence(confidence)
     _check_estimand(estimand)
     _check_ci_options(method, icc, n_resamples)
-    prepared = prepare(data, outcome, by, over=over, missing=missing)
+    if missing == "ipw":
+        return _ipw_cluster_ci(
+            data,
+            outcome,
+            by,
+            over=over,
+            estimand=estimand,
+            method=method,
+            confidence=confidence,
+            responded=responded,
+            propensity=propensity,
+            covariates=covariates,
+            min_propensity=min_propensity,
+        )
+    if covariates is not None or propensity != "cluster":
+        raise InvalidOptionError("propensity= and covariates= apply to missing='ipw' only")
+    prepared = prepare(data, outcome, by, over=over, missing=missing, responded=responded)
     _check_binary_method(method, prepared[0].is_binary)
 
     def build(p: Prepared) -> ClusterCI:
@@ -270,6 +448,65 @@ def cluster_ci(
         )
 
     return _group_or_single(prepared, over, build)
+
+
+def _ipw_cluster_ci(
+    data: Any,
+    outcome: Any,
+    by: By,
+    *,
+    over: Hashable | None,
+    estimand: str,
+    method: str,
+    confidence: float,
+    responded: Hashable | None,
+    propensity: str,
+    covariates: Sequence[Hashable] | None,
+    min_propensity: float,
+) -> ClusterCI | GroupedResults[ClusterCI]:
+    from clusterstats._frame import response_rows
+    from clusterstats.core.missing import IPW_METHODS
+
+    if estimand != "pooled":
+        raise InvalidOptionError(
+            "missing='ipw' estimates the pooled mean of every row, answered or not; for the "
+            "mean of cluster means use missing='drop' (with cluster-level propensities each "
+            "cluster's weighted mean is its observed mean)"
+        )
+    if method not in IPW_METHODS:
+        raise InvalidOptionError(
+            f"with missing='ipw' the variance is a stacked sandwich; method must be one of "
+            f"{IPW_METHODS}, got {method!r}"
+        )
+    if propensity not in ("shrunk", "cluster", "logistic"):
+        raise InvalidOptionError(
+            f"propensity must be 'shrunk', 'cluster' or 'logistic', got {propensity!r}"
+        )
+    if propensity == "logistic" and not covariates:
+        raise InvalidOptionError("propensity='logistic' needs covariates=[...] columns")
+    if propensity != "logistic" and covariates:
+        raise InvalidOptionError("covariates= need propensity='logistic'")
+    if not 0.0 <= float(min_propensity) < 1.0:
+        raise InvalidOptionError(f"min_propensity must be in [0, 1), got {min_propensity!r}")
+    groups = response_rows(
+        data, outcome, by, over=over, responded=responded, covariates=covariates or ()
+    )
+
+    def build(rows: Any) -> ClusterCI:
+        return _build_ipw_ci(
+            rows,
+            propensity=propensity,
+            min_propensity=float(min_propensity),
+            method=method,
+            confidence=confidence,
+        )
+
+    results = tuple(build(rows) for rows in groups)
+    if over is None:
+        return results[0]
+    return GroupedResults(
+        over=str(over), groups=tuple(rows.group for rows in groups), results=results
+    )
 
 
 def icc(
@@ -460,7 +697,7 @@ def paired_delta(
         "auto", "naive", "cr1", "cr2", "bootstrap", "bootstrap_bca", "bootstrap_percentile"
     ] = "auto",
     confidence: float = 0.95,
-    missing: Missing = "drop",
+    missing: MissingOrIPW = "drop",
     labels: tuple[str, str] | None = None,
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
@@ -490,10 +727,14 @@ def paired_delta(
         An item in different clusters on the two sides is always an error.
     estimand : {"pooled", "cluster_mean"}
         ``"pooled"``: every item counts once; ``"cluster_mean"``: every cluster counts once.
-    missing : {"drop", "fail", "raise"}
+    missing : {"drop", "fail", "pass", "raise", "ipw"}
         As in ``cluster_ci``. With ``"drop"``, an item with no non-missing run on a side is
         dropped from the comparison and counted in ``n_missing_items``: comparing a model's
         answered questions with another model's all questions would not be paired.
+        ``"fail"``/``"pass"`` count a missing outcome as 0/1 on that side. ``"ipw"`` weights
+        the items answered on both sides by the inverse of their cluster's rate of being
+        answered on both (Hájek), with the cluster-robust (stacked) variance and a t interval
+        on ``G - 1`` df (method ``"ipw_t"``).
     labels : (str, str), optional
         Names of the two sides in the output (default: "A", "B", or the two column names).
 
@@ -522,8 +763,30 @@ def paired_delta(
         default_labels = (str(other), str(outcome))
     label_a, label_b = labels if labels is not None else default_labels
     items = align(
-        data, frame_b, outcome_a, outcome_b, by, on=on, how=how, missing=missing, rerun=rerun
+        data,
+        frame_b,
+        outcome_a,
+        outcome_b,
+        by,
+        on=on,
+        how=how,
+        missing="drop" if missing == "ipw" else missing,
+        rerun=rerun,
     )
+    if missing == "ipw":
+        if estimand != "pooled" or method != "auto":
+            raise InvalidOptionError(
+                "missing='ipw' estimates the pooled difference with its stacked sandwich "
+                "variance: leave estimand and method at their defaults"
+            )
+        return _build_paired_ipw(
+            items,
+            label_a=label_a,
+            label_b=label_b,
+            outcome=str(outcome_b) if isinstance(other, pd.DataFrame) else None,
+            by=tuple(str(b) for b in _as_labels(by)),
+            confidence=confidence,
+        )
     return _build_paired(
         items,
         label_a=label_a,
@@ -536,6 +799,97 @@ def paired_delta(
         missing=missing,
         n_resamples=n_resamples,
         rng=rng,
+    )
+
+
+def _build_paired_ipw(
+    items: Any,
+    *,
+    label_a: str,
+    label_b: str,
+    outcome: str | None,
+    by: tuple[str, ...],
+    confidence: float,
+) -> PairedDelta:
+    """A ``PairedDelta`` by inverse-probability weighting of the items answered on both
+    sides, with cluster response propensities and the stacked sandwich variance."""
+    from clusterstats.core.missing import hajek_cluster_propensity
+
+    codes = items.codes
+    g = int(codes.max()) + 1
+    n_g = np.concatenate([items.cluster_items, items.lost_cluster_items])
+    r_g = np.concatenate(
+        [
+            np.bincount(codes, minlength=g).astype(np.float64),
+            np.zeros(items.lost_cluster_items.size),
+        ]
+    )
+
+    def fit(values: np.ndarray):
+        totals = np.concatenate(
+            [
+                np.bincount(codes, weights=values, minlength=g),
+                np.zeros(items.lost_cluster_items.size),
+            ]
+        )
+        return hajek_cluster_propensity(n_g, r_g, totals, shrink=False)
+
+    diff, side_a, side_b = fit(items.a - items.b), fit(items.a), fit(items.b)
+    se = math.sqrt(diff.variance)
+    low, high = iv.t_interval(diff.estimate, diff.variance, diff.df, confidence)
+    from scipy import special
+
+    p_value = float(2.0 * special.stdtr(diff.df, -abs(diff.estimate) / se)) if se > 0 else math.nan
+    a, b = items.a, items.b
+    correlation = float(np.corrcoef(a, b)[0, 1]) if np.ptp(a) > 0 and np.ptp(b) > 0 else math.nan
+    notes = [
+        f"{items.n_missing_items} items with a missing outcome on a side were handled by "
+        "inverse-probability weighting (Hájek, each cluster's rate of being answered on both "
+        "sides); the variance accounts for the estimated propensities",
+        f"effective n of the weights (Kish): {diff.kish_n:.1f} items",
+    ]
+    if diff.n_lost_clusters:
+        notes.append(
+            f"{diff.n_lost_clusters} clusters had no item answered on both sides: nothing "
+            "observed can stand in for them"
+        )
+    if diff.truncated_weight_share > 0:
+        notes.append(f"{diff.truncated_weight_share:.1%} of the weight was cut by the floor")
+    if items.n_dropped_a or items.n_dropped_b:
+        notes.append(
+            f"how='inner': {items.n_dropped_a} items only in {label_a} and "
+            f"{items.n_dropped_b} only in {label_b} were left out"
+        )
+    return PairedDelta(
+        delta=diff.estimate,
+        se=se,
+        low=low,
+        high=high,
+        df=diff.df,
+        method="ipw_t",
+        p_value=p_value,
+        test="ipw_t" if se > 0 else "none",
+        mean_a=side_a.estimate,
+        mean_b=side_b.estimate,
+        se_unpaired=math.sqrt(side_a.variance + side_b.variance),
+        correlation=correlation,
+        naive_low=math.nan,
+        naive_high=math.nan,
+        icc=math.nan,
+        mcnemar_a_only=None,
+        mcnemar_b_only=None,
+        mcnemar_statistic=math.nan,
+        mcnemar_p_value=math.nan,
+        mcnemar_exact_p_value=math.nan,
+        clustered_mcnemar_statistic=math.nan,
+        clustered_mcnemar_p_value=math.nan,
+        rerun_variance_share=math.nan,
+        n_resamples=None,
+        notes=tuple(notes),
+        confidence=confidence,
+        estimand="pooled",
+        **_paired_item_fields(items, label_a, label_b, outcome, by),
+        n_clusters=diff.n_clusters,
     )
 
 
@@ -588,17 +942,26 @@ def _build_paired(
         **{**s._asdict(), "notes": tuple(notes)},
         confidence=confidence,
         estimand=estimand,
-        n_items=int(items.a.shape[0]),
+        **_paired_item_fields(items, label_a, label_b, outcome, by),
         n_clusters=int(items.codes.max()) + 1,
-        n_dropped_a=items.n_dropped_a,
-        n_dropped_b=items.n_dropped_b,
-        n_missing_items=items.n_missing_items,
-        max_runs=items.max_runs,
-        label_a=label_a,
-        label_b=label_b,
-        outcome=outcome,
-        by=by,
     )
+
+
+def _paired_item_fields(
+    items: Any, label_a: str, label_b: str, outcome: str | None, by: tuple[str, ...]
+) -> dict[str, Any]:
+    """The fields of a ``PairedDelta`` that describe the matched items."""
+    return {
+        "n_items": int(items.a.shape[0]),
+        "n_dropped_a": items.n_dropped_a,
+        "n_dropped_b": items.n_dropped_b,
+        "n_missing_items": items.n_missing_items,
+        "max_runs": items.max_runs,
+        "label_a": label_a,
+        "label_b": label_b,
+        "outcome": outcome,
+        "by": by,
+    }
 
 
 def compare(
@@ -615,7 +978,7 @@ def compare(
     method: Literal["auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile"] = "auto",
     adjust: Literal["holm", "bh", "none"] = "holm",
     confidence: float = 0.95,
-    missing: Missing = "drop",
+    missing: MissingOrIPW = "drop",
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
 ) -> Comparison:
@@ -659,7 +1022,18 @@ def compare(
         raise InvalidOptionError(f"adjust must be 'holm', 'bh' or 'none', got {adjust!r}")
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-    mm = model_matrix(data, outcome, by, model=model, on=on, how=how, missing=missing, rerun=rerun)
+    if missing == "ipw" and estimand != "pooled":
+        raise InvalidOptionError("missing='ipw' estimates pooled scores; use estimand='pooled'")
+    mm = model_matrix(
+        data,
+        outcome,
+        by,
+        model=model,
+        on=on,
+        how=how,
+        missing="drop" if missing == "ipw" else missing,
+        rerun=rerun,
+    )
     baseline_index = None
     if baseline is not None:
         if baseline not in mm.models:
@@ -672,6 +1046,14 @@ def compare(
     totals = np.column_stack(
         [np.bincount(mm.codes, weights=row, minlength=n_clusters) for row in mm.values]
     )
+    # missing="ipw": each cluster's items answered by every model stand for all its items
+    # (weights n_g / r_g, cluster fixed-effect propensities, for which the cluster-robust
+    # variance of the weighted sums is exactly the stacked sandwich; REPORT §6).
+    scale = np.ones(n_clusters)
+    if missing == "ipw":
+        scale = mm.cluster_items / counts
+        counts = mm.cluster_items.copy()
+        totals = totals * scale[:, None]
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     s = summarize_comparison(
         totals,
@@ -692,7 +1074,7 @@ def compare(
             squares = (
                 totals[:, j]  # 0/1 values are their own squares
                 if is_binary
-                else np.bincount(mm.codes, weights=row * row, minlength=n_clusters)
+                else np.bincount(mm.codes, weights=row * row, minlength=n_clusters) * scale
             )
             ci = summarize_interval(
                 ClusterSums(counts, totals[:, j], squares),
@@ -713,9 +1095,21 @@ def compare(
         notes.append(
             f"how='inner': {mm.n_dropped_items} items missing for some model were left out"
         )
-    if mm.n_missing_items:
+    if mm.n_missing_items and missing == "ipw":
         notes.append(
-            f"{mm.n_missing_items} items with a missing outcome for some model were dropped"
+            f"{mm.n_missing_items} items with a missing outcome for some model were handled by "
+            "inverse-probability weighting: in each cluster the items every model answered "
+            "stand for all its items (cluster fixed-effect propensities)"
+        )
+        if mm.lost_cluster_items.size:
+            notes.append(
+                f"{mm.lost_cluster_items.size} clusters had no item answered by every model: "
+                "nothing observed can stand in for them"
+            )
+    elif mm.n_missing_items:
+        verb = {"fail": "counted as failures", "pass": "counted as passes"}.get(missing, "dropped")
+        notes.append(
+            f"{mm.n_missing_items} items with a missing outcome for some model were {verb}"
         )
     labels = mm.models
     return Comparison(
@@ -749,4 +1143,160 @@ def compare(
         outcome=str(outcome),
         by=tuple(str(b) for b in _as_labels(by)),
         notes=tuple(notes),
+    )
+
+
+def missing_report(
+    data: Any,
+    outcome: Hashable,
+    by: By,
+    *,
+    reason: Hashable | None = None,
+    responded: Hashable | None = None,
+    confidence: float = 0.95,
+    threshold: float | None = None,
+    deltas: Sequence[float] = (-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0),
+) -> MissingReport:
+    """Where the missing outcomes are, why, and how much they could change the answer.
+
+    Reports the missing rate overall and per cluster (``per_cluster()``), Pearson's test that
+    every cluster has the same missing rate, the breakdown by ``reason`` (a column naming
+    why each missing row is missing: refusal, timeout, parse failure, ...), and the
+    sensitivity table (``to_frame()``): complete case, inverse-probability weighting
+    (cluster propensities) and, for a binary outcome, missing-as-fail and
+    missing-as-pass, each with its clustered interval. Then the δ-adjustment: missing rows
+    imputed at their cluster's observed rate shifted by δ on the logit scale (the outcome
+    scale for scores), and the tipping points, the δ at which the adjusted estimate leaves
+    the IPW interval (or crosses ``threshold``).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, clusterstats
+    >>> rng = np.random.default_rng(0)
+    >>> doc = np.repeat(np.arange(40), 10)
+    >>> hard = rng.normal(size=40)[doc]
+    >>> passed = (rng.normal(size=400) > hard).astype(float)
+    >>> passed[(hard > 0.5) & (rng.random(400) < 0.5)] = np.nan  # hard documents time out
+    >>> df = pd.DataFrame({"doc": doc, "passed": passed})
+    >>> rep = clusterstats.missing_report(df, "passed", by="doc")
+    >>> rep.chi_square_p < 0.05, [name for name, _ in rep.analyses]
+    (True, ['complete_case', 'ipw', 'missing_as_fail', 'missing_as_pass'])
+    """
+    import warnings as _warnings
+
+    from clusterstats._frame import (
+        _factorize_sorted,
+        _require_columns,
+        outcome_with_responses,
+    )
+    from clusterstats.core.grouping import ClusterSums
+    from clusterstats.core.missing import delta_adjusted_mean, missingness_chi_square
+    from clusterstats.core.variance import icc_anova
+    from clusterstats.errors import ClusterStatsWarning, warn
+
+    confidence = _check_confidence(confidence)
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    by_labels = _as_labels(by)
+    _require_columns(data, [outcome, *by_labels] + ([reason] if reason is not None else []))
+    values = outcome_with_responses(data, outcome, responded)
+    from clusterstats._frame import cluster_codes
+
+    codes = cluster_codes(data, by_labels)
+    is_missing = np.isnan(values)
+    n_missing = int(is_missing.sum())
+    if n_missing == 0:
+        raise InvalidOptionError(f"outcome {outcome!r} has no missing values: nothing to report")
+    g = int(codes.max()) + 1
+    n_g = np.bincount(codes, minlength=g).astype(np.float64)
+    present = n_g > 0
+    m_g = np.bincount(codes[is_missing], minlength=g).astype(np.float64)
+    r_g = n_g - m_g
+    s_g = np.bincount(codes[~is_missing], weights=values[~is_missing], minlength=g)
+    n_g, m_g, r_g, s_g = n_g[present], m_g[present], r_g[present], s_g[present]
+    statistic, df, p_value = missingness_chi_square(n_g, m_g)
+    miss_icc = icc_anova(ClusterSums(n_g, m_g, m_g, 0.0)).icc
+    is_binary = check_binary(values)
+
+    frame = data.copy(deep=False)
+    frame["__outcome__"] = values
+    analyses: list[tuple[str, ClusterCI]] = []
+    warned: dict[str, type[Warning]] = {}
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always", ClusterStatsWarning)
+        runs = [("complete_case", {"missing": "drop"}), ("ipw", {"missing": "ipw"})]
+        if is_binary:
+            runs.append(("missing_as_fail", {"missing": "fail"}))
+            runs.append(("missing_as_pass", {"missing": "pass"}))
+        for name, options in runs:
+            result = cluster_ci(frame, "__outcome__", by_labels, confidence=confidence, **options)
+            result = ClusterCI(**{**result.to_dict(), "outcome": str(outcome)})
+            analyses.append((name, result))
+    for w in caught:
+        warned.setdefault(str(w.message), w.category)
+    for message, category in warned.items():
+        warn(message, category)
+
+    def adjusted(delta: float) -> float:
+        return delta_adjusted_mean(n_g, r_g, s_g, delta, binary=is_binary)
+
+    def solve(target: float, lo: float, hi: float) -> float:
+        f_lo, f_hi = adjusted(lo) - target, adjusted(hi) - target
+        if f_lo * f_hi > 0:
+            return math.inf if hi > 0 and f_hi < 0 else -math.inf if lo < 0 else math.inf
+        for _ in range(100):
+            mid = 0.5 * (lo + hi)
+            if (adjusted(mid) - target) * f_lo > 0:
+                lo = mid
+            else:
+                hi = mid
+        return 0.5 * (lo + hi)
+
+    ipw = analyses[1][1]
+    tipping_low = solve(ipw.low, -20.0, 0.0)
+    tipping_high = solve(ipw.high, 0.0, 20.0)
+    if tipping_low == math.inf:
+        tipping_low = -math.inf
+    tipping_threshold = None if threshold is None else solve(float(threshold), -20.0, 20.0)
+
+    reasons: list[tuple[Any, int, int]] = []
+    if reason is not None:
+        labels = pd.Series(data[reason].to_numpy()[is_missing])
+        where = codes[is_missing]
+        for label, rows in labels.value_counts(dropna=False).items():
+            in_reason = labels.isna().to_numpy() if pd.isna(label) else labels.eq(label).to_numpy()
+            reasons.append((label, int(rows), int(np.unique(where[in_reason]).size)))
+    _, uniques = _factorize_sorted(data[by_labels[0]] if len(by_labels) == 1 else pd.Series(codes))
+    cluster_labels = tuple(np.flatnonzero(present).tolist()) if uniques is None else tuple(uniques)
+    notes = []
+    if p_value < 0.05:
+        notes.append(
+            "missingness varies across clusters: the complete-case estimate can be biased; "
+            "the IPW row reweights each cluster's responses to stand for its missing rows"
+        )
+    notes.extend(dict.fromkeys(warned))
+    return MissingReport(
+        outcome=str(outcome),
+        by=tuple(str(b) for b in by_labels),
+        n_rows=int(values.size),
+        n_missing=n_missing,
+        missing_rate=n_missing / values.size,
+        n_clusters=int(present.sum()),
+        n_clusters_with_missing=int((m_g > 0).sum()),
+        n_clusters_all_missing=int((r_g == 0).sum()),
+        chi_square=statistic,
+        chi_square_df=df,
+        chi_square_p=p_value,
+        missing_icc=miss_icc,
+        reasons=tuple(reasons),
+        analyses=tuple(analyses),
+        deltas=tuple((float(d), adjusted(float(d))) for d in deltas),
+        tipping_low=tipping_low,
+        tipping_high=tipping_high,
+        threshold=None if threshold is None else float(threshold),
+        tipping_threshold=tipping_threshold,
+        notes=tuple(notes),
+        cluster_labels=cluster_labels,
+        cluster_rows=tuple(n_g.astype(int).tolist()),
+        cluster_missing=tuple(m_g.astype(int).tolist()),
     )

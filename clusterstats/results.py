@@ -8,6 +8,7 @@ one-row ``to_frame()`` whose columns never depend on the options used.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
@@ -20,6 +21,7 @@ __all__ = [
     "DesignEffect",
     "Flakiness",
     "GroupedResults",
+    "MissingReport",
     "PassAtK",
 ]
 
@@ -890,8 +892,12 @@ class PairedDelta(_Result):
             f"{fmt.number(self.mean_b)}  on {self.n_items:,} items in {self.n_clusters:,} "
             "clusters",
             f"  pairing: se {fmt.number(self.se)} paired vs {fmt.number(self.se_unpaired)} "
-            f"unpaired (correlation {fmt.number(self.correlation, 3)}); naive paired CI "
-            f"{fmt.interval(self.naive_low, self.naive_high)}",
+            f"unpaired (correlation {fmt.number(self.correlation, 3)})"
+            + (
+                ""
+                if math.isnan(self.naive_low)
+                else f"; naive paired CI {fmt.interval(self.naive_low, self.naive_high)}"
+            ),
         ]
         if self.mcnemar_a_only is not None:
             lines.append(
@@ -1095,3 +1101,167 @@ class Comparison:
             pairs.itertuples(index=False),
             f"Pairwise differences (p adjusted by {self.adjust})",
         )
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class MissingReport:
+    """How much of an outcome is missing, where, why, and how much it matters.
+
+    Attributes
+    ----------
+    n_rows, n_missing, missing_rate : int, int, float
+    n_clusters, n_clusters_with_missing, n_clusters_all_missing : int
+    chi_square, chi_square_df, chi_square_p : float
+        Pearson's test that every cluster has the same missing rate; a small p-value means
+        the missing rows concentrate in some clusters (which is what biases complete-case).
+    missing_icc : float
+        ICC of the missing indicator within clusters.
+    reasons : tuple of (reason, rows, clusters)
+        Missing rows by ``reason=`` label, most frequent first.
+    analyses : tuple of (name, ClusterCI)
+        The sensitivity table: ``complete_case``, ``ipw`` and, for a binary outcome,
+        ``missing_as_fail`` and ``missing_as_pass`` (the bounds).
+    deltas : tuple of (δ, estimate)
+        The pooled mean with missing rows imputed at their cluster's observed rate shifted by
+        δ (logit scale for a binary outcome, outcome scale otherwise); δ = 0 is missing at
+        random within clusters.
+    tipping_low, tipping_high : float
+        The δ below (above) which the adjusted estimate leaves the IPW interval: how far from
+        missing at random the missing rows must be before the conclusion moves by more than
+        the sampling uncertainty (±inf: never within |δ| ≤ 20).
+    threshold, tipping_threshold : float or None
+        With ``threshold=``: the δ at which the adjusted estimate crosses it.
+    """
+
+    outcome: str
+    by: tuple[str, ...]
+    n_rows: int
+    n_missing: int
+    missing_rate: float
+    n_clusters: int
+    n_clusters_with_missing: int
+    n_clusters_all_missing: int
+    chi_square: float
+    chi_square_df: float
+    chi_square_p: float
+    missing_icc: float
+    reasons: tuple[tuple[Any, int, int], ...]
+    analyses: tuple[tuple[str, ClusterCI], ...]
+    deltas: tuple[tuple[float, float], ...]
+    tipping_low: float
+    tipping_high: float
+    threshold: float | None = None
+    tipping_threshold: float | None = None
+    notes: tuple[str, ...] = ()
+    cluster_labels: tuple[Any, ...] = dataclasses.field(default=(), compare=False)
+    cluster_rows: tuple[int, ...] = dataclasses.field(default=(), compare=False)
+    cluster_missing: tuple[int, ...] = dataclasses.field(default=(), compare=False)
+
+    columns: ClassVar[tuple[str, ...]] = (
+        "analysis",
+        "estimate",
+        "low",
+        "high",
+        "method",
+        "n_rows",
+        "n_missing",
+    )
+
+    def to_frame(self):
+        """The sensitivity table: one row per analysis, with the columns of ``columns``."""
+        import pandas as pd
+
+        rows = [
+            {
+                "analysis": name,
+                "estimate": r.estimate,
+                "low": r.low,
+                "high": r.high,
+                "method": r.method,
+                "n_rows": r.n_rows,
+                "n_missing": r.n_missing,
+            }
+            for name, r in self.analyses
+        ]
+        return pd.DataFrame(rows, columns=list(self.columns))
+
+    def per_cluster(self):
+        """One row per cluster: ``cluster``, ``rows``, ``missing``, ``missing_rate``."""
+        import numpy as np
+        import pandas as pd
+
+        rows = np.asarray(self.cluster_rows)
+        missing = np.asarray(self.cluster_missing)
+        return pd.DataFrame(
+            {
+                "cluster": list(self.cluster_labels),
+                "rows": rows,
+                "missing": missing,
+                "missing_rate": missing / rows,
+            }
+        )
+
+    def by_reason(self):
+        """Missing rows per reason: ``reason``, ``rows``, ``share`` (of the missing rows),
+        ``clusters``."""
+        import pandas as pd
+
+        frame = pd.DataFrame(list(self.reasons), columns=["reason", "rows", "clusters"])
+        frame.insert(2, "share", frame["rows"] / max(self.n_missing, 1))
+        return frame
+
+    def delta_table(self):
+        """The δ-adjusted estimates: ``delta``, ``estimate``."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.deltas), columns=["delta", "estimate"])
+
+    def _lines(self) -> list[str]:
+        lines = [
+            f"MissingReport({_label(self.outcome, self.by)})",
+            f"  {self.n_missing:,} of {self.n_rows:,} rows missing "
+            f"({self.missing_rate:.1%}), in {self.n_clusters_with_missing} of "
+            f"{self.n_clusters} clusters ({self.n_clusters_all_missing} entirely missing)",
+            f"  same missing rate in every cluster? chi-square {fmt.number(self.chi_square)} on "
+            f"{self.chi_square_df:g} df, p {fmt.number(self.chi_square_p)}; ICC of "
+            f"missingness {fmt.number(self.missing_icc)}",
+        ]
+        if self.reasons:
+            shown = ", ".join(f"{reason}: {rows:,}" for reason, rows, _ in self.reasons)
+            lines.append(f"  by reason: {shown}")
+        lines.append("  sensitivity:")
+        width = max(len(name) for name, _ in self.analyses)
+        for name, r in self.analyses:
+            lines.append(
+                f"    {name:<{width}}  {fmt.number(r.estimate)}  "
+                f"{r.confidence:.0%} CI {fmt.interval(r.low, r.high)}  ({r.method})"
+            )
+
+        def side(delta: float) -> str:
+            return "never for |δ| ≤ 20" if math.isinf(delta) else f"at δ = {fmt.number(delta, 3)}"
+
+        lines.append(
+            "  tipping points (missing rows shifted by δ from their cluster's observed rate, "
+            "on the logit scale for 0/1 outcomes): the estimate leaves the IPW interval "
+            f"downwards {side(self.tipping_low)}, upwards {side(self.tipping_high)}"
+        )
+        if self.threshold is not None:
+            lines.append(
+                f"  it crosses {fmt.number(self.threshold)} at δ = "
+                f"{fmt.number(self.tipping_threshold, 3)}"
+            )
+        return lines
+
+    def __repr__(self) -> str:
+        return "\n".join(self._lines()) + "".join(f"\n  note: {n}" for n in self.notes)
+
+    def _repr_html_(self) -> str:
+        header = ["analysis", "estimate", "low", "high", "method"]
+        rows = [[name, r.estimate, r.low, r.high, r.method] for name, r in self.analyses]
+        caption = (
+            f"MissingReport: {_label(self.outcome, self.by)} — {self.n_missing:,} of "
+            f"{self.n_rows:,} missing ({self.missing_rate:.1%}); chi-square p "
+            f"{fmt.number(self.chi_square_p)}; tipping δ {fmt.number(self.tipping_low, 3)} / "
+            f"{fmt.number(self.tipping_high, 3)}"
+        )
+        return fmt.html_table(header, rows, caption, list(self.notes))

@@ -21,6 +21,8 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
         ("candidates.py", "korn_graubard_guarded"),
         ("coverage_paired.py", "cr2"),
         ("compare.py", "ratio"),
+        ("coverage_missing.py", "ipw (cluster)"),
+        ("dask_scale.py", "ratio"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):

@@ -280,3 +280,26 @@ def test_paired_delta_alignment_on_datasets(tau_ds):
     moved = tau_ds.assign_coords(user_id=tau_ds["user_id"].where(tau_ds["case"] != 3, "x"))
     with pytest.raises(cs.AlignmentError, match="1 cases are in a different 'user_id'"):
         moved.eval.paired_delta(tau_ds, "reward", "user_id")
+
+
+def test_new_results_display_and_convert(tau_ds, crux_ds):
+    res = tau_ds.eval.pass_hat_k("reward", k=2)
+    text = repr(res)
+    assert text.startswith("PassAtK(pass^2 of reward by case")
+    assert "50 cases (4 runs each) in 50 clusters" in text
+    assert "<table" in res._repr_html_()
+    assert list(res.to_frame().columns) == list(cs.PassAtK.columns)
+    assert float(res) == res.estimate
+    flaky = tau_ds.eval.flakiness("reward")
+    assert "26 of 50" in repr(flaky)
+    assert "<table" in flaky._repr_html_()
+    assert set(flaky.to_dict()) == set(cs.Flakiness.columns)
+    assert list(flaky.to_frame().columns) == list(cs.Flakiness.columns)
+    grouped = crux_ds.eval.pass_at_k("correct", k=1)
+    assert "PassAtK over task" in repr(grouped)
+    assert grouped._repr_html_().count("<tr>") == 3
+    # pass@1 is the mean of the runs when every case has the same number of them
+    means = crux_ds.eval.cluster_ci("correct", estimand="cluster_mean", method="cr1")
+    for task in grouped.groups:
+        assert grouped[task].estimate == pytest.approx(means[task].estimate, rel=1e-12)
+        assert grouped[task].se == pytest.approx(means[task].se, rel=1e-10)

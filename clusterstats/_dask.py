@@ -2,8 +2,9 @@
 
 ``cluster_ci``, ``icc`` and ``design_effect`` reduce the frame lazily to per-cluster sums (one
 grouped aggregation, computed under whatever scheduler is active) and finish on those; the
-methods that pair items or count runs per case (``paired_delta``, ``compare``, ``pass_at_k``,
-``pass_hat_k``, ``flakiness``) load only the columns they name and run the pandas path.
+methods that pair items, count runs per case or fit a response model (``paired_delta``,
+``compare``, ``pass_at_k``, ``pass_hat_k``, ``flakiness``, ``missing_report`` and
+``cluster_ci(missing="ipw")``) load only the columns they name and run the pandas path.
 
 dask is imported only when the user imports it: ``import clusterstats`` registers the accessor
 at once if ``dask.dataframe`` is already imported, and otherwise when it is.
@@ -66,7 +67,8 @@ def prepare(
     first = y.dropna().head(1, npartitions=-1)
     shift = float(first.iloc[0]) if len(first) else 0.0
     is_missing = y.isna()
-    centred = (y.fillna(0.0) if missing == "fail" else y) - shift
+    filled = {"fail": 0.0, "pass": 1.0}.get(missing)
+    centred = (y if filled is None else y.fillna(filled)) - shift
     frame = data[keys].assign(
         _y=centred,
         _y2=centred * centred,
@@ -90,9 +92,10 @@ def prepare(
             f"outcome column {outcome!r} has {n_missing} missing values; use missing='drop' "
             "or missing='fail' to handle them"
         )
-    if n_missing and missing == "fail" and not is_binary:
+    if n_missing and filled is not None and not is_binary:
         raise InvalidOutcomeError(
-            "missing='fail' counts a missing outcome as 0, which needs a binary (0/1) outcome"
+            f"missing={missing!r} counts a missing outcome as {filled:g}, which needs a binary "
+            "(0/1) outcome"
         )
     table = table.sort_index()
     groups = (
@@ -148,8 +151,30 @@ def cluster_ci(
     icc: float | None = None,
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
+    **ipw_options: Any,
 ) -> Any:
-    """:func:`clusterstats.cluster_ci` on a dask DataFrame (groups of ``over`` sorted)."""
+    """:func:`clusterstats.cluster_ci` on a dask DataFrame (groups of ``over`` sorted).
+
+    ``missing="ipw"`` (and ``responded``, ``propensity``, ``covariates``, ``min_propensity``)
+    fits a response model on the rows, so it loads the columns it names and runs the pandas
+    path."""
+    if missing == "ipw" or ipw_options:
+        names = [ipw_options.get("responded"), *(ipw_options.get("covariates") or [])]
+        frame = _columns(data, outcome, by, over, *[n for n in names if n is not None])
+        return api.cluster_ci(
+            frame,
+            outcome,
+            by,
+            estimand=estimand,
+            method=method,
+            confidence=confidence,
+            over=over,
+            missing=missing,
+            icc=icc,
+            n_resamples=n_resamples,
+            rng=rng,
+            **ipw_options,
+        )
     confidence = api._check_confidence(confidence)
     api._check_estimand(estimand)
     api._check_ci_options(method, icc, n_resamples)
@@ -277,6 +302,12 @@ class DaskEvalAccessor:
         """Many models on shared items (loads the named columns); see
         :func:`clusterstats.compare`."""
         return compare(self._obj, outcome, by, **options)
+
+    def missing_report(self, outcome, by, **options) -> Any:
+        """Where outcomes are missing and how much it matters (loads the named columns);
+        see :func:`clusterstats.missing_report`."""
+        frame = _columns(self._obj, outcome, by, options.get("reason"), options.get("responded"))
+        return api.missing_report(frame, outcome, by, **options)
 
     def pass_at_k(self, outcome, **options) -> Any:
         """pass@k (loads the named columns); see :func:`clusterstats.pass_at_k`."""

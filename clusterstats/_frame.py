@@ -385,6 +385,7 @@ class ResponseRows:
     is_binary: bool
     outcome: str
     by: tuple[str, ...]
+    cluster_labels: tuple[Any, ...] = ()  # the label of each cluster code, for messages
 
 
 def response_rows(
@@ -437,8 +438,17 @@ def response_rows(
             raise InvalidClusterError(f"column {over!r} (over=) has missing labels")
         groups = [(label, np.flatnonzero(group_codes == i)) for i, label in enumerate(uniques)]
     result = []
+    key = (
+        data[by_labels[0]]
+        if len(by_labels) == 1
+        else pd.Series(list(zip(*(data[b] for b in by_labels), strict=True)))
+    )
+    first_row_of_code = pd.Series(np.arange(len(data))).groupby(codes).first()
+    label_of_code = pd.Series(
+        key.to_numpy()[first_row_of_code.to_numpy()], index=first_row_of_code.index
+    )
     for label, rows in groups:
-        group_clusters, _ = pd.factorize(codes[rows], sort=True)
+        group_clusters, group_uniques = pd.factorize(codes[rows], sort=True)
         result.append(
             ResponseRows(
                 group=label,
@@ -448,6 +458,7 @@ def response_rows(
                 is_binary=is_binary,
                 outcome=str(outcome),
                 by=tuple(str(b) for b in by_labels),
+                cluster_labels=tuple(label_of_code.loc[group_uniques].tolist()),
             )
         )
     return result

@@ -240,11 +240,11 @@ def _build_ipw_ci(
         "estimated propensities"
     )
     if fit.n_lost_clusters:
-        lost = np.flatnonzero(r_g == 0)
+        lost = [rows.cluster_labels[i] for i in np.flatnonzero(r_g == 0)]
+        shown = ", ".join(map(repr, lost[:5])) + (", ..." if len(lost) > 5 else "")
         notes.append(
-            f"{fit.n_lost_clusters} clusters had no usable response at all (cluster codes "
-            f"{lost[:5].tolist()}{'...' if lost.size > 5 else ''}, in sorted label order): "
-            "nothing observed can stand in for them, so the estimate covers the other clusters"
+            f"{fit.n_lost_clusters} clusters had no usable response at all ({shown}): nothing "
+            "observed can stand in for them, so the estimate covers the other clusters"
         )
     if fit.truncated_weight_share > 0:
         notes.append(
@@ -698,6 +698,7 @@ def paired_delta(
     ] = "auto",
     confidence: float = 0.95,
     missing: MissingOrIPW = "drop",
+    responded: Hashable | None = None,
     labels: tuple[str, str] | None = None,
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
@@ -735,6 +736,9 @@ def paired_delta(
         the items answered on both sides by the inverse of their cluster's rate of being
         answered on both (Hájek), with the cluster-robust (stacked) variance and a t interval
         on ``G - 1`` df (method ``"ipw_t"``).
+    responded : column label, optional
+        A response indicator (bool; True = a usable response) in each frame (or, for two
+        columns, for both): where it is False the outcome counts as missing.
     labels : (str, str), optional
         Names of the two sides in the output (default: "A", "B", or the two column names).
 
@@ -762,6 +766,13 @@ def paired_delta(
         frame_b, outcome_a, outcome_b = data, other, outcome
         default_labels = (str(other), str(outcome))
     label_a, label_b = labels if labels is not None else default_labels
+    if responded is not None:
+        data = _mask_unanswered(
+            data, [outcome_a] if frame_b is not data else [outcome_a, outcome_b], responded
+        )
+        frame_b = (
+            data if frame_b is not other else _mask_unanswered(frame_b, [outcome_b], responded)
+        )
     items = align(
         data,
         frame_b,
@@ -947,6 +958,18 @@ def _build_paired(
     )
 
 
+def _mask_unanswered(
+    frame: pd.DataFrame, outcomes: Sequence[Hashable], responded: Hashable
+) -> pd.DataFrame:
+    """A shallow copy whose outcome columns are NaN where ``responded`` is False."""
+    from clusterstats._frame import outcome_with_responses
+
+    masked = frame.copy(deep=False)
+    for label in outcomes:
+        masked[label] = outcome_with_responses(frame, label, responded)
+    return masked
+
+
 def _paired_item_fields(
     items: Any, label_a: str, label_b: str, outcome: str | None, by: tuple[str, ...]
 ) -> dict[str, Any]:
@@ -979,6 +1002,7 @@ def compare(
     adjust: Literal["holm", "bh", "none"] = "holm",
     confidence: float = 0.95,
     missing: MissingOrIPW = "drop",
+    responded: Hashable | None = None,
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
 ) -> Comparison:
@@ -1024,6 +1048,8 @@ def compare(
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if missing == "ipw" and estimand != "pooled":
         raise InvalidOptionError("missing='ipw' estimates pooled scores; use estimand='pooled'")
+    if responded is not None:
+        data = _mask_unanswered(data, [outcome], responded)
     mm = model_matrix(
         data,
         outcome,

@@ -145,3 +145,20 @@ def test_accessor_registered_when_dask_is_imported_after_clusterstats():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["DaskEvalAccessor", "3"]
+
+
+def test_dask_dataframe_missing_policies(mmlu, mmlu_dask):
+    marked = mmlu.assign(answered=mmlu.pred_missing.eq(0))
+    lazy = dd.from_pandas(marked, npartitions=4)
+    for missing in ("pass", "ipw"):
+        got = quiet(lazy.eval.cluster_ci, "correct", "src", missing=missing, responded="answered")
+        expected = quiet(
+            marked.eval.cluster_ci, "correct", by="src", missing=missing, responded="answered"
+        )
+        same(got, expected)
+    same(
+        mmlu_dask.eval.cluster_ci("correct", "src", missing="pass"),
+        mmlu.eval.cluster_ci("correct", by="src", missing="pass"),
+    )
+    report = quiet(lazy.eval.missing_report, "correct", "src", responded="answered")
+    assert report.n_missing == int((~marked.answered).sum())

@@ -303,3 +303,33 @@ def test_missing_report(mmlu):
     assert fail < 0.45
     assert "tipping points" in repr(rep)
     assert "<table" in rep._repr_html_()
+
+
+def test_responded_in_paired_delta_and_compare(mmlu):
+    marked = mmlu.assign(answered=mmlu.pred_missing.eq(0))
+    scored = mmlu.assign(score=mmlu.correct.where(mmlu.pred_missing.eq(0)))
+    a = marked[marked.model == "Meta-Llama-3.1-8B-Instruct"]
+    b = marked[marked.model == "Mixtral-8x7B-Instruct-v0.1"]
+    sa = scored[scored.model == "Meta-Llama-3.1-8B-Instruct"]
+    sb = scored[scored.model == "Mixtral-8x7B-Instruct-v0.1"]
+    options = {"by": "src", "on": "question_id", "missing": "ipw"}
+    via_indicator = cs.paired_delta(a, b, "correct", responded="answered", **options)
+    via_nan = cs.paired_delta(sa, sb, "score", **options)
+    assert via_indicator.delta == pytest.approx(via_nan.delta, rel=1e-13)
+    assert via_indicator.se == pytest.approx(via_nan.se, rel=1e-12)
+    before = a.copy()
+    comp = quiet(
+        marked.eval.compare,
+        "correct",
+        by="src",
+        model="model",
+        on="question_id",
+        how="inner",
+        responded="answered",
+        rng=0,
+    )
+    ref = quiet(
+        scored.eval.compare, "score", by="src", model="model", on="question_id", how="inner", rng=0
+    )
+    np.testing.assert_allclose(comp.pairs()["delta"], ref.pairs()["delta"], rtol=1e-13)
+    pd.testing.assert_frame_equal(a, before)  # the caller's frame is untouched

@@ -393,13 +393,30 @@ def ipw_interval(
         method = "korn_graubard" if is_binary else "cr1"
     if method in ("wilson", "korn_graubard") and not is_binary:
         raise ValueError(f"method {method!r} needs a binary outcome")
+    from clusterstats.errors import DegenerateDataError, DegenerateDataWarning, warn
+
     mu, var, df = fit.estimate, fit.variance, fit.df
     se = math.sqrt(var) if var >= 0 else math.nan
     notes: list[str] = []
     p = min(max(mu, 0.0), 1.0)
-    if method == "cr1" or not var > 0 or p in (0.0, 1.0):
-        if method != "cr1":
-            notes.append("no spread among the weighted responses: the t interval is reported")
+    if not var > 1e-24 * max(mu * mu, 1e-300):
+        if not is_binary:
+            raise DegenerateDataError(
+                "the weighted responses have no spread across clusters: no interval can be "
+                "estimated from them"
+            )
+        # As cluster_ci's zero-variance fallback: Clopper-Pearson with the clusters as units.
+        g = float(fit.n_clusters)
+        low, high = iv.clopper_pearson(p * g, g, confidence)
+        message = (
+            "the weighted responses have no spread across clusters; the interval is "
+            f"Clopper-Pearson with the {fit.n_clusters} clusters as the units"
+        )
+        warn(message, DegenerateDataWarning)
+        return IPWInterval(
+            mu, math.nan, low, high, math.nan, "ipw_clopper_pearson_fallback", g, (message,)
+        )
+    if method == "cr1" or p in (0.0, 1.0):
         low, high = iv.t_interval(mu, var, df, confidence)
         n_eff = math.nan
         used = "ipw_t"

@@ -22,6 +22,7 @@ from clusterstats.api import (
     wilson_interval,
 )
 from clusterstats.datasets import load_demo_data
+from clusterstats.diagnostics import ClusteringCheck, check_clustering, report
 from clusterstats.errors import (
     AlignmentError,
     ClusterStatsError,
@@ -38,6 +39,7 @@ from clusterstats.errors import (
     MissingOutcomeError,
     TooFewClustersError,
 )
+from clusterstats.planning import pilot_plan, plan
 from clusterstats.reruns import flakiness, pass_at_k, pass_hat_k, to_case_rerun
 from clusterstats.results import (
     ICC,
@@ -49,6 +51,8 @@ from clusterstats.results import (
     MissingReport,
     PairedDelta,
     PassAtK,
+    Plan,
+    Report,
 )
 from clusterstats.simulate import simulate
 
@@ -60,6 +64,7 @@ __all__ = [
     "ClusterCI",
     "ClusterStatsError",
     "ClusterStatsWarning",
+    "ClusteringCheck",
     "ColumnNotFoundError",
     "Comparison",
     "DegenerateDataError",
@@ -77,8 +82,11 @@ __all__ = [
     "MissingReport",
     "PairedDelta",
     "PassAtK",
+    "Plan",
+    "Report",
     "TooFewClustersError",
     "adjusted_wilson_interval",
+    "check_clustering",
     "cluster_ci",
     "compare",
     "design_effect",
@@ -91,6 +99,9 @@ __all__ = [
     "paired_delta",
     "pass_at_k",
     "pass_hat_k",
+    "pilot_plan",
+    "plan",
+    "report",
     "rule_of_three",
     "simulate",
     "to_case_rerun",

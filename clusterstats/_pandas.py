@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from clusterstats import api, reruns
+from clusterstats import api, diagnostics, planning, reruns
 
 # Captured before registration replaces the attribute.
 _ORIGINAL_EVAL = pd.DataFrame.eval
@@ -59,6 +59,18 @@ class EvalAccessor:
         """Where outcomes are missing, why, and how much it matters; see
         :func:`clusterstats.missing_report`."""
         return api.missing_report(self._obj, outcome, by, **options)
+
+    def plan(self, outcome, by, **options) -> Any:
+        """Plan the next budget from this pilot; see :func:`clusterstats.pilot_plan`."""
+        return planning.pilot_plan(self._obj, outcome, by, **options)
+
+    def report(self, outcome, by, **options) -> Any:
+        """What to report about the result; see :func:`clusterstats.report`."""
+        return diagnostics.report(self._obj, outcome, by, **options)
+
+    def check_clustering(self, outcome, candidates=(), **options) -> Any:
+        """Which grouping to cluster by; see :func:`clusterstats.check_clustering`."""
+        return diagnostics.check_clustering(self._obj, outcome, candidates, **options)
 
     def pass_at_k(self, outcome, **options) -> Any:
         """pass@k of cases run several times (``case=``, ``rerun=`` columns); see

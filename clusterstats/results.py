@@ -23,6 +23,8 @@ __all__ = [
     "GroupedResults",
     "MissingReport",
     "PassAtK",
+    "Plan",
+    "Report",
 ]
 
 
@@ -182,6 +184,22 @@ class ClusterCI(_Result):
     def interval(self) -> tuple[float, float]:
         """``(low, high)``."""
         return (self.low, self.high)
+
+    def plot(self, *, ax: Any = None) -> Any:
+        """Forest plot of the clustered interval beside the naive one (needs matplotlib).
+        Returns the matplotlib Axes."""
+        from clusterstats._plotting import forest
+
+        return forest(
+            [_label(self.outcome, self.by)],
+            [self.estimate],
+            [self.low],
+            [self.high],
+            [self.naive_low],
+            [self.naive_high],
+            title=f"{self.confidence:.0%} CI, {self.method}",
+            ax=ax,
+        )
 
 
 _CI_HTML_HEADER = (
@@ -491,6 +509,25 @@ class GroupedResults(Generic[R]):
                 grid[position] = np.nan if value is None else value
             variables[column] = (self.dims, grid)
         return xr.Dataset(variables, coords=coords, attrs=attrs)
+
+    def plot(self, *, ax: Any = None) -> Any:
+        """Forest plot, one row per group: the clustered interval beside the naive one
+        (results of ``cluster_ci`` only; needs matplotlib). Returns the matplotlib Axes."""
+        from clusterstats._plotting import forest
+
+        if not self.results or not isinstance(self.results[0], ClusterCI):
+            raise TypeError("plot() draws intervals: it needs results of cluster_ci")
+        first = self.results[0]
+        return forest(
+            [", ".join(map(str, key)) for key in self._keys()],
+            [r.estimate for r in self.results],
+            [r.low for r in self.results],
+            [r.high for r in self.results],
+            [r.naive_low for r in self.results],
+            [r.naive_high for r in self.results],
+            title=(f"{_label(first.outcome, first.by)}: {first.confidence:.0%} CI, {first.method}"),
+            ax=ax,
+        )
 
     def _table(self) -> tuple[list[str], list[list[object]]]:
         first = self.results[0]
@@ -1265,3 +1302,333 @@ class MissingReport:
             f"{fmt.number(self.tipping_high, 3)}"
         )
         return fmt.html_table(header, rows, caption, list(self.notes))
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Plan:
+    """What a clustered eval design buys, and what the next budget should buy.
+
+    Attributes
+    ----------
+    n_clusters, cluster_size, icc, variance : float
+        The design (``K`` clusters of ``m`` rows) and the assumptions: the ICC ``ρ`` and the
+        row variance ``σ²`` (``p(1 − p)`` for a pass rate).
+    icc_low, icc_high : float
+        A plausible range of ρ (from a pilot's ICC interval, or given); NaN if none.
+    se, half_width, design_effect, n_eff, n_eff_ceiling : float
+        ``sqrt(σ² (1 + (m − 1) ρ)/(K m))``, its ``t_{K−1}`` half-width, ``1 + (m − 1) ρ``,
+        ``K m / deff`` and the ceiling ``K / ρ`` that deeper clusters never pass.
+    options : tuple of (option, K, m, rows, n_eff, half_width)
+        The current design and the ways to spend a new budget: double the depth, double the
+        clusters, and (with costs) the cost-optimal depth at the same cost.
+    optimal_cluster_size : float or None
+        ``m* = sqrt(c_cluster / c_row · (1 − ρ)/ρ)`` when costs are given.
+    target_half_width, clusters_needed : float or None
+        Clusters of ``m`` rows for the target half-width (``t`` quantile, unrounded).
+    effect, power, difference_variance, difference_icc : float or None
+        For a paired comparison: the effect to detect and the pilot's variance and ICC of the
+        per-item differences.
+    minimum_detectable_effect, clusters_for_power : float or None
+    by_icc : tuple of (icc, n_eff, half_width, clusters_needed)
+        The answers at the low, estimated and high ICC.
+    """
+
+    n_clusters: float
+    cluster_size: float
+    icc: float
+    variance: float
+    confidence: float
+    icc_low: float
+    icc_high: float
+    se: float
+    half_width: float
+    design_effect: float
+    n_eff: float
+    n_eff_ceiling: float
+    options: tuple[tuple[str, float, float, float, float, float], ...]
+    optimal_cluster_size: float | None = None
+    cost_per_cluster: float | None = None
+    cost_per_row: float | None = None
+    target_half_width: float | None = None
+    clusters_needed: float | None = None
+    effect: float | None = None
+    power: float = 0.8
+    difference_variance: float | None = None
+    difference_icc: float | None = None
+    minimum_detectable_effect: float | None = None
+    clusters_for_power: float | None = None
+    by_icc: tuple[tuple[float, float, float, float | None], ...] = ()
+    source: str = "numbers"
+    notes: tuple[str, ...] = ()
+
+    columns: ClassVar[tuple[str, ...]] = (
+        "option",
+        "n_clusters",
+        "cluster_size",
+        "rows",
+        "n_eff",
+        "half_width",
+    )
+
+    def to_frame(self):
+        """The options table: one row per design, with the columns of ``columns``."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.options), columns=list(self.columns))
+
+    def icc_table(self):
+        """How the answers move over the plausible ICC range: ``icc``, ``n_eff``,
+        ``half_width``, ``clusters_needed``."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            list(self.by_icc), columns=["icc", "n_eff", "half_width", "clusters_needed"]
+        )
+
+    def _lines(self) -> list[str]:
+        k, m = self.n_clusters, self.cluster_size
+        lines = [
+            f"Plan({self.source})",
+            f"  {k:g} clusters x {fmt.number(m, 3)} rows, icc {fmt.number(self.icc, 3)}"
+            + (
+                f" (range {fmt.interval(self.icc_low, self.icc_high, 3)})"
+                if not math.isnan(self.icc_low)
+                else ""
+            )
+            + f", row variance {fmt.number(self.variance)}",
+            f"  Var = σ²(ρ/K + (1−ρ)/(Km)): se {fmt.number(self.se)}, "
+            f"{self.confidence:.0%} half-width ±{fmt.number(self.half_width)}; design effect "
+            f"{fmt.number(self.design_effect, 3)}; effective n {fmt.number(self.n_eff, 4)} "
+            f"(ceiling K/ρ = {fmt.number(self.n_eff_ceiling, 4)})",
+            "  options:",
+        ]
+        width = max(len(o[0]) for o in self.options)
+        for option, kk, mm, rows, neff, half in self.options:
+            lines.append(
+                f"    {option:<{width}}  K {kk:>8,.1f}  m {mm:>7.2f}  rows {rows:>10,.0f}  "
+                f"n_eff {neff:>9.1f}  ±{fmt.number(half)}"
+            )
+        if self.optimal_cluster_size is not None:
+            lines.append(
+                f"  cost-optimal rows per cluster m* = {fmt.number(self.optimal_cluster_size, 3)}"
+            )
+        if self.clusters_needed is not None:
+            lines.append(
+                f"  for ±{fmt.number(self.target_half_width)}: {math.ceil(self.clusters_needed):,} "
+                f"clusters of {fmt.number(m, 3)} rows"
+            )
+        if self.minimum_detectable_effect is not None:
+            lines.append(
+                f"  paired: minimum detectable effect {fmt.number(self.minimum_detectable_effect)}"
+                f" at {self.power:.0%} power"
+                + (
+                    f"; {math.ceil(self.clusters_for_power):,} clusters to detect "
+                    f"{fmt.number(self.effect)}"
+                    if self.clusters_for_power is not None
+                    else ""
+                )
+            )
+        for icc, neff, half, need in self.by_icc:
+            extra = "" if need is None else f", {math.ceil(need):,} clusters for the target"
+            lines.append(
+                f"  if icc = {fmt.number(icc, 3)}: n_eff {neff:,.1f}, ±{fmt.number(half)}{extra}"
+            )
+        return lines
+
+    def __repr__(self) -> str:
+        return "\n".join(self._lines()) + "".join(f"\n  note: {n}" for n in self.notes)
+
+    def _repr_html_(self) -> str:
+        rows = [list(o) for o in self.options]
+        caption = (
+            f"Plan ({self.source}): icc {fmt.number(self.icc, 3)}, effective n "
+            f"{fmt.number(self.n_eff, 4)} of ceiling {fmt.number(self.n_eff_ceiling, 4)}"
+        )
+        return fmt.html_table(list(self.columns), rows, caption, list(self.notes))
+
+    def plot(self, *, ax: Any = None) -> Any:
+        """The budget curve: effective n against rows per cluster, for the current clusters
+        (with the ceiling K/ρ) and for the current total rows, with the current design
+        marked (needs matplotlib). Returns the matplotlib Axes."""
+        from clusterstats._plotting import budget_curve
+
+        return budget_curve(
+            self.n_clusters,
+            self.cluster_size,
+            self.icc,
+            title=f"Effective n at icc {self.icc:.3g}",
+            ax=ax,
+        )
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Report:
+    """What to report about a clustered eval result (seed 003): per group, the clusters and
+    their sizes, the ICC with its interval, the clustered interval and how it was computed,
+    the naive interval beside it, the design effect, the effective n, missing rows, and a
+    sentence a reader can quote."""
+
+    results: tuple[ClusterCI, ...]
+    iccs: tuple[ICC, ...]
+    groups: tuple[Any, ...]
+    over: str | None
+    cluster_size_median: tuple[float, ...]
+
+    columns: ClassVar[tuple[str, ...]] = (
+        "group",
+        "n_rows",
+        "n_clusters",
+        "cluster_size_min",
+        "cluster_size_median",
+        "cluster_size_max",
+        "icc",
+        "icc_low",
+        "icc_high",
+        "estimate",
+        "low",
+        "high",
+        "method",
+        "estimand",
+        "naive_low",
+        "naive_high",
+        "design_effect",
+        "n_eff",
+        "n_missing",
+        "sentence",
+    )
+
+    def sentences(self) -> tuple[str, ...]:
+        """One quotable sentence per group."""
+        out = []
+        for group, r in zip(self.groups, self.results, strict=True):
+            unit = " + ".join(r.by) if r.by else "clusters"
+            half = 100 * (r.high - r.low) / 2
+            naive = 100 * (r.naive_high - r.naive_low) / 2
+            who = "" if group is None else f"{group}: "
+            out.append(
+                f"{who}{r.n_rows:,} examples in {r.n_clusters:,} {unit} clusters are worth about "
+                f"{r.n_eff:,.0f} independent examples; the {r.confidence:.0%} interval is "
+                f"±{half:.1f} points, not ±{naive:.1f}"
+            )
+        return tuple(out)
+
+    def to_frame(self):
+        """One row per group with the columns of ``columns``."""
+        import pandas as pd
+
+        rows = []
+        for group, r, icc, median, sentence in zip(
+            self.groups,
+            self.results,
+            self.iccs,
+            self.cluster_size_median,
+            self.sentences(),
+            strict=True,
+        ):
+            rows.append(
+                {
+                    "group": group,
+                    "n_rows": r.n_rows,
+                    "n_clusters": r.n_clusters,
+                    "cluster_size_min": r.cluster_size_min,
+                    "cluster_size_median": median,
+                    "cluster_size_max": r.cluster_size_max,
+                    "icc": icc.icc,
+                    "icc_low": icc.low,
+                    "icc_high": icc.high,
+                    "estimate": r.estimate,
+                    "low": r.low,
+                    "high": r.high,
+                    "method": r.method,
+                    "estimand": r.estimand,
+                    "naive_low": r.naive_low,
+                    "naive_high": r.naive_high,
+                    "design_effect": r.design_effect,
+                    "n_eff": r.n_eff,
+                    "n_missing": r.n_missing,
+                    "sentence": sentence,
+                }
+            )
+        return pd.DataFrame(rows, columns=list(self.columns))
+
+    def _table_rows(self) -> tuple[list[str], list[list[object]]]:
+        header = [
+            self.over or "",
+            "estimate",
+            "clustered CI",
+            "naive CI",
+            "K",
+            "m (min/median/max)",
+            "ICC [CI]",
+            "deff",
+            "n_eff",
+            "missing",
+        ]
+        rows = []
+        for group, r, icc, median in zip(
+            self.groups, self.results, self.iccs, self.cluster_size_median, strict=True
+        ):
+            rows.append(
+                [
+                    "" if group is None else group,
+                    fmt.number(r.estimate),
+                    fmt.interval(r.low, r.high),
+                    fmt.interval(r.naive_low, r.naive_high),
+                    r.n_clusters,
+                    f"{r.cluster_size_min}/{fmt.number(median, 3)}/{r.cluster_size_max}",
+                    f"{fmt.number(icc.icc, 3)} {fmt.interval(icc.low, icc.high, 3)}",
+                    fmt.number(r.design_effect, 3),
+                    fmt.number(r.n_eff, 4),
+                    r.n_missing,
+                ]
+            )
+        return header, rows
+
+    def _method_line(self) -> str:
+        r = self.results[0]
+        return (
+            f"{r.confidence:.0%} intervals by {r.method} (estimand {r.estimand}), clustered by "
+            f"{' + '.join(r.by)}; the naive interval treats rows as independent"
+        )
+
+    def __repr__(self) -> str:
+        header, rows = self._table_rows()
+        return (
+            f"Report({_label(self.results[0].outcome, self.results[0].by)})\n"
+            + fmt.text_table(header, rows)
+            + f"\n  {self._method_line()}"
+            + "".join(f"\n  {s}." for s in self.sentences())
+        )
+
+    def _repr_html_(self) -> str:
+        header, rows = self._table_rows()
+        return fmt.html_table(
+            header, rows, self._method_line(), [s + "." for s in self.sentences()]
+        )
+
+    def to_markdown(self) -> str:
+        """A Markdown table and the sentences, for a pull-request description."""
+        header, rows = self._table_rows()
+        if not self.over:
+            header, rows = header[1:], [row[1:] for row in rows]
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+        lines += ["", self._method_line() + "."]
+        lines += ["", *[f"- {s}." for s in self.sentences()]]
+        return "\n".join(lines)
+
+    def plot(self, *, ax: Any = None) -> Any:
+        """Forest plot: the clustered and naive intervals, one row per group."""
+        from clusterstats._plotting import forest
+
+        first = self.results[0]
+        return forest(
+            [_label(first.outcome, first.by) if g is None else str(g) for g in self.groups],
+            [r.estimate for r in self.results],
+            [r.low for r in self.results],
+            [r.high for r in self.results],
+            [r.naive_low for r in self.results],
+            [r.naive_high for r in self.results],
+            title=self._method_line(),
+            ax=ax,
+        )

@@ -69,9 +69,18 @@ def test_accessor_methods_are_one_line_delegations():
         call = _delegation(getattr(_pandas.EvalAccessor, name))
         assert ast.unparse(call.func) == f"api.{name}", name
         assert ast.unparse(call.args[0]) == "self._obj", name
-    for name in ("pass_at_k", "pass_hat_k", "flakiness"):
+    targets = {
+        "pass_at_k": "reruns.pass_at_k",
+        "pass_hat_k": "reruns.pass_hat_k",
+        "flakiness": "reruns.flakiness",
+        "missing_report": "api.missing_report",
+        "plan": "planning.pilot_plan",
+        "report": "diagnostics.report",
+        "check_clustering": "diagnostics.check_clustering",
+    }
+    for name, target in targets.items():
         call = _delegation(getattr(_pandas.EvalAccessor, name))
-        assert ast.unparse(call.func) == f"reruns.{name}", name
+        assert ast.unparse(call.func) == target, name
         assert ast.unparse(call.args[0]) == "self._obj", name
 
 

@@ -1,0 +1,129 @@
+"""Planning formulas for clustered evals (REPORT §7; seed 003's budget identity).
+
+``K`` clusters of ``m`` rows each, ICC ``ρ`` and row variance ``σ²``:
+``Var(mean) = σ² (ρ/K + (1 − ρ)/(K m)) = σ² (1 + (m − 1) ρ) / (K m)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy import special
+
+__all__ = [
+    "clusters_for_half_width",
+    "clusters_for_power",
+    "effective_n",
+    "minimum_detectable_effect",
+    "optimal_cluster_size",
+    "variance_of_mean",
+]
+
+
+def variance_of_mean(sigma2: float, icc: float, n_clusters: float, cluster_size: float) -> float:
+    """``σ² (1 + (m − 1) ρ) / (K m)``.
+
+    >>> round(variance_of_mean(0.25, 0.3, 30, 10), 10)  # REPORT §7
+    0.0030833333
+    """
+    return sigma2 * (1.0 + (cluster_size - 1.0) * icc) / (n_clusters * cluster_size)
+
+
+def effective_n(n_clusters: float, cluster_size: float, icc: float) -> float:
+    """``K m / (1 + (m − 1) ρ)``; it never exceeds ``K / ρ``, however deep the clusters.
+
+    >>> [round(effective_n(k, m, 0.5), 1) for k, m in ((100, 10), (100, 20), (200, 10))]
+    [181.8, 190.5, 363.6]
+    """
+    return n_clusters * cluster_size / (1.0 + (cluster_size - 1.0) * icc)
+
+
+def optimal_cluster_size(cost_per_cluster: float, cost_per_row: float, icc: float) -> float:
+    """Rows per cluster that minimise the variance for a budget ``K (c_cluster + c_row m)``:
+    ``m* = sqrt(c_cluster / c_row · (1 − ρ) / ρ)`` (Cochran 1977; Raudenbush 1997).
+
+    >>> [round(optimal_cluster_size(*a), 2) for a in ((10, 1, 0.3), (1, 1, 0.5), (100, 1, 0.05))]
+    [4.83, 1.0, 43.59]
+    """
+    if icc <= 0:
+        return math.inf
+    return math.sqrt(cost_per_cluster / cost_per_row * (1.0 - icc) / icc)
+
+
+def clusters_for_half_width(
+    sigma2: float,
+    icc: float,
+    cluster_size: float,
+    half_width: float,
+    confidence: float = 0.95,
+    *,
+    t_quantile: bool = False,
+) -> float:
+    """Clusters needed for a confidence-interval half-width ``h``:
+    ``K = q² σ² (1 + (m − 1) ρ) / (m h²)`` with the normal quantile, or iterated with the
+    ``t_{K−1}`` quantile (unrounded; round up to plan).
+
+    REPORT §7 (p = 0.5, ρ = 0.3, m = 10, h = 0.05): 142.13, so 143 clusters with z, and 145
+    with the t quantile (REPORT's one t step gives 144.59; the fixed point is 144.56):
+
+    >>> round(clusters_for_half_width(0.25, 0.3, 10, 0.05), 2)
+    142.13
+    >>> k = clusters_for_half_width(0.25, 0.3, 10, 0.05, t_quantile=True)
+    >>> round(k, 2), math.ceil(k)
+    (144.56, 145)
+    """
+    base = sigma2 * (1.0 + (cluster_size - 1.0) * icc) / (cluster_size * half_width**2)
+    z = float(special.ndtri(0.5 + confidence / 2.0))
+    k = z * z * base
+    if not t_quantile:
+        return k
+    for _ in range(200):
+        q = float(special.stdtrit(max(k - 1.0, 1.0), 0.5 + confidence / 2.0))
+        updated = q * q * base
+        if abs(updated - k) < 1e-10:
+            return updated
+        k = updated
+    return k
+
+
+def clusters_for_power(
+    sigma2_diff: float,
+    icc_diff: float,
+    cluster_size: float,
+    effect: float,
+    power: float = 0.8,
+    confidence: float = 0.95,
+) -> float:
+    """Clusters needed to detect a paired difference ``δ`` with the given power:
+    ``K = (z_{1−α/2} + z_{power})² σ²_d (1 + (m − 1) ρ_d) / (m δ²)``, with ``σ²_d`` and ``ρ_d``
+    the variance and ICC of the per-item differences.
+
+    REPORT §7: σ²_d = 0.2, ρ_d = 0.2, m = 5, δ = 0.03, 80% power; and unclustered (m = 1):
+
+    >>> round(clusters_for_power(0.2, 0.2, 5, 0.03), 1)
+    627.9
+    >>> round(clusters_for_power(0.2, 0.2, 1, 0.03), 1)
+    1744.2
+    """
+    z = float(special.ndtri(0.5 + confidence / 2.0)) + float(special.ndtri(power))
+    return (
+        z * z * sigma2_diff * (1.0 + (cluster_size - 1.0) * icc_diff) / (cluster_size * effect**2)
+    )
+
+
+def minimum_detectable_effect(
+    sigma2_diff: float,
+    icc_diff: float,
+    n_clusters: float,
+    cluster_size: float,
+    power: float = 0.8,
+    confidence: float = 0.95,
+) -> float:
+    """The smallest paired difference detectable with the given power at ``K`` clusters of
+    ``m`` items: ``(z_{1−α/2} + z_{power}) sqrt(σ²_d (1 + (m − 1) ρ_d) / (K m))``.
+
+    >>> round(minimum_detectable_effect(0.2, 0.2, 627.9, 5), 4)
+    0.03
+    """
+    z = float(special.ndtri(0.5 + confidence / 2.0)) + float(special.ndtri(power))
+    return z * math.sqrt(variance_of_mean(sigma2_diff, icc_diff, n_clusters, cluster_size))

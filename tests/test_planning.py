@@ -233,3 +233,15 @@ def test_plots_render_to_png(mmlu):
     ax = rep.plot()
     assert len([t for t in ax.get_yticklabels() if t.get_text()]) == 4
     plt.close(ax.figure)
+
+
+def test_html_of_plan_and_check(mmlu):
+    plan = cs.plan(n_clusters=40, cluster_size=5, icc=0.3, proportion=0.07)
+    html = plan._repr_html_()
+    assert html.count("<tr>") == 1 + len(plan.options)
+    # seed 003's sentence: 200 examples in 40 documents (m = 5, ρ = 0.3) are worth about 91
+    assert round(plan.n_eff) == 91
+    assert plan.design_effect == pytest.approx(2.2)
+    llama = mmlu[mmlu.model == "Meta-Llama-3.1-70B-Instruct"]
+    check = quiet(llama.eval.check_clustering, "correct", ["src"])
+    assert "cluster by src" in check._repr_html_()

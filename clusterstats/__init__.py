@@ -19,6 +19,7 @@ from clusterstats.api import (
     missing_report,
     paired_delta,
     rule_of_three,
+    stratum_table,
     wilson_interval,
 )
 from clusterstats.datasets import load_demo_data
@@ -104,6 +105,7 @@ __all__ = [
     "report",
     "rule_of_three",
     "simulate",
+    "stratum_table",
     "to_case_rerun",
     "wilson_interval",
 ]

@@ -46,6 +46,9 @@ class Prepared:
     # Pearson chi-square p-value of "the missing rate is the same in every cluster" (NaN when
     # nothing is missing): a small value means complete-case estimates may be biased.
     missing_p_value: float = float("nan")
+    # With strata: the stratum code (0..H-1, in label order) of each cluster of ``sums``.
+    strata: np.ndarray | None = None
+    strata_labels: tuple[Any, ...] = ()
 
 
 def _as_labels(by: Hashable | Sequence[Hashable]) -> list[Hashable]:
@@ -279,8 +282,11 @@ def prepare(
     over: Hashable | None = None,
     missing: str = "drop",
     responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
 ) -> list[Prepared]:
-    """Validate the input and reduce each ``over`` group to per-cluster sums."""
+    """Validate the input and reduce each ``over`` group to per-cluster sums (with each
+    cluster's stratum when ``strata`` names the stratum column)."""
     from clusterstats.core.missing import missingness_chi_square
 
     if missing not in MISSING_POLICIES:
@@ -292,6 +298,9 @@ def prepare(
 
     values = outcome_with_responses(frame, outcome_label, responded)
     codes = cluster_codes(frame, by_labels)
+    stratum_of_cluster, stratum_labels = None, ()
+    if strata is not None:
+        codes, stratum_of_cluster, stratum_labels = stratify(frame, codes, strata, nest=nest)
     is_missing = np.isnan(values)
     n_missing_total = int(is_missing.sum())
     is_binary = check_binary(values)
@@ -329,7 +338,8 @@ def prepare(
         return int(hit.sum()), int((per_cluster > 0).sum()), p_value
 
     prepared = []
-    if n_groups == 1 or n_groups * n_clusters > _MAX_COMBINED_CELLS:
+    group_strata: dict[Any, np.ndarray] = {}
+    if n_groups == 1 or n_groups * n_clusters > _MAX_COMBINED_CELLS or strata is not None:
         for index, label in enumerate(group_labels):
             if n_groups == 1:
                 in_group = np.ones(len(values), dtype=bool)
@@ -341,6 +351,9 @@ def prepare(
                 sums = cluster_sums(values, codes, n_clusters)
             else:
                 sums = cluster_sums(values[rows], codes[rows], n_clusters)
+            if stratum_of_cluster is not None:
+                occupied = np.bincount(codes[rows], minlength=n_clusters) > 0
+                group_strata[index] = pd.factorize(stratum_of_cluster[occupied], sort=True)[0]
             prepared.append((label, sums, *missing_counts(in_group)))
     else:
         # One pass over the rows for every group at once: bincount on (group, cluster) cells.
@@ -354,10 +367,18 @@ def prepare(
             prepared.append((label, sums, *missing_counts(group_codes == index)))
 
     result = []
-    for label, sums, n_miss, n_miss_clusters, p_value in prepared:
+    for index, (label, sums, n_miss, n_miss_clusters, p_value) in enumerate(prepared):
         if sums.n_clusters == 0:
             where = "" if over is None else f" in group {label!r} of {over!r}"
             raise EmptyDataError(f"no non-missing outcomes{where}")
+        group_stratum = group_strata.get(index)
+        labels_here: tuple[Any, ...] = ()
+        if group_stratum is not None:
+            n_clusters_all = int(codes.max()) + 1
+            rows = keep if n_groups == 1 else (group_codes == index) & keep
+            occupied = np.bincount(codes[rows], minlength=n_clusters_all) > 0
+            used = np.unique(stratum_of_cluster[occupied])
+            labels_here = tuple(stratum_labels[i] for i in used)
         result.append(
             Prepared(
                 label,
@@ -368,9 +389,42 @@ def prepare(
                 outcome_name,
                 by_names,
                 p_value,
+                group_stratum,
+                labels_here,
             )
         )
     return result
+
+
+def stratify(
+    frame: pd.DataFrame, codes: np.ndarray, strata: Hashable, *, nest: bool
+) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...]]:
+    """Cluster codes (renumbered when ``nest``) and the stratum of each cluster.
+
+    A cluster id found in two strata is an error unless ``nest=True``, which takes ids as
+    local to their stratum (R survey's ``nest=TRUE``)."""
+    _require_columns(frame, [strata])
+    stratum_codes, uniques = _factorize_sorted(frame[strata])
+    if (stratum_codes < 0).any():
+        raise InvalidClusterError(
+            f"strata column {strata!r} has {int((stratum_codes < 0).sum())} missing labels"
+        )
+    labels = tuple(range(int(stratum_codes.max()) + 1)) if uniques is None else tuple(uniques)
+    stratum_codes = np.asarray(stratum_codes, dtype=np.int64)
+    if nest:
+        codes = pd.factorize(stratum_codes * (int(codes.max()) + 1) + codes, sort=True)[0]
+    n_clusters = int(codes.max()) + 1
+    pairs = pd.DataFrame({"cluster": codes, "stratum": stratum_codes}).drop_duplicates()
+    if not pairs["cluster"].is_unique:
+        spread = pairs["cluster"][pairs["cluster"].duplicated()].unique()
+        raise InvalidClusterError(
+            f"{spread.size} cluster ids appear in more than one stratum of {strata!r}; give "
+            "clusters ids unique across strata, or pass nest=True to treat ids as local to "
+            "their stratum (as R survey's nest=TRUE)"
+        )
+    stratum_of_cluster = np.zeros(n_clusters, dtype=np.int64)
+    stratum_of_cluster[pairs["cluster"].to_numpy()] = pairs["stratum"].to_numpy()
+    return np.asarray(codes, dtype=np.intp), stratum_of_cluster, labels
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,8 @@ class PairedItems:
     # item counts of clusters where no item is usable.
     cluster_items: np.ndarray | None = None
     lost_cluster_items: np.ndarray | None = None
+    strata: np.ndarray | None = None  # stratum code of each cluster (in ``codes`` order)
+    strata_labels: tuple[Any, ...] = ()
 
 
 def _item_counts(usable: np.ndarray, unusable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -143,6 +145,8 @@ def align(
     how: str,
     missing: str,
     rerun: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
 ) -> PairedItems:
     """Per-item values of ``a[outcome_a]`` and ``b[outcome_b]`` on the items both have."""
     if how not in ALIGNMENTS:
@@ -162,13 +166,19 @@ def align(
     item_codes, n_items = _joint_codes(both_keys, "item key")
     # Clusters numbered in sorted label order, as cluster_ci numbers them: the bootstrap
     # draws for a seed then do not depend on the order of the rows.
-    clusters = cluster_codes(
-        pd.concat(
-            [a[by_labels].reset_index(drop=True), b[by_labels].reset_index(drop=True)],
-            ignore_index=True,
-        ),
-        by_labels,
+    key_columns = by_labels + ([strata] if strata is not None else [])
+    both_frames = pd.concat(
+        [a[key_columns].reset_index(drop=True), b[key_columns].reset_index(drop=True)],
+        ignore_index=True,
     )
+    clusters = cluster_codes(both_frames, by_labels)
+    stratum_of_cluster, stratum_labels = None, ()
+    if strata is not None:
+        from clusterstats._frame import stratify
+
+        clusters, stratum_of_cluster, stratum_labels = stratify(
+            both_frames, clusters, strata, nest=nest
+        )
 
     values = []
     for frame, label in ((a, outcome_a), (b, outcome_b)):
@@ -259,6 +269,14 @@ def align(
         max_runs=int(max(runs_a[usable].max(), runs_b[usable].max())),
         cluster_items=cluster_items,
         lost_cluster_items=lost_items,
+        strata=None
+        if stratum_of_cluster is None
+        else pd.factorize(stratum_of_cluster[np.unique(item_cluster)], sort=True)[0],
+        strata_labels=()
+        if stratum_of_cluster is None
+        else tuple(
+            stratum_labels[i] for i in np.unique(stratum_of_cluster[np.unique(item_cluster)])
+        ),
     )
 
 

@@ -60,6 +60,10 @@ class EvalAccessor:
         :func:`clusterstats.missing_report`."""
         return api.missing_report(self._obj, outcome, by, **options)
 
+    def stratum_table(self, outcome, by, **options) -> Any:
+        """Per-stratum and overall estimates; see :func:`clusterstats.stratum_table`."""
+        return api.stratum_table(self._obj, outcome, by, **options)
+
     def plan(self, outcome, by, **options) -> Any:
         """Plan the next budget from this pilot; see :func:`clusterstats.pilot_plan`."""
         return planning.pilot_plan(self._obj, outcome, by, **options)

@@ -41,6 +41,7 @@ __all__ = [
     "missing_report",
     "paired_delta",
     "rule_of_three",
+    "stratum_table",
     "wilson_interval",
 ]
 
@@ -112,21 +113,25 @@ def _build_ci(
     n_resamples: int,
     rng: int | np.random.Generator | None,
     missing: str,
+    lonely: str = "fail",
 ) -> ClusterCI:
     """One ``ClusterCI`` from one group's reduced data (shared by the pandas and xarray paths)."""
     # An int seed (or None) gives every group its own generator from that seed, so a
     # group's interval is the same as for that group alone; a Generator is shared.
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    s = summarize_interval(
-        p.sums,
-        estimand=estimand,
-        method=method,
-        confidence=confidence,
-        is_binary=p.is_binary,
-        icc_prior=None if icc is None else float(icc),
-        n_resamples=int(n_resamples),
-        rng=generator,
-    )
+    if p.strata is not None:
+        s = _stratified_summary(p, estimand, method, confidence, lonely, n_resamples, generator)
+    else:
+        s = summarize_interval(
+            p.sums,
+            estimand=estimand,
+            method=method,
+            confidence=confidence,
+            is_binary=p.is_binary,
+            icc_prior=None if icc is None else float(icc),
+            n_resamples=int(n_resamples),
+            rng=generator,
+        )
     notes = list(s.notes)
     if p.n_missing:
         verb = {"fail": "counted as failures", "pass": "counted as passes"}.get(missing, "dropped")
@@ -165,6 +170,43 @@ PAIRED_METHODS = (
 def _check_paired_method(method: str) -> None:
     if method not in PAIRED_METHODS:
         raise InvalidOptionError(f"method must be one of {PAIRED_METHODS}, got {method!r}")
+
+
+def _stratified_summary(
+    p: Prepared,
+    estimand: str,
+    method: str,
+    confidence: float,
+    lonely: str,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> Any:
+    from clusterstats.core.strata import summarize_stratified
+    from clusterstats.errors import TooFewClustersError
+
+    counts = np.bincount(p.strata)
+    lonely_labels = [p.strata_labels[i] for i in np.flatnonzero(counts == 1)]
+    if lonely_labels and lonely == "fail":
+        raise TooFewClustersError(
+            f"{len(lonely_labels)} strata have a single cluster, so they cannot estimate their "
+            f"own variance: {lonely_labels[:5]}; choose lonely='adjust' (centre it on the "
+            "overall mean), 'average' (give it the other strata's average) or 'certainty' (it "
+            "contributes nothing), as R survey's survey.lonely.psu"
+        )
+    try:
+        return summarize_stratified(
+            p.sums,
+            p.strata,
+            estimand=estimand,
+            method=method,
+            confidence=confidence,
+            is_binary=p.is_binary,
+            lonely=lonely,
+            n_resamples=int(n_resamples),
+            rng=rng,
+        )
+    except ValueError as error:
+        raise InvalidOptionError(str(error)) from None
 
 
 def _varying_missingness_note(p_value: float) -> str:
@@ -333,6 +375,9 @@ def cluster_ci(
     propensity: Propensity = "cluster",
     covariates: Sequence[Hashable] | None = None,
     min_propensity: float = 0.05,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    lonely: Literal["fail", "adjust", "average", "certainty"] = "fail",
     icc: float | None = None,
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
@@ -383,6 +428,17 @@ def cluster_ci(
     min_propensity : float
         With ``missing="ipw"``, propensities are floored at this value (weights capped at its
         inverse); the share of weight cut is reported.
+    strata : column label, optional
+        A stratified design: clusters are independent within fixed strata (e.g. benchmark
+        categories), strata independent. The variance is R survey's linearised one for
+        ``svydesign(ids=~by, strata=~strata)`` with ``clusters - strata`` df. Adds the
+        estimand ``"stratum_mean"`` (every stratum counts once, "macro" accuracy).
+    nest : bool
+        With ``strata``: cluster ids are local to their stratum (R's ``nest=TRUE``); without
+        it, an id found in two strata is an error.
+    lonely : {"fail", "adjust", "average", "certainty"}
+        With ``strata``: what to do with a stratum that has a single cluster (R survey's
+        ``survey.lonely.psu``); the default raises an error that names those strata.
     icc : float, optional
         An ICC from a pilot; used only when the data have no variance (e.g. no failures) to
         set the effective n of the fallback interval to ``n / (1 + (m̄ - 1) icc)``.
@@ -414,8 +470,15 @@ def cluster_ci(
     ('korn_graubard_guarded', 'pooled', 0.6)
     """
     confidence = _check_confidence(confidence)
-    _check_estimand(estimand)
+    if strata is None or estimand != "stratum_mean":
+        _check_estimand(estimand)
     _check_ci_options(method, icc, n_resamples)
+    if lonely not in ("fail", "adjust", "average", "certainty"):
+        raise InvalidOptionError(
+            f"lonely must be 'fail', 'adjust', 'average' or 'certainty', got {lonely!r}"
+        )
+    if strata is not None and missing == "ipw":
+        raise InvalidOptionError("strata= and missing='ipw' cannot be combined yet")
     if missing == "ipw":
         return _ipw_cluster_ci(
             data,
@@ -432,7 +495,16 @@ def cluster_ci(
         )
     if covariates is not None or propensity != "cluster":
         raise InvalidOptionError("propensity= and covariates= apply to missing='ipw' only")
-    prepared = prepare(data, outcome, by, over=over, missing=missing, responded=responded)
+    prepared = prepare(
+        data,
+        outcome,
+        by,
+        over=over,
+        missing=missing,
+        responded=responded,
+        strata=strata,
+        nest=nest,
+    )
     _check_binary_method(method, prepared[0].is_binary)
 
     def build(p: Prepared) -> ClusterCI:
@@ -445,6 +517,7 @@ def cluster_ci(
             n_resamples=n_resamples,
             rng=rng,
             missing=missing,
+            lonely=lonely,
         )
 
     return _group_or_single(prepared, over, build)
@@ -699,6 +772,9 @@ def paired_delta(
     confidence: float = 0.95,
     missing: MissingOrIPW = "drop",
     responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    lonely: Literal["fail", "adjust", "average", "certainty"] = "fail",
     labels: tuple[str, str] | None = None,
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
@@ -739,6 +815,10 @@ def paired_delta(
     responded : column label, optional
         A response indicator (bool; True = a usable response) in each frame (or, for two
         columns, for both): where it is False the outcome counts as missing.
+    strata, nest, lonely
+        A stratified design, as in ``cluster_ci``: the variance of the differences is the
+        stratified linearised one with ``clusters - strata`` df (method ``"cr1"``, or the
+        Rao–Wu bootstrap within strata).
     labels : (str, str), optional
         Names of the two sides in the output (default: "A", "B", or the two column names).
 
@@ -783,7 +863,11 @@ def paired_delta(
         how=how,
         missing="drop" if missing == "ipw" else missing,
         rerun=rerun,
+        strata=strata,
+        nest=nest,
     )
+    if strata is not None and missing == "ipw":
+        raise InvalidOptionError("strata= and missing='ipw' cannot be combined yet")
     if missing == "ipw":
         if estimand != "pooled" or method != "auto":
             raise InvalidOptionError(
@@ -810,6 +894,7 @@ def paired_delta(
         missing=missing,
         n_resamples=n_resamples,
         rng=rng,
+        lonely=lonely,
     )
 
 
@@ -917,11 +1002,18 @@ def _build_paired(
     missing: str,
     n_resamples: int,
     rng: int | np.random.Generator | None,
+    lonely: str = "fail",
 ) -> PairedDelta:
     """One ``PairedDelta`` from matched per-item values (shared by the pandas and xarray
     paths); ``items`` is a ``_pairing.PairedItems``."""
     from clusterstats.core.paired import summarize_paired
 
+    strata = getattr(items, "strata", None)
+    if strata is not None and method not in ("auto", "cr1", "bootstrap", "bootstrap_percentile"):
+        raise InvalidOptionError(
+            "with strata, a paired difference takes method 'auto' (= 'cr1', the stratified "
+            f"linearised variance), 'cr1' or 'bootstrap' (Rao–Wu within strata), not {method!r}"
+        )
     s = summarize_paired(
         items.a,
         items.b,
@@ -937,6 +1029,8 @@ def _build_paired(
         n_resamples=int(n_resamples),
         rng=rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng),
     )
+    if strata is not None:
+        s = _stratified_paired(s, items, estimand, method, confidence, lonely, n_resamples, rng)
     notes = list(s.notes)
     if items.n_dropped_a or items.n_dropped_b:
         notes.insert(
@@ -955,6 +1049,67 @@ def _build_paired(
         estimand=estimand,
         **_paired_item_fields(items, label_a, label_b, outcome, by),
         n_clusters=int(items.codes.max()) + 1,
+    )
+
+
+def _stratified_paired(
+    s: Any,
+    items: Any,
+    estimand: str,
+    method: str,
+    confidence: float,
+    lonely: str,
+    n_resamples: int,
+    rng: Any,
+) -> Any:
+    """Replace the interval, test and unpaired SE of a paired summary by their stratified
+    versions (R survey's linearisation of the per-item differences)."""
+    from scipy import special
+
+    from clusterstats.core.grouping import cluster_sums
+    from clusterstats.core.strata import stratified_variance
+
+    strata = items.strata
+    prepared = Prepared(
+        group=None,
+        sums=cluster_sums(items.a - items.b, items.codes),
+        is_binary=False,
+        n_missing=0,
+        n_missing_clusters=0,
+        outcome=None,
+        by=(),
+        strata=strata,
+        strata_labels=items.strata_labels,
+    )
+    generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    chosen = "cr1" if method == "auto" else method
+    interval = _stratified_summary(
+        prepared, estimand, chosen, confidence, lonely, n_resamples, generator
+    )
+    variance = stratified_variance(prepared.sums, strata, estimand, lonely=lonely)
+    se = math.sqrt(variance.variance)
+    p_value = (
+        float(2.0 * special.stdtr(variance.df, -abs(interval.estimate) / se))
+        if se > 0
+        else math.nan
+    )
+    unpaired = sum(
+        stratified_variance(
+            cluster_sums(side, items.codes), strata, estimand, lonely=lonely
+        ).variance
+        for side in (items.a, items.b)
+    )
+    return s._replace(
+        se=interval.se,
+        low=interval.low,
+        high=interval.high,
+        df=interval.df,
+        method=f"stratified_{interval.method}",
+        p_value=p_value,
+        test="stratified_t",
+        se_unpaired=math.sqrt(unpaired),
+        n_resamples=interval.n_resamples,
+        notes=(*interval.notes, *(n for n in s.notes if "estimand" not in n)),
     )
 
 
@@ -1326,3 +1481,98 @@ def missing_report(
         cluster_rows=tuple(n_g.astype(int).tolist()),
         cluster_missing=tuple(m_g.astype(int).tolist()),
     )
+
+
+def stratum_table(
+    data: Any,
+    outcome: Hashable,
+    by: By,
+    *,
+    strata: Hashable,
+    nest: bool = False,
+    lonely: Literal["fail", "adjust", "average", "certainty"] = "fail",
+    method: Method = "auto",
+    confidence: float = 0.95,
+    missing: Missing = "drop",
+) -> pd.DataFrame:
+    """Per-stratum estimates and the overall ones, in one table.
+
+    One row per stratum (its pooled estimate and clustered interval, rows, clusters, and the
+    weight it carries in each overall estimand), then one row per overall estimand of the
+    stratified design: ``pooled`` (micro: every row counts once), ``cluster_mean`` and
+    ``stratum_mean`` (macro: every stratum counts once). Columns: ``stratum``, ``estimand``,
+    ``estimate``, ``low``, ``high``, ``method``, ``n_rows``, ``n_clusters``,
+    ``weight_pooled``, ``weight_cluster_mean``, ``weight_stratum_mean``.
+
+    Examples
+    --------
+    >>> import clusterstats
+    >>> demo = clusterstats.load_demo_data()
+    >>> llama = demo[demo.model == "Meta-Llama-3.1-70B-Instruct"]
+    >>> table = clusterstats.stratum_table(llama, "correct", by="src", strata="category")
+    >>> table["estimand"].tolist()[-3:]
+    ['pooled', 'cluster_mean', 'stratum_mean']
+    """
+    import warnings as _warnings
+
+    from clusterstats.errors import ClusterStatsWarning, warn
+
+    rows = []
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always", ClusterStatsWarning)
+        per = cluster_ci(
+            data, outcome, by, over=strata, method=method, confidence=confidence, missing=missing
+        )
+        overall = {
+            estimand: cluster_ci(
+                data,
+                outcome,
+                by,
+                strata=strata,
+                nest=nest,
+                lonely=lonely,
+                estimand=estimand,
+                method=method,
+                confidence=confidence,
+                missing=missing,
+            )
+            for estimand in ("pooled", "cluster_mean", "stratum_mean")
+        }
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        warn(message, ClusterStatsWarning)
+    n_total = sum(r.n_rows for r in per.results)
+    g_total = sum(r.n_clusters for r in per.results)
+    h = len(per.results)
+    for label, r in sorted(per.items(), key=lambda item: str(item[0])):
+        rows.append(
+            {
+                "stratum": label,
+                "estimand": "pooled",
+                "estimate": r.estimate,
+                "low": r.low,
+                "high": r.high,
+                "method": r.method,
+                "n_rows": r.n_rows,
+                "n_clusters": r.n_clusters,
+                "weight_pooled": r.n_rows / n_total,
+                "weight_cluster_mean": r.n_clusters / g_total,
+                "weight_stratum_mean": 1.0 / h,
+            }
+        )
+    for estimand, r in overall.items():
+        rows.append(
+            {
+                "stratum": "(all)",
+                "estimand": estimand,
+                "estimate": r.estimate,
+                "low": r.low,
+                "high": r.high,
+                "method": r.method,
+                "n_rows": r.n_rows,
+                "n_clusters": r.n_clusters,
+                "weight_pooled": 1.0,
+                "weight_cluster_mean": 1.0,
+                "weight_stratum_mean": 1.0,
+            }
+        )
+    return pd.DataFrame(rows)

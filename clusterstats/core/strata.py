@@ -1,0 +1,306 @@
+"""Stratified designs: clusters independent within fixed strata, strata independent.
+
+The linearised variance of R survey's ``svymean(~y, svydesign(ids=~cluster, strata=~h))``:
+each cluster's total of the estimate's influence values ``x_g`` is centred on its stratum's
+mean, squared, and scaled by ``G_h / (G_h - 1)``; strata add up. The reference df is
+``G - H`` (survey's ``degf``). A stratum with a single cluster ("lonely") cannot estimate
+its own variance: ``lonely`` selects what R's ``options(survey.lonely.psu=)`` offers.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from clusterstats.core import intervals as iv
+from clusterstats.core.grouping import ClusterSums
+from clusterstats.core.variance import design_effect_unequal, icc_anova, iid_variance
+
+__all__ = [
+    "LONELY",
+    "StratifiedVariance",
+    "influence_totals",
+    "stratified_estimate",
+    "stratified_variance",
+]
+
+#: What to do with a stratum that has a single cluster (R survey's ``survey.lonely.psu``).
+LONELY = ("fail", "adjust", "average", "certainty")
+ESTIMANDS = ("pooled", "cluster_mean", "stratum_mean")
+
+
+class StratifiedVariance(NamedTuple):
+    estimate: float
+    variance: float
+    df: float  # clusters - strata
+    n_strata: int
+    lonely_strata: tuple[int, ...]  # stratum codes with a single cluster
+
+
+def stratified_estimate(sums: ClusterSums, strata: NDArray[np.intp], estimand: str) -> float:
+    """The pooled mean, the mean of cluster means, or the mean of stratum means."""
+    if estimand == "pooled":
+        return float(sums.totals.sum() / sums.counts.sum()) + sums.shift
+    if estimand == "cluster_mean":
+        return float(sums.centred_means.mean()) + sums.shift
+    if estimand == "stratum_mean":
+        h = int(strata.max()) + 1
+        totals = np.bincount(strata, weights=sums.totals, minlength=h)
+        counts = np.bincount(strata, weights=sums.counts, minlength=h)
+        present = counts > 0
+        return float((totals[present] / counts[present]).mean()) + sums.shift
+    raise ValueError(f"unknown estimand {estimand!r}; expected one of {ESTIMANDS}")
+
+
+def influence_totals(
+    sums: ClusterSums, strata: NDArray[np.intp], estimand: str
+) -> NDArray[np.float64]:
+    """Each cluster's total of the influence values of the estimate (the linearisation that
+    survey's ``svymean`` and ``svycontrast`` use)."""
+    if estimand == "pooled":
+        n = float(sums.counts.sum())
+        centred = float(sums.totals.sum()) / n
+        return (sums.totals - centred * sums.counts) / n
+    if estimand == "cluster_mean":
+        means = sums.centred_means
+        return (means - means.mean()) / means.size
+    if estimand == "stratum_mean":
+        h = int(strata.max()) + 1
+        totals = np.bincount(strata, weights=sums.totals, minlength=h)
+        counts = np.bincount(strata, weights=sums.counts, minlength=h)
+        present = counts > 0
+        stratum_mean = np.where(present, totals / np.where(present, counts, 1.0), 0.0)
+        n_strata = int(present.sum())
+        return (sums.totals - stratum_mean[strata] * sums.counts) / (counts[strata] * n_strata)
+    raise ValueError(f"unknown estimand {estimand!r}; expected one of {ESTIMANDS}")
+
+
+def stratified_variance(
+    sums: ClusterSums,
+    strata: NDArray[np.intp],
+    estimand: str,
+    *,
+    lonely: str = "fail",
+) -> StratifiedVariance:
+    """Linearised variance of the estimate under a stratified cluster design, as survey.
+
+    ``strata`` gives each cluster's stratum code (0..H-1). Lonely strata (one cluster):
+    ``"fail"`` raises ``ValueError`` naming them; ``"certainty"`` lets them contribute
+    nothing; ``"adjust"`` centres their cluster on the overall mean rather than the
+    stratum's; ``"average"`` gives them the average contribution of the other strata.
+
+    Examples
+    --------
+    Two strata of two clusters: each stratum's centred influence totals, squared, times 2.
+
+    >>> t = np.array([1.0, 2, 0, 1])
+    >>> s = ClusterSums(np.array([2.0, 2, 2, 2]), t, t)
+    >>> round(stratified_variance(s, np.array([0, 0, 1, 1]), "pooled").variance, 6)
+    0.03125
+    """
+    if lonely not in LONELY:
+        raise ValueError(f"lonely must be one of {LONELY}, got {lonely!r}")
+    x = influence_totals(sums, strata, estimand)
+    h = int(strata.max()) + 1
+    per_stratum = np.bincount(strata, minlength=h)
+    present = per_stratum > 0
+    lonely_codes = np.flatnonzero(per_stratum == 1)
+    if lonely_codes.size and lonely == "fail":
+        raise ValueError(f"lonely strata: {lonely_codes.tolist()}")
+    means = np.bincount(strata, weights=x, minlength=h) / np.maximum(per_stratum, 1)
+    centred = x - means[strata]
+    is_lonely = per_stratum[strata] == 1
+    if lonely == "adjust":
+        centred = np.where(is_lonely, x, centred)  # deviation from the overall mean, 0
+    scale = np.where(per_stratum > 1, per_stratum / np.maximum(per_stratum - 1, 1), 1.0)
+    contributions = np.bincount(strata, weights=centred * centred, minlength=h) * scale
+    if lonely == "average" and lonely_codes.size:
+        ok = present & (per_stratum > 1)
+        variance = float(contributions[ok].sum()) * int(present.sum()) / max(int(ok.sum()), 1)
+    else:
+        variance = float(contributions.sum())
+    g = int(strata.size)
+    return StratifiedVariance(
+        estimate=stratified_estimate(sums, strata, estimand),
+        variance=variance,
+        df=float(g - int(present.sum())),
+        n_strata=int(present.sum()),
+        lonely_strata=tuple(int(c) for c in lonely_codes),
+    )
+
+
+def rao_wu_bootstrap(
+    sums: ClusterSums,
+    strata: NDArray[np.intp],
+    estimand: str,
+    *,
+    n_resamples: int,
+    confidence: float,
+    rng: np.random.Generator,
+) -> tuple[float, float, float]:
+    """Percentile interval from the Rao–Wu rescaled bootstrap: in each stratum, draw
+    ``G_h - 1`` of its ``G_h`` clusters with replacement and weight each draw by
+    ``G_h / (G_h - 1)``, so that the bootstrap variance of a linear statistic matches the
+    linearised one. Returns ``(low, high, standard error)``."""
+    h = int(strata.max()) + 1
+    per_stratum = np.bincount(strata, minlength=h)
+    members = [np.flatnonzero(strata == stratum) for stratum in range(h)]
+    replicates = np.empty(n_resamples)
+    chunk = max(1, (1 << 20) // max(strata.size, 1))  # bounds the weight matrix in memory
+    for start in range(0, n_resamples, chunk):
+        rows = min(chunk, n_resamples - start)
+        weights = np.ones((rows, strata.size))  # a lonely cluster is kept as it is
+        for stratum in np.flatnonzero(per_stratum > 1):
+            size = int(per_stratum[stratum])
+            drawn = rng.integers(0, size, size=(rows, size - 1))
+            offsets = (np.arange(rows) * size)[:, None]
+            counts = np.bincount((drawn + offsets).ravel(), minlength=rows * size)
+            weights[:, members[stratum]] = counts.reshape(rows, size) * (size / (size - 1))
+        if estimand == "pooled":
+            values = (weights @ sums.totals) / (weights @ sums.counts)
+        elif estimand == "cluster_mean":
+            values = (weights @ sums.centred_means) / weights.sum(axis=1)
+        else:
+            values = np.mean(
+                [
+                    (weights[:, m] @ sums.totals[m]) / (weights[:, m] @ sums.counts[m])
+                    for m in members
+                    if m.size
+                ],
+                axis=0,
+            )
+        replicates[start : start + rows] = values + sums.shift
+    alpha = 1.0 - confidence
+    low, high = np.quantile(replicates, [alpha / 2, 1 - alpha / 2])
+    return float(low), float(high), float(replicates.std(ddof=1))
+
+
+class StratifiedSummary(NamedTuple):
+    estimate: float
+    se: float
+    low: float
+    high: float
+    df: float
+    method: str
+    icc: float
+    design_effect: float
+    n_eff: float
+    naive_low: float
+    naive_high: float
+    widening: float
+    n_resamples: int | None
+    notes: tuple[str, ...]
+
+
+STRATIFIED_METHODS = (
+    "auto",
+    "naive",
+    "cr1",
+    "wilson",
+    "korn_graubard",
+    "korn_graubard_guarded",
+    "bootstrap",
+    "bootstrap_percentile",
+)
+
+
+def summarize_stratified(
+    sums: ClusterSums,
+    strata: NDArray[np.intp],
+    *,
+    estimand: str,
+    method: str,
+    confidence: float,
+    is_binary: bool,
+    lonely: str = "fail",
+    n_resamples: int = 9999,
+    rng: np.random.Generator | None = None,
+) -> StratifiedSummary:
+    """The interval of the mean under a stratified cluster design, with its context.
+
+    ``cr1`` is survey's linearised variance with a ``t_{G−H}`` interval; ``wilson`` and
+    ``korn_graubard`` use that variance and df (as ``svyciprop``); ``korn_graubard_guarded``
+    (the binary ``auto``) takes the larger of it and the exchangeable-model variance;
+    ``bootstrap`` is the Rao–Wu rescaled bootstrap within strata (percentile).
+    """
+    from clusterstats.core.summary import _naive_interval
+
+    if method not in STRATIFIED_METHODS:
+        raise ValueError(
+            f"with strata, method must be one of {STRATIFIED_METHODS} (CR2 and BCa are not "
+            f"available for stratified designs), got {method!r}"
+        )
+    if method == "auto":
+        method = "korn_graubard_guarded" if is_binary else "cr1"
+    if method == "bootstrap":
+        method = "bootstrap_percentile"
+    if method in ("wilson", "korn_graubard", "korn_graubard_guarded") and not is_binary:
+        raise ValueError(f"method {method!r} needs a binary (0/1) outcome")
+    sv = stratified_variance(sums, strata, estimand, lonely=lonely)
+    point, variance, df = sv.estimate, sv.variance, sv.df
+    n_rows = float(sums.counts.sum())
+    iid = iid_variance(sums)
+    icc = icc_anova(sums).icc
+    naive_low, naive_high = _naive_interval(sums, point, is_binary, confidence)
+    notes: list[str] = []
+    if not variance > 0:
+        raise ValueError("the stratified variance is zero: every stratum's clusters agree")
+    used_resamples = None
+    se = math.sqrt(variance)
+    if method == "naive":
+        low, high, se, df = naive_low, naive_high, math.sqrt(iid), n_rows - 1.0
+    elif method == "cr1":
+        low, high = iv.t_interval(point, variance, df, confidence)
+        if is_binary:
+            low, high = max(low, 0.0), min(high, 1.0)
+    elif method in ("wilson", "korn_graubard"):
+        fn = iv.korn_graubard if method == "korn_graubard" else iv.wilson_effective_n
+        low, high, _ = fn(point, variance, df, n_rows, confidence)
+    elif method == "korn_graubard_guarded":
+        rho = icc if icc > 0 else 0.0
+        model = point * (1 - point) * design_effect_unequal(sums.counts, rho, "pooled") / n_rows
+        guarded = max(variance, model)
+        x = influence_totals(sums, strata, estimand)
+        df = iv.effective_clusters_df(x, df)
+        se = math.sqrt(guarded)
+        low, high, _ = iv.korn_graubard(point, guarded, df, n_rows, confidence)
+    else:
+        low, high, se = rao_wu_bootstrap(
+            sums,
+            strata,
+            estimand,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            rng=np.random.default_rng(rng),
+        )
+        df = math.nan
+        used_resamples = n_resamples
+    if sv.lonely_strata:
+        notes.append(
+            f"{len(sv.lonely_strata)} strata have a single cluster; lonely='{lonely}' was "
+            "applied to them"
+        )
+    notes.append(
+        f"stratified design: {sv.n_strata} strata, {strata.size} clusters, df = clusters − strata"
+    )
+    design_effect = variance / iid if iid > 0 else math.nan
+    naive_width = naive_high - naive_low
+    return StratifiedSummary(
+        estimate=point,
+        se=se,
+        low=float(low),
+        high=float(high),
+        df=float(df),
+        method=method,
+        icc=icc,
+        design_effect=design_effect,
+        n_eff=n_rows / design_effect if design_effect > 0 else math.nan,
+        naive_low=float(naive_low),
+        naive_high=float(naive_high),
+        widening=(high - low) / naive_width if naive_width > 0 else math.nan,
+        n_resamples=used_resamples,
+        notes=tuple(notes),
+    )

@@ -1502,7 +1502,8 @@ def stratum_table(
     stratified design: ``pooled`` (micro: every row counts once), ``cluster_mean`` and
     ``stratum_mean`` (macro: every stratum counts once). Columns: ``stratum``, ``estimand``,
     ``estimate``, ``low``, ``high``, ``method``, ``n_rows``, ``n_clusters``,
-    ``weight_pooled``, ``weight_cluster_mean``, ``weight_stratum_mean``.
+    ``weight_pooled``, ``weight_cluster_mean``, ``weight_stratum_mean``. The warnings of the
+    per-stratum intervals (few clusters, by nature) are kept in ``table.attrs["notes"]``.
 
     Examples
     --------
@@ -1515,7 +1516,7 @@ def stratum_table(
     """
     import warnings as _warnings
 
-    from clusterstats.errors import ClusterStatsWarning, warn
+    from clusterstats.errors import ClusterStatsWarning
 
     rows = []
     with _warnings.catch_warnings(record=True) as caught:
@@ -1538,8 +1539,7 @@ def stratum_table(
             )
             for estimand in ("pooled", "cluster_mean", "stratum_mean")
         }
-    for message in dict.fromkeys(str(w.message) for w in caught):
-        warn(message, ClusterStatsWarning)
+    notes = list(dict.fromkeys(str(w.message) for w in caught))
     n_total = sum(r.n_rows for r in per.results)
     g_total = sum(r.n_clusters for r in per.results)
     h = len(per.results)
@@ -1575,4 +1575,7 @@ def stratum_table(
                 "weight_stratum_mean": 1.0,
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    # Per-stratum intervals rest on few clusters by nature: their warnings become notes.
+    table.attrs["notes"] = tuple(notes)
+    return table

@@ -22,6 +22,7 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
         ("coverage_paired.py", "cr2"),
         ("compare.py", "ratio"),
         ("coverage_missing.py", "ipw (cluster)"),
+        ("coverage_strata.py", "stratified auto"),
         ("dask_scale.py", "ratio"),
     ],
 )

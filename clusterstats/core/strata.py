@@ -178,6 +178,61 @@ def rao_wu_bootstrap(
     return float(low), float(high), float(replicates.std(ddof=1))
 
 
+def within_strata_icc(sums: ClusterSums, strata: NDArray[np.intp]) -> float:
+    """One-way ANOVA ICC with the stratum means removed: the between-cluster mean square
+    uses each cluster's deviation from its stratum's mean (``G − H`` df), so fixed
+    differences between strata do not count as clustering."""
+    h = int(strata.max()) + 1
+    n = sums.counts
+    n_total = float(n.sum())
+    g = sums.n_clusters
+    if g - h < 1 or n_total - g < 1:
+        return math.nan
+    stratum_totals = np.bincount(strata, weights=sums.totals, minlength=h)
+    stratum_counts = np.bincount(strata, weights=n, minlength=h)
+    stratum_means = stratum_totals / np.maximum(stratum_counts, 1.0)
+    means = sums.centred_means
+    ssb = float(np.sum(n * (means - stratum_means[strata]) ** 2))
+    ssw = max(float(np.sum(sums.squares - sums.totals * means)), 0.0)
+    msb, msw = ssb / (g - h), ssw / (n_total - g)
+    n0 = (
+        n_total
+        - float(
+            np.sum(
+                np.bincount(strata, weights=n * n, minlength=h) / np.maximum(stratum_counts, 1.0)
+            )
+        )
+    ) / (g - h)
+    denom = msb + (n0 - 1.0) * msw
+    return (msb - msw) / denom if denom > 0 else math.nan
+
+
+def _model_variance(sums: ClusterSums, strata: NDArray[np.intp], estimand: str) -> float:
+    """The variance a binary mean would have under exchangeable correlation within strata,
+    with the within-strata ICC: ``Σ_h w_h² p_h (1 − p_h) deff_h / N_h`` with the estimand's
+    stratum weights ``w_h`` (rows, clusters, or ``1/H``)."""
+    rho = within_strata_icc(sums, strata)
+    rho = rho if rho > 0 else 0.0  # NaN (undefined) and negative ICCs count as 0
+    h = int(strata.max()) + 1
+    present = np.bincount(strata, minlength=h) > 0
+    n_total, g_total, h_total = float(sums.counts.sum()), sums.n_clusters, int(present.sum())
+    total = 0.0
+    for stratum in np.flatnonzero(present):
+        members = strata == stratum
+        counts = sums.counts[members]
+        n_h = float(counts.sum())
+        p_h = float(sums.totals[members].sum()) / n_h + sums.shift
+        if estimand == "pooled":
+            weight, kind = n_h / n_total, "pooled"
+        elif estimand == "cluster_mean":
+            weight, kind = counts.size / g_total, "cluster_mean"
+        else:
+            weight, kind = 1.0 / h_total, "pooled"
+        deff = design_effect_unequal(counts, rho, kind)
+        total += weight**2 * p_h * (1.0 - p_h) * deff / n_h
+    return total
+
+
 class StratifiedSummary(NamedTuple):
     estimate: float
     se: float
@@ -246,9 +301,40 @@ def summarize_stratified(
     icc = icc_anova(sums).icc
     naive_low, naive_high = _naive_interval(sums, point, is_binary, confidence)
     notes: list[str] = []
-    if not variance > 0:
-        raise ValueError("the stratified variance is zero: every stratum's clusters agree")
     used_resamples = None
+    if not variance > 1e-24 * max(float(sums.squares.sum()) / n_rows**2, 1e-300):
+        from clusterstats.errors import DegenerateDataError, DegenerateDataWarning, warn
+
+        if not is_binary:
+            raise DegenerateDataError(
+                "within every stratum the clusters have the same mean: the stratified variance "
+                "is zero and no interval can be estimated from it"
+            )
+        # As cluster_ci's zero-variance fallback: Clopper-Pearson with clusters as the units.
+        g = float(strata.size)
+        low, high = iv.clopper_pearson(point * g, g, confidence)
+        message = (
+            "within every stratum the clusters agree, so the stratified variance is zero; the "
+            f"interval is Clopper-Pearson on an effective n of {g:g} (the number of clusters)"
+        )
+        warn(message, DegenerateDataWarning)
+        naive_width = naive_high - naive_low
+        return StratifiedSummary(
+            estimate=point,
+            se=math.nan,
+            low=float(low),
+            high=float(high),
+            df=math.nan,
+            method="clopper_pearson_fallback",
+            icc=icc,
+            design_effect=math.nan,
+            n_eff=g,
+            naive_low=float(naive_low),
+            naive_high=float(naive_high),
+            widening=(high - low) / naive_width if naive_width > 0 else math.nan,
+            n_resamples=None,
+            notes=(message,),
+        )
     se = math.sqrt(variance)
     if method == "naive":
         low, high, se, df = naive_low, naive_high, math.sqrt(iid), n_rows - 1.0
@@ -260,9 +346,7 @@ def summarize_stratified(
         fn = iv.korn_graubard if method == "korn_graubard" else iv.wilson_effective_n
         low, high, _ = fn(point, variance, df, n_rows, confidence)
     elif method == "korn_graubard_guarded":
-        rho = icc if icc > 0 else 0.0
-        model = point * (1 - point) * design_effect_unequal(sums.counts, rho, "pooled") / n_rows
-        guarded = max(variance, model)
+        guarded = max(variance, _model_variance(sums, strata, estimand))
         x = influence_totals(sums, strata, estimand)
         df = iv.effective_clusters_df(x, df)
         se = math.sqrt(guarded)

@@ -314,6 +314,7 @@ class ModelMatrix:
     # item counts of clusters where no item is usable.
     cluster_items: np.ndarray | None = None
     lost_cluster_items: np.ndarray | None = None
+    strata: np.ndarray | None = None  # stratum code of each cluster (in ``codes`` order)
 
 
 def model_matrix(
@@ -326,6 +327,8 @@ def model_matrix(
     how: str,
     missing: str,
     rerun: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
 ) -> ModelMatrix:
     """Reduce long results (one row per model x item x run) to a models x items matrix."""
     if how not in ALIGNMENTS:
@@ -345,6 +348,11 @@ def model_matrix(
     if n_models < 2:
         raise InvalidOptionError(f"compare needs at least two models, found {n_models}")
     clusters = cluster_codes(data, by_labels)
+    stratum_of_cluster = None
+    if strata is not None:
+        from clusterstats._frame import stratify
+
+        clusters, stratum_of_cluster, _ = stratify(data, clusters, strata, nest=nest)
     values = outcome_values(data[outcome], outcome)
     if missing == "raise" and np.isnan(values).any():
         raise MissingOutcomeError(
@@ -354,7 +362,9 @@ def model_matrix(
     values = impute_missing(values, missing, check_binary(values))
 
     if rerun is None:
-        blocked = _blocked_matrix(values, item_codes, model_codes, clusters, n_models, models)
+        blocked = _blocked_matrix(
+            values, item_codes, model_codes, clusters, n_models, models, stratum_of_cluster
+        )
         if blocked is not None:
             return _in_label_order(blocked)
     # Every row of an item must carry the item's cluster: scatter one, gather and compare.
@@ -404,17 +414,19 @@ def model_matrix(
         totals /= runs
     codes, _ = pd.factorize(item_cluster[usable], sort=True)
     cluster_items, lost_items = _item_counts(item_cluster[usable], item_cluster[complete & ~usable])
-    return _in_label_order(
-        ModelMatrix(
-            values=totals,
-            codes=codes.astype(np.intp),
-            models=tuple(models),
-            n_dropped_items=int(incomplete.sum()),
-            n_missing_items=int((complete & ~usable).sum()),
-            cluster_items=cluster_items,
-            lost_cluster_items=lost_items,
-        )
+    matrix = ModelMatrix(
+        values=totals,
+        codes=codes.astype(np.intp),
+        models=tuple(models),
+        n_dropped_items=int(incomplete.sum()),
+        n_missing_items=int((complete & ~usable).sum()),
+        cluster_items=cluster_items,
+        lost_cluster_items=lost_items,
     )
+    if stratum_of_cluster is not None:
+        used = np.unique(item_cluster[usable])
+        matrix = replace(matrix, strata=pd.factorize(stratum_of_cluster[used], sort=True)[0])
+    return _in_label_order(matrix)
 
 
 def _in_label_order(matrix: ModelMatrix) -> ModelMatrix:
@@ -438,6 +450,7 @@ def _blocked_matrix(
     clusters: np.ndarray,
     n_models: int,
     models: Any,
+    stratum_of_cluster: np.ndarray | None = None,
 ) -> ModelMatrix | None:
     """The models x items matrix without scattering rows, when the frame is one block of rows
     per model, every block listing the same items in the same order, once each (results
@@ -479,4 +492,7 @@ def _blocked_matrix(
         n_missing_items=int(missing.sum()),
         cluster_items=cluster_items,
         lost_cluster_items=lost_items,
+        strata=None
+        if stratum_of_cluster is None
+        else pd.factorize(stratum_of_cluster[np.unique(item_cluster)], sort=True)[0],
     )

@@ -1158,6 +1158,9 @@ def compare(
     confidence: float = 0.95,
     missing: MissingOrIPW = "drop",
     responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    lonely: Literal["fail", "adjust", "average", "certainty"] = "fail",
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
 ) -> Comparison:
@@ -1193,10 +1196,18 @@ def compare(
     from clusterstats.errors import ClusterStatsWarning, warn
 
     confidence = _check_confidence(confidence)
-    _check_estimand(estimand)
+    if strata is None or estimand != "stratum_mean":
+        _check_estimand(estimand)
     methods = ("auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile")
     if method not in methods:
         raise InvalidOptionError(f"method must be one of {methods}, got {method!r}")
+    if strata is not None and method == "cr2":
+        raise InvalidOptionError(
+            "with strata, compare uses the stratified linearised variance (method 'auto' or "
+            "'cr1') or the Rao–Wu bootstrap within strata ('bootstrap'), not 'cr2'"
+        )
+    if strata is not None and missing == "ipw":
+        raise InvalidOptionError("strata= and missing='ipw' cannot be combined yet")
     if adjust not in ("holm", "bh", "none"):
         raise InvalidOptionError(f"adjust must be 'holm', 'bh' or 'none', got {adjust!r}")
     if not isinstance(data, pd.DataFrame):
@@ -1214,7 +1225,16 @@ def compare(
         how=how,
         missing="drop" if missing == "ipw" else missing,
         rerun=rerun,
+        strata=strata,
+        nest=nest,
     )
+    if mm.strata is not None and (np.bincount(mm.strata) == 1).any() and lonely == "fail":
+        from clusterstats.errors import TooFewClustersError
+
+        raise TooFewClustersError(
+            "some strata have a single cluster, so they cannot estimate their own variance; "
+            "choose lonely='adjust', 'average' or 'certainty' (R survey's survey.lonely.psu)"
+        )
     baseline_index = None
     if baseline is not None:
         if baseline not in mm.models:
@@ -1246,6 +1266,8 @@ def compare(
         baseline=baseline_index,
         n_resamples=int(n_resamples),
         rng=generator,
+        strata=mm.strata,
+        lonely=lonely,
     )
     is_binary = check_binary(mm.values.ravel())  # a view: values is C-contiguous
     score_low, score_high, score_method, warned = [], [], "", {}
@@ -1257,13 +1279,26 @@ def compare(
                 if is_binary
                 else np.bincount(mm.codes, weights=row * row, minlength=n_clusters) * scale
             )
-            ci = summarize_interval(
-                ClusterSums(counts, totals[:, j], squares),
-                estimand=estimand,
-                method="auto",
-                confidence=confidence,
-                is_binary=is_binary,
-            )
+            if mm.strata is not None:
+                from clusterstats.core.strata import summarize_stratified
+
+                ci = summarize_stratified(
+                    ClusterSums(counts, totals[:, j], squares),
+                    mm.strata,
+                    estimand=estimand,
+                    method="auto",
+                    confidence=confidence,
+                    is_binary=is_binary,
+                    lonely=lonely,
+                )
+            else:
+                ci = summarize_interval(
+                    ClusterSums(counts, totals[:, j], squares),
+                    estimand=estimand,
+                    method="auto",
+                    confidence=confidence,
+                    is_binary=is_binary,
+                )
             score_low.append(ci.low)
             score_high.append(ci.high)
             score_method = score_method or ci.method

@@ -169,3 +169,42 @@ def test_stratum_table(mixtral):
         per["estimate"].mean(), rel=1e-12
     )
     assert np.isfinite(overall["low"]).all()
+
+
+def test_compare_with_strata_matches_paired_delta(mmlu):
+    options = {"by": "src", "on": "question_id", "how": "inner", "strata": "category"}
+    comp = quiet(mmlu.eval.compare, "correct", model="model", rng=0, **options)
+    pairs = comp.pairs()
+    assert (pairs["method"] == "stratified_cr1").all()
+    answered = mmlu.dropna(subset=["correct"]).groupby("question_id")["model"].nunique()
+    common = mmlu[mmlu.question_id.isin(answered[answered == 4].index)]
+    for row in pairs.itertuples(index=False):
+        a = common[common.model == row.model_a]
+        b = common[common.model == row.model_b]
+        single = quiet(cs.paired_delta, a, b, "correct", **options)
+        assert row.delta == pytest.approx(single.delta, rel=1e-12)
+        assert row.se == pytest.approx(single.se, rel=1e-10)
+        assert row.df == 77
+    board = comp.leaderboard().set_index("model")
+    mixtral = mmlu[mmlu.model == "Mixtral-8x7B-Instruct-v0.1"]
+    ref = mixtral.eval.cluster_ci("correct", by="src", strata="category")
+    # the leaderboard uses the items every model has (how="inner": gemini lacks 20)
+    assert board.loc["Mixtral-8x7B-Instruct-v0.1", "score"] == pytest.approx(ref.estimate, abs=2e-3)
+    macro = quiet(
+        mmlu.eval.compare, "correct", model="model", estimand="stratum_mean", rng=0, **options
+    )
+    assert macro.estimand == "stratum_mean"
+    shuffled = mmlu.sample(frac=1.0, random_state=2)
+    again = quiet(shuffled.eval.compare, "correct", model="model", rng=0, **options)
+    pd.testing.assert_frame_equal(again.pairs(), pairs)
+    boot = quiet(
+        mmlu.eval.compare,
+        "correct",
+        model="model",
+        method="bootstrap",
+        n_resamples=2000,
+        rng=0,
+        **options,
+    )
+    ratio = (boot.pairs()["high"] - boot.pairs()["low"]) / (pairs["high"] - pairs["low"])
+    assert ratio.between(0.75, 1.25).all()

@@ -165,6 +165,15 @@ def rank_intervals(
         draws = np.bincount((drawn + offsets[:rows]).ravel(), minlength=rows * g)
         sums = draws.reshape(rows, g).astype(np.float64) @ stacked
         means[start:stop] = sums[:, :m] / sums[:, m:]
+    low, high = _rank_bounds(means, confidence)
+    return low, high, means
+
+
+def _rank_bounds(
+    means: NDArray[np.float64], confidence: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Percentile interval of each model's rank over replicate means ``(B, M)``."""
+    m = means.shape[1]
     # rank 1 = highest mean (ties, which have probability ~0 for these means, are broken by
     # model order); argsort twice is several times faster than rankdata on (B, M)
     order = np.argsort(-means, axis=1, kind="stable")
@@ -172,6 +181,32 @@ def rank_intervals(
     np.put_along_axis(ranks, order, np.arange(1, m + 1)[None, :], axis=1)
     alpha = 1.0 - confidence
     low, high = np.quantile(ranks, [alpha / 2, 1 - alpha / 2], axis=0, method="inverted_cdf")
+    return low, high
+
+
+def stratified_rank_intervals(
+    cluster_totals: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    strata: NDArray[np.intp],
+    estimand: str,
+    *,
+    n_resamples: int,
+    confidence: float,
+    rng: np.random.Generator,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """As :func:`rank_intervals`, with Rao–Wu replicate weights drawn within strata."""
+    from clusterstats.core.strata import rao_wu_weights, weighted_means
+
+    g, m = cluster_totals.shape
+    chunk = max(1, _CHUNK_ELEMENTS // g)
+    means = np.empty((n_resamples, m))
+    for start in range(0, n_resamples, chunk):
+        rows = min(chunk, n_resamples - start)
+        weights = rao_wu_weights(strata, rows, rng)
+        means[start : start + rows] = weighted_means(
+            weights, cluster_totals, counts, strata, estimand
+        )
+    low, high = _rank_bounds(means, confidence)
     return low, high, means
 
 
@@ -372,6 +407,8 @@ def summarize_comparison(
     baseline: int | None,
     n_resamples: int,
     rng: np.random.Generator,
+    strata: NDArray[np.intp] | None = None,
+    lonely: str = "fail",
 ) -> ComparisonSummary:
     """Every pairwise difference (or each model against ``baseline``) and rank intervals.
 
@@ -381,12 +418,22 @@ def summarize_comparison(
     (percentile) reuses the rank bootstrap's replicates, so one set of draws serves every
     model and every pair.
     """
-    if estimand == "cluster_mean":
+    if strata is not None:
+        from clusterstats.core.strata import stratified_pairwise
+
+        means, covariance, df = stratified_pairwise(
+            cluster_totals, counts, strata, estimand, lonely=lonely
+        )
+        diagonal = np.diag(covariance)
+        variance = diagonal[:, None] + diagonal[None, :] - 2.0 * covariance
+        kind = "stratified_CR1"
+    elif estimand == "cluster_mean":
         cluster_totals = cluster_totals / counts[:, None]
         counts = np.ones_like(counts)
     m = cluster_totals.shape[1]
-    kind = "CR1" if method == "cr1" else "CR2"
-    means, variance, df = pairwise_cluster_robust(cluster_totals, counts, kind)
+    if strata is None:
+        kind = "CR1" if method == "cr1" else "CR2"
+        means, variance, df = pairwise_cluster_robust(cluster_totals, counts, kind)
     if baseline is None:
         pair_a, pair_b = np.triu_indices(m, k=1)
     else:
@@ -397,9 +444,20 @@ def summarize_comparison(
     with np.errstate(divide="ignore", invalid="ignore"):
         p_value = np.where(se > 0, 2.0 * special.stdtr(df, -np.abs(delta / se)), np.nan)
     q = special.stdtrit(df, 0.5 + confidence / 2)
-    rank_low, rank_high, replicates = rank_intervals(
-        cluster_totals, counts, n_resamples=n_resamples, confidence=confidence, rng=rng
-    )
+    if strata is None:
+        rank_low, rank_high, replicates = rank_intervals(
+            cluster_totals, counts, n_resamples=n_resamples, confidence=confidence, rng=rng
+        )
+    else:
+        rank_low, rank_high, replicates = stratified_rank_intervals(
+            cluster_totals,
+            counts,
+            strata,
+            estimand,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            rng=rng,
+        )
     if method in ("bootstrap", "bootstrap_percentile"):
         alpha = 1.0 - confidence
         boot = replicates[:, pair_a] - replicates[:, pair_b]

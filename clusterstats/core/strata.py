@@ -388,3 +388,88 @@ def summarize_stratified(
         n_resamples=used_resamples,
         notes=tuple(notes),
     )
+
+
+def rao_wu_weights(
+    strata: NDArray[np.intp], rows: int, rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """``rows`` Rao–Wu replicate weights per cluster (``rows x G``): in each stratum,
+    ``G_h - 1`` draws with replacement from its ``G_h`` clusters, times ``G_h/(G_h - 1)``;
+    a lonely cluster keeps weight 1."""
+    h = int(strata.max()) + 1
+    per_stratum = np.bincount(strata, minlength=h)
+    weights = np.ones((rows, strata.size))
+    for stratum in np.flatnonzero(per_stratum > 1):
+        members = np.flatnonzero(strata == stratum)
+        size = int(per_stratum[stratum])
+        drawn = rng.integers(0, size, size=(rows, size - 1))
+        offsets = (np.arange(rows) * size)[:, None]
+        counts = np.bincount((drawn + offsets).ravel(), minlength=rows * size)
+        weights[:, members] = counts.reshape(rows, size) * (size / (size - 1))
+    return weights
+
+
+def weighted_means(
+    weights: NDArray[np.float64],
+    cluster_totals: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    strata: NDArray[np.intp],
+    estimand: str,
+) -> NDArray[np.float64]:
+    """Each model's estimate under replicate cluster weights (``rows x M``); the totals are
+    ``(G, M)``, uncentred."""
+    if estimand == "pooled":
+        return (weights @ cluster_totals) / (weights @ counts)[:, None]
+    if estimand == "cluster_mean":
+        return (weights @ (cluster_totals / counts[:, None])) / weights.sum(axis=1)[:, None]
+    h = int(strata.max()) + 1
+    parts = []
+    for stratum in range(h):
+        members = strata == stratum
+        if members.any():
+            w = weights[:, members]
+            parts.append((w @ cluster_totals[members]) / (w @ counts[members])[:, None])
+    return np.mean(parts, axis=0)
+
+
+def stratified_pairwise(
+    cluster_totals: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    strata: NDArray[np.intp],
+    estimand: str,
+    *,
+    lonely: str = "fail",
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Every model's estimate and the stratified covariance matrix of the estimates
+    (``(M, M)``; the variance of ``a − b`` is ``V_aa + V_bb − 2 V_ab``), from one matrix
+    product on the centred influence totals; and the df ``G − H``."""
+    m = cluster_totals.shape[1]
+    means = np.empty(m)
+    columns = []
+    for j in range(m):
+        sums = ClusterSums(counts, cluster_totals[:, j], cluster_totals[:, j], 0.0)
+        means[j] = stratified_estimate(sums, strata, estimand)
+        columns.append(influence_totals(sums, strata, estimand))
+    x = np.column_stack(columns)
+    h = int(strata.max()) + 1
+    per_stratum = np.bincount(strata, minlength=h)
+    lonely_members = per_stratum[strata] == 1
+    if lonely_members.any() and lonely == "fail":
+        raise ValueError(f"lonely strata: {np.flatnonzero(per_stratum == 1).tolist()}")
+    stratum_means = (
+        np.column_stack([np.bincount(strata, weights=x[:, j], minlength=h) for j in range(m)])
+        / np.maximum(per_stratum, 1)[:, None]
+    )
+    centred = x - stratum_means[strata]
+    scale = np.where(per_stratum > 1, per_stratum / np.maximum(per_stratum - 1, 1), 1.0)[strata]
+    if lonely == "adjust":
+        centred[lonely_members] = x[lonely_members]
+    covariance = centred.T @ (centred * scale[:, None])
+    if lonely == "average" and lonely_members.any():
+        present = per_stratum > 0
+        ok = per_stratum > 1
+        keep = ~lonely_members
+        covariance = (centred[keep].T @ (centred[keep] * scale[keep, None])) * (
+            int(present.sum()) / max(int(ok.sum()), 1)
+        )
+    return means, covariance, float(strata.size - int((per_stratum > 0).sum()))

@@ -41,6 +41,7 @@ from clusterstats.errors import (
     TooFewClustersError,
 )
 from clusterstats.planning import pilot_plan, plan
+from clusterstats.readers import read_inspect, read_lm_eval
 from clusterstats.reruns import flakiness, pass_at_k, pass_hat_k, to_case_rerun
 from clusterstats.results import (
     ICC,
@@ -102,6 +103,8 @@ __all__ = [
     "pass_hat_k",
     "pilot_plan",
     "plan",
+    "read_inspect",
+    "read_lm_eval",
     "report",
     "rule_of_three",
     "simulate",

@@ -28,7 +28,15 @@ _READERS = {
 }
 
 
-def read_table(path: str) -> pd.DataFrame:
+def read_table(path: str, file_format: str = "auto") -> pd.DataFrame:
+    if file_format == "inspect":
+        from clusterstats.readers import read_inspect
+
+        return read_inspect(path)
+    if file_format == "lm-eval":
+        from clusterstats.readers import read_lm_eval
+
+        return read_lm_eval(path)
     suffix = Path(path).suffix.lower()
     if suffix not in _READERS:
         raise ClusterStatsError(
@@ -101,7 +109,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _ci(args: argparse.Namespace) -> int:
-    df = read_table(args.path)
+    df = read_table(args.path, args.format)
     by = args.by[0] if len(args.by) == 1 else args.by
     res = cluster_ci(
         df,
@@ -138,7 +146,18 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_demo)
 
     ci = sub.add_parser("ci", help="clustered confidence interval of a column of a table")
-    ci.add_argument("path", help="a .csv, .tsv, .parquet, .json or .jsonl file")
+    ci.add_argument(
+        "path",
+        help="a .csv, .tsv, .parquet, .json or .jsonl file; or, with --format, inspect_ai "
+        "logs or lm-evaluation-harness samples (a file or a directory)",
+    )
+    ci.add_argument(
+        "--format",
+        default="auto",
+        choices=("auto", "inspect", "lm-eval"),
+        help="auto: by file extension; inspect: inspect_ai .eval/.json logs (one row per "
+        "sample and epoch, outcome column 'score'); lm-eval: --log_samples JSONL files",
+    )
     ci.add_argument("--outcome", required=True, help="outcome column (0/1 or a score)")
     ci.add_argument(
         "--by",
@@ -150,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     ci.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
     ci.add_argument("--method", default="auto", choices=METHODS)
     ci.add_argument("--confidence", type=float, default=0.95)
-    ci.add_argument("--missing", default="drop", choices=("drop", "fail", "raise"))
+    ci.add_argument("--missing", default="drop", choices=("drop", "fail", "pass", "raise", "ipw"))
     ci.add_argument("--n-resamples", type=int, default=9999, dest="n_resamples")
     ci.add_argument("--seed", type=int, default=None, help="seed for bootstrap methods")
     ci.add_argument("--output", default="text", choices=("text", "table", "csv", "json"))

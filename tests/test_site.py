@@ -1,0 +1,43 @@
+"""The documentation site builds in strict mode (warnings are errors): MkDocs Material, the
+API reference from the docstrings (mkdocstrings), and the gallery executed and rendered
+with its outputs (mkdocs-jupyter)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mkdocs")
+pytest.importorskip("mkdocstrings")
+pytest.importorskip("mkdocs_jupyter")
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_site_builds_strictly(tmp_path):
+    site = tmp_path / "site"
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent)) or "mkdocs"
+    proc = subprocess.run(
+        [mkdocs, "build", "--strict", "--site-dir", str(site)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    reference = (site / "reference" / "functions" / "index.html").read_text()
+    assert "clusterstats.cluster_ci" in reference
+    accessors = (site / "reference" / "accessors" / "index.html").read_text()
+    assert "pass_hat_k" in accessors
+    notebook = (site / "gallery" / "01_getting_started" / "index.html").read_text()
+    assert "clusterstats-result" in notebook  # the result's HTML, rendered from execution
+    assert "data:image/png" in notebook or "image/png" in notebook
+    assert (site / "coverage" / "index.html").exists()

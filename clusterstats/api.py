@@ -933,9 +933,8 @@ def _build_paired_ipw(
     diff, side_a, side_b = fit(items.a - items.b), fit(items.a), fit(items.b)
     se = math.sqrt(diff.variance)
     low, high = iv.t_interval(diff.estimate, diff.variance, diff.df, confidence)
-    from scipy import special
 
-    p_value = float(2.0 * special.stdtr(diff.df, -abs(diff.estimate) / se)) if se > 0 else math.nan
+    p_value = iv.t_test_p_value(diff.estimate, se, diff.df)
     a, b = items.a, items.b
     correlation = float(np.corrcoef(a, b)[0, 1]) if np.ptp(a) > 0 and np.ptp(b) > 0 else math.nan
     notes = [
@@ -1064,7 +1063,6 @@ def _stratified_paired(
 ) -> Any:
     """Replace the interval, test and unpaired SE of a paired summary by their stratified
     versions (R survey's linearisation of the per-item differences)."""
-    from scipy import special
 
     from clusterstats.core.grouping import cluster_sums
     from clusterstats.core.strata import stratified_variance
@@ -1088,11 +1086,7 @@ def _stratified_paired(
     )
     variance = stratified_variance(prepared.sums, strata, estimand, lonely=lonely)
     se = math.sqrt(variance.variance)
-    p_value = (
-        float(2.0 * special.stdtr(variance.df, -abs(interval.estimate) / se))
-        if se > 0
-        else math.nan
-    )
+    p_value = iv.t_test_p_value(interval.estimate, se, variance.df)
     unpaired = sum(
         stratified_variance(
             cluster_sums(side, items.codes), strata, estimand, lonely=lonely

@@ -15,11 +15,11 @@ from clusterstats import api
 from clusterstats._frame import _as_labels, _require_columns, cluster_codes, prepare
 from clusterstats.core.grouping import cluster_sums
 from clusterstats.core.summary import summarize_icc
-from clusterstats.core.variance import cluster_robust, iid_variance
+from clusterstats.core.variance import cluster_robust, iid_variance, two_way_variance
 from clusterstats.errors import InvalidOptionError
 from clusterstats.results import GroupedResults, Report
 
-__all__ = ["ClusteringCheck", "check_clustering", "report", "two_way_variance"]
+__all__ = ["ClusteringCheck", "check_clustering", "report"]
 
 
 def report(
@@ -73,23 +73,6 @@ def report(
     return Report(
         results=(cis,), iccs=(iccs,), groups=(None,), over=None, cluster_size_median=medians
     )
-
-
-def two_way_variance(
-    values: np.ndarray, codes_a: np.ndarray, codes_b: np.ndarray
-) -> tuple[float, float, float, float]:
-    """Cameron–Gelbach–Miller two-way cluster-robust variance of a mean:
-    ``V_A + V_B − V_{A∩B}``, each the CR1 variance for that grouping (as statsmodels'
-    ``cov_cluster_2groups`` for an intercept-only OLS). Returns ``(V, V_A, V_B, V_AB)``; ``V``
-    is raised to ``max(V_A, V_B)`` if the difference is not positive (a documented
-    safeguard: the CGM sum is not guaranteed positive)."""
-    joint = pd.factorize(codes_a.astype(np.int64) * (int(codes_b.max()) + 1) + codes_b)[0]
-    parts = [
-        cluster_robust(cluster_sums(values, codes), "pooled", "CR1").variance
-        for codes in (codes_a, codes_b, joint)
-    ]
-    total = parts[0] + parts[1] - parts[2]
-    return max(total, parts[0], parts[1]) if total <= 0 else total, *parts
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

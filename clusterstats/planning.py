@@ -12,7 +12,6 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from clusterstats import api
 from clusterstats.core import planning as pl
@@ -30,11 +29,6 @@ def _positive(name: str, value: Any) -> float:
     if not number > 0 or math.isinf(number):
         raise InvalidOptionError(f"{name} must be positive and finite, got {value!r}")
     return number
-
-
-def _half_width(sigma2: float, icc: float, k: float, m: float, confidence: float) -> float:
-    q = float(special.stdtrit(max(k - 1.0, 1.0), 0.5 + confidence / 2.0))
-    return q * math.sqrt(pl.variance_of_mean(sigma2, icc, k, m))
 
 
 def plan(
@@ -102,7 +96,7 @@ def plan(
             mm,
             kk * mm,
             pl.effective_n(kk, mm, rho),
-            _half_width(sigma2, rho, kk, mm, confidence),
+            pl.half_width(sigma2, rho, kk, mm, confidence),
         )
 
     options = [option("current", k, m), option("double the depth", k, 2 * m)]
@@ -148,7 +142,7 @@ def plan(
             (
                 value,
                 pl.effective_n(k, m, value),
-                _half_width(sigma2, value, k, m, confidence),
+                pl.half_width(sigma2, value, k, m, confidence),
                 None
                 if target_half_width is None
                 else pl.clusters_for_half_width(
@@ -165,7 +159,7 @@ def plan(
         icc_low=low,
         icc_high=high,
         se=math.sqrt(pl.variance_of_mean(sigma2, rho, k, m)),
-        half_width=_half_width(sigma2, rho, k, m, confidence),
+        half_width=pl.half_width(sigma2, rho, k, m, confidence),
         design_effect=1.0 + (m - 1.0) * rho,
         n_eff=pl.effective_n(k, m, rho),
         n_eff_ceiling=k / rho if rho > 0 else math.inf,

@@ -20,7 +20,7 @@ from clusterstats._dataset import CaseMoments, reduce_cases
 from clusterstats._dataset_api import group_results
 from clusterstats._frame import _as_labels, _require_columns
 from clusterstats.core.grouping import cluster_sums
-from clusterstats.core.reruns import case_sums, flaky_cases
+from clusterstats.core.reruns import case_sums, effective_runs, flaky_cases
 from clusterstats.core.reruns import pass_at_k as _pass_at_k_per_case
 from clusterstats.core.reruns import pass_hat_k as _pass_hat_k_per_case
 from clusterstats.core.summary import summarize_icc, summarize_interval
@@ -431,7 +431,6 @@ def flakiness(
         )
         icc_s = summarize_icc(case_sums(runs_k, passes_k, moments[keep, 2]), confidence=confidence)
         runs_mean = float(runs_k.mean())
-        rho = max(icc_s.icc, 0.0) if np.isfinite(icc_s.icc) else np.nan
         notes = [n for n in s.notes if "estimand" not in n] + list(icc_s.notes)
         if (~keep).any():
             notes.insert(0, f"{int((~keep).sum())} cases with fewer than two runs were left out")
@@ -451,7 +450,7 @@ def flakiness(
             icc=icc_s.icc,
             icc_low=icc_s.low,
             icc_high=icc_s.high,
-            effective_runs=runs_mean / (1.0 + (runs_mean - 1.0) * rho),
+            effective_runs=effective_runs(runs_mean, icc_s.icc),
             outcome=reduced.outcome,
             by=reduced.by,
             notes=tuple(dict.fromkeys(notes)),

@@ -127,7 +127,7 @@ def test_two_way_variance_matches_statsmodels():
     y = rng.normal(size=40)[doc] + rng.normal(size=15)[template] + rng.normal(size=n)
     fit = sm.OLS(y, np.ones(n)).fit()
     both, first, second = cov_cluster_2groups(fit, doc, template)
-    from clusterstats.diagnostics import two_way_variance
+    from clusterstats.core.variance import two_way_variance
 
     v, va, vb, _ = two_way_variance(y, doc, template)
     assert va == pytest.approx(first[0, 0], rel=1e-10)

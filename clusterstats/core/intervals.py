@@ -81,6 +81,17 @@ def t_interval(
     return estimate - half, estimate + half
 
 
+def t_test_p_value(estimate: float, se: float, df: float) -> float:
+    """Two-sided p-value of ``estimate / se`` against ``t_df`` (NaN when se is not positive).
+
+    >>> round(t_test_p_value(2.0, 1.0, 10), 6)
+    0.073388
+    """
+    if not se > 0:
+        return math.nan
+    return float(2.0 * special.stdtr(df, -abs(estimate) / se))
+
+
 def wilson(
     proportion: float, n: float, confidence: float, *, quantile: float | None = None
 ) -> tuple[float, float]:

@@ -14,6 +14,7 @@ __all__ = [
     "clusters_for_half_width",
     "clusters_for_power",
     "effective_n",
+    "half_width",
     "minimum_detectable_effect",
     "optimal_cluster_size",
     "variance_of_mean",
@@ -27,6 +28,18 @@ def variance_of_mean(sigma2: float, icc: float, n_clusters: float, cluster_size:
     0.0030833333
     """
     return sigma2 * (1.0 + (cluster_size - 1.0) * icc) / (n_clusters * cluster_size)
+
+
+def half_width(
+    sigma2: float, icc: float, n_clusters: float, cluster_size: float, confidence: float = 0.95
+) -> float:
+    """The ``t_{K−1}`` half-width of the interval for a mean under the budget identity.
+
+    >>> round(half_width(0.25, 0.3, 30, 10), 4)
+    0.1136
+    """
+    q = float(special.stdtrit(max(n_clusters - 1.0, 1.0), 0.5 + confidence / 2.0))
+    return q * math.sqrt(variance_of_mean(sigma2, icc, n_clusters, cluster_size))
 
 
 def effective_n(n_clusters: float, cluster_size: float, icc: float) -> float:

@@ -19,6 +19,7 @@ __all__ = [
     "MOMENTS",
     "case_moments",
     "case_sums",
+    "effective_runs",
     "flaky_cases",
     "pass_at_k",
     "pass_hat_k",
@@ -189,3 +190,16 @@ def flaky_cases(runs: ArrayLike, passes: ArrayLike) -> FlakySummary:
     """
     n, c = np.asarray(runs, dtype=np.float64), np.asarray(passes, dtype=np.float64)
     return FlakySummary(np.minimum(c, n - c) / n, (c > 0) & (c < n))
+
+
+def effective_runs(runs: float, icc: float) -> float:
+    """What ``m`` runs of one case are worth as independent runs: ``m / (1 + (m − 1) ρ)``,
+    with a negative ICC counted as 0; NaN when the ICC is undefined.
+
+    >>> effective_runs(30, 1.0), effective_runs(4, 0.0)
+    (1.0, 4.0)
+    """
+    if icc != icc:  # NaN: no information about how the runs relate
+        return float("nan")
+    rho = icc if icc > 0 else 0.0
+    return runs / (1.0 + (runs - 1.0) * rho)

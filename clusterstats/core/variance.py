@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
-from clusterstats.core.grouping import ClusterSums
+from clusterstats.core.grouping import ClusterSums, cluster_sums
 
 __all__ = [
     "ESTIMANDS",
@@ -72,7 +72,7 @@ def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> Point
     Dataset D1 of the methods reference (8 clusters; values checked against R):
 
     >>> import numpy as np
-    >>> from clusterstats.core.grouping import ClusterSums
+    >>> from clusterstats.core.grouping import ClusterSums, cluster_sums
     >>> n = np.array([2, 3, 5, 4, 6, 1, 8, 3.0]); t = np.array([1, 3, 2, 4, 1, 1, 6, 0.0])
     >>> s = ClusterSums(n, t, t)
     >>> round(cluster_robust(s, "pooled", "CR1").variance, 10)
@@ -166,7 +166,7 @@ def icc_anova(sums: ClusterSums) -> ICCEstimate:
     Examples
     --------
     >>> import numpy as np
-    >>> from clusterstats.core.grouping import ClusterSums
+    >>> from clusterstats.core.grouping import ClusterSums, cluster_sums
     >>> n = np.array([2, 3, 5, 4, 6, 1, 8, 3.0]); t = np.array([1, 3, 2, 4, 1, 1, 6, 0.0])
     >>> round(icc_anova(ClusterSums(n, t, t)).icc, 7)
     0.3711171
@@ -249,3 +249,22 @@ def design_effect_unequal(counts: np.ndarray, icc: float, estimand: str = "poole
         return 1.0 + icc * (float(counts @ counts) / n_total - 1.0)
     g = counts.shape[0]
     return n_total / g**2 * float(np.sum((1.0 + (counts - 1.0) * icc) / counts))
+
+
+def two_way_variance(
+    values: np.ndarray, codes_a: np.ndarray, codes_b: np.ndarray
+) -> tuple[float, float, float, float]:
+    """Cameron–Gelbach–Miller two-way cluster-robust variance of a mean:
+    ``V_A + V_B − V_{A∩B}``, each the CR1 variance for that grouping (as statsmodels'
+    ``cov_cluster_2groups`` for an intercept-only OLS). Returns ``(V, V_A, V_B, V_AB)``; ``V``
+    is raised to ``max(V_A, V_B)`` if the difference is not positive (a documented
+    safeguard: the CGM sum is not guaranteed positive)."""
+    joint = np.unique(
+        codes_a.astype(np.int64) * (int(codes_b.max()) + 1) + codes_b, return_inverse=True
+    )[1]
+    parts = [
+        cluster_robust(cluster_sums(values, codes), "pooled", "CR1").variance
+        for codes in (codes_a, codes_b, joint)
+    ]
+    total = parts[0] + parts[1] - parts[2]
+    return max(total, parts[0], parts[1]) if total <= 0 else total, *parts

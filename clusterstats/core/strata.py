@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from clusterstats.core import intervals as iv
 from clusterstats.core.grouping import ClusterSums
+from clusterstats.core.summary import IntervalSummary
 from clusterstats.core.variance import design_effect_unequal, icc_anova, iid_variance
 
 __all__ = [
@@ -233,23 +234,6 @@ def _model_variance(sums: ClusterSums, strata: NDArray[np.intp], estimand: str) 
     return total
 
 
-class StratifiedSummary(NamedTuple):
-    estimate: float
-    se: float
-    low: float
-    high: float
-    df: float
-    method: str
-    icc: float
-    design_effect: float
-    n_eff: float
-    naive_low: float
-    naive_high: float
-    widening: float
-    n_resamples: int | None
-    notes: tuple[str, ...]
-
-
 STRATIFIED_METHODS = (
     "auto",
     "naive",
@@ -273,7 +257,7 @@ def summarize_stratified(
     lonely: str = "fail",
     n_resamples: int = 9999,
     rng: np.random.Generator | None = None,
-) -> StratifiedSummary:
+) -> IntervalSummary:
     """The interval of the mean under a stratified cluster design, with its context.
 
     ``cr1`` is survey's linearised variance with a ``t_{G−H}`` interval; ``wilson`` and
@@ -319,7 +303,7 @@ def summarize_stratified(
         )
         warn(message, DegenerateDataWarning)
         naive_width = naive_high - naive_low
-        return StratifiedSummary(
+        return IntervalSummary(
             estimate=point,
             se=math.nan,
             low=float(low),
@@ -372,7 +356,7 @@ def summarize_stratified(
     )
     design_effect = variance / iid if iid > 0 else math.nan
     naive_width = naive_high - naive_low
-    return StratifiedSummary(
+    return IntervalSummary(
         estimate=point,
         se=se,
         low=float(low),

@@ -1018,7 +1018,8 @@ def _build_paired(
         items.b,
         items.codes,
         estimand=estimand,
-        method=method,
+        # with strata the interval is replaced below: skip an unstratified bootstrap
+        method="cr1" if strata is not None else method,
         confidence=confidence,
         single_run_binary=items.single_run_binary,
         within_a=items.within_a,
@@ -1400,7 +1401,11 @@ def missing_report(
         outcome_with_responses,
     )
     from clusterstats.core.grouping import ClusterSums
-    from clusterstats.core.missing import delta_adjusted_mean, missingness_chi_square
+    from clusterstats.core.missing import (
+        delta_adjusted_mean,
+        missingness_chi_square,
+        tipping_delta,
+    )
     from clusterstats.core.variance import icc_anova
     from clusterstats.errors import ClusterStatsWarning, warn
 
@@ -1450,24 +1455,14 @@ def missing_report(
     def adjusted(delta: float) -> float:
         return delta_adjusted_mean(n_g, r_g, s_g, delta, binary=is_binary)
 
-    def solve(target: float, lo: float, hi: float) -> float:
-        f_lo, f_hi = adjusted(lo) - target, adjusted(hi) - target
-        if f_lo * f_hi > 0:
-            return math.inf if hi > 0 and f_hi < 0 else -math.inf if lo < 0 else math.inf
-        for _ in range(100):
-            mid = 0.5 * (lo + hi)
-            if (adjusted(mid) - target) * f_lo > 0:
-                lo = mid
-            else:
-                hi = mid
-        return 0.5 * (lo + hi)
-
     ipw = analyses[1][1]
-    tipping_low = solve(ipw.low, -20.0, 0.0)
-    tipping_high = solve(ipw.high, 0.0, 20.0)
-    if tipping_low == math.inf:
-        tipping_low = -math.inf
-    tipping_threshold = None if threshold is None else solve(float(threshold), -20.0, 20.0)
+    tipping_low = tipping_delta(n_g, r_g, s_g, ipw.low, binary=is_binary, low=-20.0, high=0.0)
+    tipping_high = tipping_delta(n_g, r_g, s_g, ipw.high, binary=is_binary, low=0.0, high=20.0)
+    tipping_threshold = (
+        None
+        if threshold is None
+        else tipping_delta(n_g, r_g, s_g, float(threshold), binary=is_binary)
+    )
 
     reasons: list[tuple[Any, int, int]] = []
     if reason is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -12,11 +13,25 @@ import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import api
-from clusterstats._frame import _as_labels, _require_columns, cluster_codes, prepare
+from clusterstats._frame import (
+    MISSING_POLICIES,
+    _as_labels,
+    _require_columns,
+    check_binary,
+    cluster_codes,
+    impute_missing,
+    outcome_values,
+    prepare,
+)
 from clusterstats.core.grouping import cluster_sums
 from clusterstats.core.summary import summarize_icc
-from clusterstats.core.variance import cluster_robust, iid_variance, two_way_variance
-from clusterstats.errors import InvalidOptionError
+from clusterstats.core.variance import (
+    cluster_robust,
+    iid_variance,
+    nested_variance_shares,
+    two_way_variance,
+)
+from clusterstats.errors import ClusterStatsWarning, InvalidOptionError, MissingOutcomeError
 from clusterstats.results import GroupedResults, Report
 
 __all__ = ["ClusteringCheck", "check_clustering", "report"]
@@ -227,15 +242,15 @@ def check_clustering(
         raise InvalidOptionError("name at least one candidate grouping (or time= and window=)")
     rows = []
     codes_of: dict[str, np.ndarray] = {}
-    from clusterstats._frame import outcome_values
-
+    if missing not in MISSING_POLICIES:
+        raise InvalidOptionError(f"missing must be one of {MISSING_POLICIES}, got {missing!r}")
     raw = outcome_values(frame[outcome], outcome)
+    if missing == "raise" and np.isnan(raw).any():
+        raise MissingOutcomeError(
+            f"outcome {outcome!r} has {int(np.isnan(raw).sum())} missing values"
+        )
     keep = ~np.isnan(raw) if missing == "drop" else np.ones(raw.size, dtype=bool)
-    values = raw[keep] if missing == "drop" else np.nan_to_num(raw)
-    import warnings
-
-    from clusterstats.errors import ClusterStatsWarning
-
+    values = raw[keep] if missing == "drop" else impute_missing(raw, missing, check_binary(raw))
     undefined = []
     for name, labels in groupings:
         codes = cluster_codes(frame, labels)[keep]
@@ -291,12 +306,8 @@ def check_clustering(
     nested: list[tuple[str, float]] = []
     if len(nested_chain) > 1:
         ordered = sorted(nested_chain, key=lambda n: by_name[n]["n_clusters"])
-        previous = 0.0
-        for level in ordered:
-            rho = max(by_name[level]["icc"], 0.0) if np.isfinite(by_name[level]["icc"]) else 0.0
-            nested.append((level, max(rho - previous, 0.0)))
-            previous = max(previous, rho)
-        nested.append(("within", 1.0 - previous))
+        shares = nested_variance_shares([by_name[level]["icc"] for level in ordered])
+        nested = list(zip([*ordered, "within"], shares, strict=True))
     best = max(rows, key=lambda r: r["se"] if np.isfinite(r["se"]) else -1.0)
     recommendation = (
         f"cluster by {best['grouping']}: its standard error ({best['se']:.4f}) is the largest "

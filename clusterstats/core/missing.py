@@ -26,6 +26,7 @@ __all__ = [
     "hajek_logistic_propensity",
     "missingness_chi_square",
     "shrunk_cluster_propensities",
+    "tipping_delta",
 ]
 
 #: Propensities are floored here before weighting (weights capped at 20).
@@ -429,3 +430,40 @@ def ipw_interval(
     if is_binary:
         low, high = max(low, 0.0), min(high, 1.0)
     return IPWInterval(mu, se, low, high, df, used, n_eff, tuple(notes))
+
+
+def tipping_delta(
+    rows: NDArray[np.float64],
+    responded: NDArray[np.float64],
+    totals: NDArray[np.float64],
+    target: float,
+    *,
+    binary: bool,
+    low: float = -20.0,
+    high: float = 20.0,
+) -> float:
+    """The δ in ``[low, high]`` at which :func:`delta_adjusted_mean` reaches ``target``
+    (by bisection; the adjusted mean increases with δ); ``-inf`` or ``inf`` when it stays
+    above or below the target over the whole range.
+
+    >>> n, r, s = np.array([4.0, 4.0]), np.array([2.0, 4.0]), np.array([1.0, 3.0])
+    >>> d = tipping_delta(n, r, s, 0.7, binary=True)
+    >>> round(delta_adjusted_mean(n, r, s, d, binary=True), 6)
+    0.7
+    """
+
+    def gap(delta: float) -> float:
+        return delta_adjusted_mean(rows, responded, totals, delta, binary=binary) - target
+
+    gap_low, gap_high = gap(low), gap(high)
+    if gap_low > 0:
+        return -math.inf
+    if gap_high < 0:
+        return math.inf
+    for _ in range(100):
+        middle = 0.5 * (low + high)
+        if gap(middle) < 0:
+            low = middle
+        else:
+            high = middle
+    return 0.5 * (low + high)

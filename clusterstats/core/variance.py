@@ -268,3 +268,20 @@ def two_way_variance(
     ]
     total = parts[0] + parts[1] - parts[2]
     return max(total, parts[0], parts[1]) if total <= 0 else total, *parts
+
+
+def nested_variance_shares(iccs: list[float]) -> list[float]:
+    """Variance shares of nested levels from their one-way ICCs, coarse to fine: each
+    level's share is the increase of the ICC over the coarser levels (negative and undefined
+    ICCs count as 0), and the last share is what lies within the finest clusters. Exact for
+    balanced designs, an approximation otherwise.
+
+    >>> [round(x, 2) for x in nested_variance_shares([0.04, 0.1])]
+    [0.04, 0.06, 0.9]
+    """
+    shares, previous = [], 0.0
+    for icc in iccs:
+        rho = icc if icc > 0 else 0.0  # NaN and negative ICCs count as 0
+        shares.append(max(rho - previous, 0.0))
+        previous = max(previous, rho)
+    return [*shares, 1.0 - previous]

@@ -274,9 +274,9 @@ def render_page(results: list[dict], args: argparse.Namespace, seconds: float) -
         "binary rows are Bernoulli(p_j) with p_j ~ Beta of mean `mean` and ICC `icc`; "
         "continuous rows follow the normal random-intercept model with total variance 1. "
         "Reference rows: `naive` is the iid Wilson interval (t for continuous outcomes); "
-        "the seed article's percentile cluster bootstrap (`shared/seeds/001`) computes "
-        "exactly what `bootstrap_percentile` computes (the test suite checks this on "
-        "identical draws), so its row is `bootstrap_percentile`.",
+        "the textbook percentile cluster bootstrap (resample whole clusters, take quantiles "
+        "of the replicate means) computes exactly what `bootstrap_percentile` computes (the "
+        "test suite checks this on identical draws), so its row is `bootstrap_percentile`.",
         "",
     ]
     lines += render_verdict(results)
@@ -400,18 +400,19 @@ def render_seed002(results: list[dict]) -> list[str]:
         return []
     reps = rows[0]["cell"].reps
     lines = [
-        "## The seed table (shared/seeds/002)",
+        "## A published table: 30 cases × 10 reruns",
         "",
         f"30 cases × 10 reruns, failure rate 10%, naive Wilson interval, {reps:,} datasets "
-        "per ρ. The seed's table came from 200,000 simulations per ρ.",
+        "per ρ. The published table (a course chapter on effective sample size, which this "
+        "project's worked example follows) came from 200,000 simulations per ρ.",
         "",
-        "| ρ | seed | clusterstats | difference | Monte Carlo SE | within 3 SE |",
+        "| ρ | published | clusterstats | difference | Monte Carlo SE | within 3 SE |",
         "|---|---|---|---|---|---|",
     ]
     for r in rows:
         cov = r["methods"]["naive"]["coverage"]
         published = SEED_002[r["cell"].icc]
-        se = math.sqrt(cov * (1 - cov) / reps + 0.005**2 / 3)  # + the seed's rounding
+        se = math.sqrt(cov * (1 - cov) / reps + 0.005**2 / 3)  # + the published rounding
         lines.append(
             f"| {r['cell'].icc:g} | {100 * published:.0f}% | {pct(cov)}% | "
             f"{100 * (cov - published):+.1f} | {100 * se:.2f} | "
@@ -419,8 +420,8 @@ def render_seed002(results: list[dict]) -> list[str]:
         )
     lines += [
         "",
-        "The Monte Carlo SE combines this study's binomial error with the seed's "
-        "rounding to whole percent (uniform, SD 0.29 points).",
+        "The Monte Carlo SE combines this study's binomial error with the published "
+        "table's rounding to whole percent (uniform, SD 0.29 points).",
         "",
     ]
     return lines

@@ -7,7 +7,7 @@ Importing the package registers the ``.eval`` accessor on pandas DataFrames (and
     df.eval.cluster_ci("passed", by="doc_id")
 """
 
-from clusterstats import _dask, _pandas, _xarray
+from clusterstats import _dask, _pandas, _xarray, datasets
 from clusterstats.api import (
     adjusted_wilson_interval,
     cluster_ci,
@@ -34,6 +34,7 @@ from clusterstats.errors import (
     DimensionError,
     EmptyDataError,
     FewClustersWarning,
+    FileReadError,
     InvalidClusterError,
     InvalidOptionError,
     InvalidOutcomeError,
@@ -75,6 +76,7 @@ __all__ = [
     "DimensionError",
     "EmptyDataError",
     "FewClustersWarning",
+    "FileReadError",
     "Flakiness",
     "GroupedResults",
     "InvalidClusterError",
@@ -91,6 +93,7 @@ __all__ = [
     "check_clustering",
     "cluster_ci",
     "compare",
+    "datasets",
     "design_effect",
     "effective_n",
     "flakiness",

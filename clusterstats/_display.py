@@ -28,6 +28,12 @@ def number(value: object, digits: int = 4) -> str:
     return str(value)
 
 
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``"1 row"``, ``"2,173 rows"``: a count with its noun in the right number."""
+    word = noun if n == 1 else (plural or f"{noun}s")
+    return f"{n:,} {word}"
+
+
 def interval(low: float, high: float, digits: int = 4) -> str:
     return f"[{number(low, digits)}, {number(high, digits)}]"
 

@@ -189,6 +189,20 @@ def _factorize_sorted(values: Any) -> tuple[np.ndarray, Any]:
         return pd.factorize(values, sort=False, use_na_sentinel=True)
 
 
+def over_groups(series: pd.Series, over: Hashable) -> tuple[np.ndarray, list[Any]]:
+    """Codes and labels of the ``over=`` groups, in sorted label order (first-appearance
+    order for labels of mixed, unorderable types), so results never depend on row order."""
+    try:
+        codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
+    except TypeError:
+        codes, uniques = pd.factorize(series, sort=False, use_na_sentinel=True)
+    if (codes < 0).any():
+        raise InvalidClusterError(
+            f"column {over!r} (over=) has {int((codes < 0).sum())} missing labels"
+        )
+    return codes.astype(np.intp, copy=False), list(uniques)
+
+
 def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable]) -> np.ndarray:
     """Integer codes of the cluster (the combination of the ``by`` columns), in label order."""
     codes: np.ndarray | None = None
@@ -314,12 +328,7 @@ def prepare(
     if over is None:
         group_codes, group_labels = np.zeros(len(frame), dtype=np.intp), [None]
     else:
-        group_codes, uniques = pd.factorize(frame[over], sort=False, use_na_sentinel=True)
-        if (group_codes < 0).any():
-            raise InvalidClusterError(
-                f"column {over!r} (over=) has {int((group_codes < 0).sum())} missing labels"
-            )
-        group_labels = list(uniques)
+        group_codes, group_labels = over_groups(frame[over], over)
 
     keep = ~is_missing if missing == "drop" else np.ones(len(values), dtype=bool)
     n_groups = len(group_labels)
@@ -487,9 +496,7 @@ def response_rows(
     if over is None:
         groups = [(None, np.arange(len(data)))]
     else:
-        group_codes, uniques = pd.factorize(data[over], sort=False, use_na_sentinel=True)
-        if (group_codes < 0).any():
-            raise InvalidClusterError(f"column {over!r} (over=) has missing labels")
+        group_codes, uniques = over_groups(data[over], over)
         groups = [(label, np.flatnonzero(group_codes == i)) for i, label in enumerate(uniques)]
     result = []
     key = (

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from clusterstats import _display as fmt
 from clusterstats._frame import Prepared, _as_labels, check_binary, prepare
 from clusterstats.core import intervals as iv
 from clusterstats.core.intervals import Method
@@ -137,8 +138,9 @@ def _build_ci(
         verb = {"fail": "counted as failures", "pass": "counted as passes"}.get(missing, "dropped")
         notes.insert(
             0,
-            f"{p.n_missing} rows with a missing outcome (in "
-            f"{p.n_missing_clusters} clusters) were {verb}",
+            f"{fmt.count(p.n_missing, 'row')} with a missing outcome (in "
+            f"{fmt.count(p.n_missing_clusters, 'cluster')}) "
+            f"{'was' if p.n_missing == 1 else 'were'} {verb}",
         )
         if p.missing_p_value < 0.05:
             notes.insert(1, _varying_missingness_note(p.missing_p_value))

@@ -1,34 +1,119 @@
-"""Command line: ``clusterstats demo`` and ``clusterstats ci FILE --outcome COL --by COL``."""
+"""Command line: ``clusterstats demo``, ``clusterstats ci FILE ...`` and ``clusterstats datasets``.
+
+Exit status 0 on success, 2 for anything the user can fix (a bad option, an unreadable file,
+data the statistics cannot use), each reported as one ``clusterstats: error: ...`` line on
+standard error. Library warnings become one ``warning: ...`` line each on standard error,
+printed once, and never when the output already shows the same text as a note.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from clusterstats import _display as fmt
+from clusterstats import datasets
 from clusterstats.api import cluster_ci
 from clusterstats.core.intervals import METHODS
 from clusterstats.core.variance import ESTIMANDS
-from clusterstats.datasets import load_demo_data
-from clusterstats.errors import ClusterStatsError
+from clusterstats.errors import ClusterStatsError, FileReadError
 from clusterstats.results import ClusterCI, GroupedResults
 
-_READERS = {
-    ".csv": pd.read_csv,
-    ".tsv": lambda p: pd.read_csv(p, sep="\t"),
-    ".parquet": pd.read_parquet,
-    ".jsonl": lambda p: pd.read_json(p, lines=True),
-    ".json": pd.read_json,
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".jsonl", ".json")
+
+
+def _version() -> str:
+    from clusterstats import __version__
+
+    return __version__
+
+
+# -- reading a table ------------------------------------------------------------------------
+
+
+def _read_json_lines(path: Path, encoding: str) -> pd.DataFrame:
+    records = []
+    with open(path, encoding=encoding) as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise FileReadError(
+                    path, f"line {number} is not valid JSON ({error.msg} at column {error.colno})"
+                ) from None
+            if not isinstance(record, dict):
+                raise FileReadError(
+                    path,
+                    f"line {number} is a JSON {type(record).__name__}, not an object; JSON "
+                    "Lines needs one object (one graded row) per line",
+                )
+            records.append(record)
+    return pd.DataFrame.from_records(records)
+
+
+def _read_parquet(path: Path, encoding: str) -> pd.DataFrame:
+    try:
+        import pyarrow  # noqa: F401 - pandas needs it for Parquet
+    except ImportError:
+        raise FileReadError(
+            path, "reading Parquet needs pyarrow, an optional package: pip install pyarrow"
+        ) from None
+    try:
+        return pd.read_parquet(path)
+    except (OSError, ValueError) as error:  # pyarrow.ArrowInvalid is a ValueError
+        raise FileReadError(path, f"not a readable Parquet file ({_one_line(error)})") from None
+
+
+def _read_delimited(separator: str) -> Callable[[Path, str], pd.DataFrame]:
+    def read(path: Path, encoding: str) -> pd.DataFrame:
+        try:
+            return pd.read_csv(path, sep=separator, encoding=encoding)
+        except pd.errors.EmptyDataError:
+            raise FileReadError(path, "the file has no header row and no data") from None
+        except pd.errors.ParserError as error:
+            kind = "CSV" if separator == "," else "TSV"
+            raise FileReadError(path, f"malformed {kind} ({_one_line(error)})") from None
+
+    return read
+
+
+def _read_json(path: Path, encoding: str) -> pd.DataFrame:
+    try:
+        return pd.read_json(path, encoding=encoding)
+    except ValueError as error:
+        raise FileReadError(
+            path,
+            f"not a JSON table ({_one_line(error)}); for one JSON object per line, name the "
+            "file .jsonl",
+        ) from None
+
+
+_READERS: dict[str, Callable[[Path, str], pd.DataFrame]] = {
+    ".csv": _read_delimited(","),
+    ".tsv": _read_delimited("\t"),
+    ".parquet": _read_parquet,
+    ".jsonl": _read_json_lines,
+    ".json": _read_json,
 }
 
 
-def read_table(path: str, file_format: str = "auto") -> pd.DataFrame:
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())
+
+
+def read_table(path: str, file_format: str = "auto", encoding: str = "utf-8") -> pd.DataFrame:
+    """Read a table of graded rows for the command line, with one-line errors."""
     if file_format == "inspect":
         from clusterstats.readers import read_inspect
 
@@ -37,12 +122,78 @@ def read_table(path: str, file_format: str = "auto") -> pd.DataFrame:
         from clusterstats.readers import read_lm_eval
 
         return read_lm_eval(path)
-    suffix = Path(path).suffix.lower()
-    if suffix not in _READERS:
-        raise ClusterStatsError(
-            f"cannot read {path!r}: expected one of {', '.join(sorted(_READERS))}"
+    file = Path(path)
+    if not file.exists():
+        raise FileReadError(file, "no such file")
+    if file.is_dir():
+        raise FileReadError(
+            file,
+            "it is a folder; give a file, or --format inspect / --format lm-eval for a folder "
+            "of logs",
         )
-    return _READERS[suffix](path)
+    suffix = file.suffix.lower()
+    if suffix not in _READERS:
+        raise FileReadError(
+            file,
+            f"unknown file type {suffix or '(no extension)'!r}; expected one of "
+            f"{', '.join(TABLE_SUFFIXES)}, or --format inspect / lm-eval",
+        )
+    if file.stat().st_size == 0:
+        raise FileReadError(file, "the file is empty")
+    try:
+        frame = _READERS[suffix](file, encoding)
+    except UnicodeDecodeError as error:
+        byte = error.object[error.start : error.start + 1].hex()
+        raise FileReadError(
+            file,
+            f"it is not {encoding} text (byte 0x{byte} at position {error.start}); pass "
+            "--encoding (e.g. --encoding latin-1) or save the file as UTF-8",
+        ) from None
+    except LookupError:
+        raise FileReadError(file, f"unknown encoding {encoding!r}") from None
+    if len(frame) == 0:
+        raise FileReadError(file, "the file has no data rows")
+    return frame
+
+
+# -- writing results ------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """A JSON value: tuples as lists, numpy scalars as Python numbers, NaN and inf as null."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _record(result: Any) -> dict[str, Any]:
+    row = result.to_dict()
+    return {column: _plain(row[column]) for column in type(result).columns}
+
+
+def json_output(results: Any) -> str:
+    """One JSON object for one result; a list of objects, each with its ``group``, for a
+    grouped result. Keys are the result's ``to_frame()`` columns; ``by`` and ``notes`` are
+    lists; NaN and infinities are ``null``."""
+    if isinstance(results, GroupedResults):
+        payload: Any = [
+            {"group": _plain(dict(zip(results.dims, key, strict=True))), **_record(result)}
+            for key, result in zip(results._keys(), results.results, strict=True)
+        ]
+    else:
+        payload = _record(results)
+    return json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False)
+
+
+def _notes_of(results: Any) -> tuple[str, ...]:
+    members = results.results if isinstance(results, GroupedResults) else (results,)
+    return tuple(dict.fromkeys(note for r in members for note in getattr(r, "notes", ())))
 
 
 def comparison_table(results: ClusterCI | GroupedResults[ClusterCI], label: str) -> str:
@@ -73,7 +224,7 @@ def comparison_table(results: ClusterCI | GroupedResults[ClusterCI], label: str)
                 f"x{r.widening:.2f}",
                 r.icc,
                 r.design_effect,
-                round(r.n_eff),
+                round(r.n_eff) if math.isfinite(r.n_eff) else r.n_eff,
                 r.n_rows,
                 r.n_clusters,
             ]
@@ -81,11 +232,12 @@ def comparison_table(results: ClusterCI | GroupedResults[ClusterCI], label: str)
     return fmt.text_table(header, rows)
 
 
-def _demo(args: argparse.Namespace) -> int:
-    df = load_demo_data()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = cluster_ci(df, "correct", by="src", over="model", method=args.method)
+# -- commands: each prints its output and returns the notes that output shows ---------------
+
+
+def _demo(args: argparse.Namespace) -> Iterable[str]:
+    df = datasets.load_demo_data()
+    res = cluster_ci(df, "correct", by="src", over="model", method=args.method)
     first = res.results[0]
     print("clusterstats demo: MMLU-Pro (slice bundled with the package), 4 models")
     print(
@@ -100,16 +252,14 @@ def _demo(args: argparse.Namespace) -> int:
         "clustered\nwidth / naive width; n_eff = how many independent questions the rows are "
         "worth."
     )
-    for _, r in res.items():
-        for note in r.notes:
-            print(f"note: {note}")
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
-    return 0
+    notes = _notes_of(res)
+    for note in notes:
+        print(f"note: {note}")
+    return notes
 
 
-def _ci(args: argparse.Namespace) -> int:
-    df = read_table(args.path, args.format)
+def _ci(args: argparse.Namespace) -> Iterable[str]:
+    df = read_table(args.path, args.format, args.encoding)
     by = args.by[0] if len(args.by) == 1 else args.by
     res = cluster_ci(
         df,
@@ -123,15 +273,49 @@ def _ci(args: argparse.Namespace) -> int:
         n_resamples=args.n_resamples,
         rng=args.seed,
     )
+    notes = _notes_of(res)
     if args.output == "text":
         print(repr(res))
     elif args.output == "table":
         print(comparison_table(res, args.over or ""))
+        for note in notes:
+            print(f"note: {note}")
     elif args.output == "csv":
         print(res.to_frame().to_csv(index=False), end="")
     else:
-        print(json.dumps(res.to_frame().to_dict(orient="records"), indent=2, default=str))
-    return 0
+        print(json_output(res))
+    return notes
+
+
+def _datasets(args: argparse.Namespace) -> Iterable[str]:
+    if args.name is None:
+        rows = [
+            [name, info.n_rows, info.licence, info.clusters]
+            for name, info in ((n, datasets.info(n)) for n in datasets.list())
+        ]
+        print(fmt.text_table(["name", "rows", "licence", "clusters"], rows))
+        return ()
+    info = datasets.info(args.name)
+    if args.to is None:
+        print(repr(info))
+        return ()
+    target = Path(args.to)
+    suffix = target.suffix.lower()
+    frame = datasets.load(args.name)
+    if suffix == ".csv":
+        frame.to_csv(target, index=False)
+    elif suffix == ".tsv":
+        frame.to_csv(target, sep="\t", index=False)
+    elif suffix == ".jsonl":
+        frame.to_json(target, orient="records", lines=True)
+    elif suffix == ".parquet":
+        frame.to_parquet(target, index=False)
+    else:
+        raise FileReadError(
+            target, "unknown file type; write .csv, .tsv, .jsonl or .parquet (--to FILE)"
+        )
+    print(f"wrote {fmt.count(len(frame), 'row')} of {args.name} to {args.to}")
+    return ()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -139,6 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="clusterstats",
         description="Honest confidence intervals for eval results with clustered rows.",
     )
+    parser.add_argument("--version", action="version", version=f"clusterstats {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="naive vs clustered intervals on bundled MMLU-Pro data")
@@ -158,6 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="auto: by file extension; inspect: inspect_ai .eval/.json logs (one row per "
         "sample and epoch, outcome column 'score'); lm-eval: --log_samples JSONL files",
     )
+    ci.add_argument("--encoding", default="utf-8", help="text encoding of a CSV, TSV or JSON file")
     ci.add_argument("--outcome", required=True, help="outcome column (0/1 or a score)")
     ci.add_argument(
         "--by",
@@ -174,16 +360,43 @@ def build_parser() -> argparse.ArgumentParser:
     ci.add_argument("--seed", type=int, default=None, help="seed for bootstrap methods")
     ci.add_argument("--output", default="text", choices=("text", "table", "csv", "json"))
     ci.set_defaults(func=_ci)
+
+    data = sub.add_parser(
+        "datasets", help="list the bundled datasets, describe one, or write one to a file"
+    )
+    data.add_argument("name", nargs="?", choices=datasets.list(), help="a bundled dataset")
+    data.add_argument("--to", help="write the dataset to this .csv, .tsv, .jsonl or .parquet")
+    data.set_defaults(func=_datasets)
     return parser
 
 
+def _print_warnings(caught: Sequence[warnings.WarningMessage], shown: Iterable[str]) -> None:
+    """One ``warning:`` line per distinct message, unless the output shows it as a note."""
+    seen = set(shown)
+    for caught_warning in caught:
+        message = " ".join(str(caught_warning.message).split())
+        if message in seen:
+            continue
+        seen.add(message)
+        print(f"warning: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 success, 2 user error)."""
     args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except (ClusterStatsError, OSError) as exc:
-        print(f"clusterstats: error: {exc}", file=sys.stderr)
+    shown: Iterable[str] = ()
+    failure = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            shown = tuple(args.func(args))
+        except (ClusterStatsError, OSError) as exc:
+            failure = _one_line(exc)
+    _print_warnings(caught, shown)
+    if failure is not None:
+        print(f"clusterstats: error: {failure}", file=sys.stderr)
         return 2
+    return 0
 
 
 if __name__ == "__main__":

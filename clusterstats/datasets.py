@@ -1,21 +1,290 @@
-"""Small real datasets shipped with clusterstats."""
+"""Real per-item evaluation results shipped with clusterstats.
+
+Four datasets of published, per-item LLM evaluation results, each clustered in a way that
+matters for its error bars. They are stored in the package as xz-compressed CSV (read by
+pandas through Python's standard library) and loaded as DataFrames::
+
+    import clusterstats
+    clusterstats.datasets.list()              # ('bbh', 'cruxeval', 'mmlu_pro', 'tau_bench_airline')
+    mmlu = clusterstats.datasets.load("mmlu_pro")
+    clusterstats.datasets.info("mmlu_pro")    # source, licence, columns
+
+No row is simulated, imputed or re-generated. The licence of each dataset is the licence of
+the repository its authors published it in; the texts and a provenance note (source commits,
+the exact reshaping, checksums) are in ``clusterstats/data/``.
+"""
 
 from __future__ import annotations
 
+import builtins
+from dataclasses import dataclass
 from importlib import resources
 
 import pandas as pd
 
-__all__ = ["load_demo_data"]
+from clusterstats import _display as fmt
+from clusterstats.errors import InvalidOptionError
+
+__all__ = ["DatasetInfo", "info", "list", "load", "load_demo_data"]
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class DatasetInfo:
+    """What a bundled dataset holds, where it comes from, and under which licence.
+
+    Attributes
+    ----------
+    name : str
+        The name :func:`load` takes.
+    title : str
+        One line saying what the rows are.
+    n_rows : int
+        Rows of the DataFrame :func:`load` returns.
+    clusters : str
+        The clustering that matters for the dataset's error bars.
+    columns : tuple of (name, dtype, meaning)
+        Every column, in order, with the dtype :func:`load` gives it.
+    source : str
+        The upstream repository and files the rows were reshaped from.
+    licence : str
+        SPDX identifier of the upstream licence.
+    licence_file : str
+        The licence text's file name in ``clusterstats/data``.
+    citation : str
+        The publication the results belong to.
+    file : str
+        The compressed CSV in ``clusterstats/data``.
+    sha256 : str
+        SHA-256 of the decompressed CSV, as written by the build script.
+    """
+
+    name: str
+    title: str
+    n_rows: int
+    clusters: str
+    columns: tuple[tuple[str, str, str], ...]
+    source: str
+    licence: str
+    licence_file: str
+    citation: str
+    file: str
+    sha256: str
+
+    @property
+    def dtypes(self) -> dict[str, str]:
+        """The dtype :func:`load` gives each column (``"string"`` is pandas' default)."""
+        return {name: dtype for name, dtype, _ in self.columns}
+
+    def __repr__(self) -> str:
+        width = max(len(name) for name, _, _ in self.columns)
+        lines = [
+            f"DatasetInfo({self.name}: {self.title})",
+            f"  {fmt.count(self.n_rows, 'row')}; clusters: {self.clusters}",
+            f"  source: {self.source}",
+            f"  licence: {self.licence} (clusterstats/data/{self.licence_file}); "
+            f"cite: {self.citation}",
+            "  columns:",
+        ]
+        lines += [
+            f"    {name:<{width}}  {dtype:<7}  {meaning}" for name, dtype, meaning in self.columns
+        ]
+        return "\n".join(lines)
+
+
+_STRING = "string"
+
+_DATASETS: dict[str, DatasetInfo] = {
+    "mmlu_pro": DatasetInfo(
+        name="mmlu_pro",
+        title="MMLU-Pro, 4 LLMs x 12,032 questions (5-shot CoT), one row per model and question",
+        n_rows=48_128,
+        clusters="91 sources (src), nested in 14 categories",
+        columns=(
+            ("model", _STRING, "model name"),
+            ("question_id", "int64", "MMLU-Pro test question id"),
+            ("category", _STRING, "one of 14 categories (the coarse grouping, a stratum)"),
+            ("src", _STRING, "one of 91 sources or sub-subjects, nested in category"),
+            ("gold", _STRING, "gold answer letter, as stored in that model's file"),
+            ("pred", _STRING, "answer letter extracted by the harness; missing if none"),
+            (
+                "correct",
+                "Int64",
+                "1 if pred equals gold, else 0; missing if the question is "
+                "absent from the model's file (a missing pred counts as 0)",
+            ),
+            (
+                "pred_missing",
+                "int64",
+                "1 if no answer letter was extracted or the question is absent, else 0",
+            ),
+            ("absent", "int64", "1 if the question is absent from the model's file, else 0"),
+        ),
+        source="github.com/TIGER-AI-Lab/MMLU-Pro, eval_results/model_outputs_*_5shots.zip "
+        "(commit 964a136e)",
+        licence="Apache-2.0",
+        licence_file="LICENSE-MMLU-Pro.txt",
+        citation="Wang et al. (2024), MMLU-Pro: A More Robust and Challenging Multi-Task "
+        "Language Understanding Benchmark, NeurIPS Datasets and Benchmarks",
+        file="mmlu_pro.csv.xz",
+        sha256="a33d7dc3fae3b48fefbca703fdd54450822589fd29b34471b5971894f2599f51",
+    ),
+    "bbh": DatasetInfo(
+        name="bbh",
+        title="BIG-Bench Hard, code-davinci-002 with chain-of-thought and with direct "
+        "answers on the same 6,511 questions (paired)",
+        n_rows=13_022,
+        clusters="27 tasks",
+        columns=(
+            ("model", _STRING, "code-davinci-002"),
+            ("condition", _STRING, "cot (chain-of-thought) or direct (answer only)"),
+            ("task", _STRING, "one of 27 tasks: the cluster"),
+            ("item_id", _STRING, "<task>-<index>: the item key shared by both conditions"),
+            ("item_index", "int64", "0-based position in the task file"),
+            ("correct", "int64", "1 if the final answer equals the target, else 0"),
+            ("no_answer", "int64", "1 if no final answer could be extracted (cot only)"),
+        ),
+        source="github.com/suzgunmirac/BIG-Bench-Hard, code-davinci-002-outputs/ (commit 9ee07bd4)",
+        licence="MIT",
+        licence_file="LICENSE-BIG-Bench-Hard.txt",
+        citation="Suzgun et al. (2023), Challenging BIG-Bench Tasks and Whether "
+        "Chain-of-Thought Can Solve Them, Findings of ACL",
+        file="bbh.csv.xz",
+        sha256="bce4d020236ce75644916bfb5fbf517f39e1f6e1c6e3d1bb64d3f47239fa5c46",
+    ),
+    "cruxeval": DatasetInfo(
+        name="cruxeval",
+        title="CRUXEval, Code Llama 7B (T=0.2): 800 problems x 10 samples, for input and "
+        "for output prediction",
+        n_rows=16_000,
+        clusters="800 problems (problem_id), 10 reruns each, per task",
+        columns=(
+            ("model", _STRING, "codellama-7b"),
+            ("task", _STRING, "input_prediction (CRUXEval-I) or output_prediction (-O)"),
+            ("problem_id", _STRING, "sample_0 ... sample_799: the case"),
+            ("sample_index", "int64", "0-9: the rerun"),
+            ("correct", "int64", "1 if the sample passed when executed, else 0"),
+        ),
+        source="github.com/facebookresearch/cruxeval, samples/evaluation_results/"
+        "sample_scored_codellama-7b_temp0.2_{input,output}.json (commit 10d71b4c)",
+        licence="MIT",
+        licence_file="LICENSE-CRUXEval.txt",
+        citation="Gu et al. (2024), CRUXEval: A Benchmark for Code Reasoning, Understanding "
+        "and Execution, ICML",
+        file="cruxeval.csv.xz",
+        sha256="4288bb8e86859f93777021d773d7e231fa061f2a7c0ddb151294f788d59ab7ee",
+    ),
+    "tau_bench_airline": DatasetInfo(
+        name="tau_bench_airline",
+        title="tau-bench airline, gpt-4o tool-calling agent: 50 tasks x 4 trials",
+        n_rows=200,
+        clusters="50 tasks (task_id, 4 reruns each), nested in 34 simulated users",
+        columns=(
+            ("model", _STRING, "gpt-4o"),
+            ("domain", _STRING, "airline"),
+            ("task_id", "int64", "0-49: the case"),
+            ("user_id", _STRING, "one of 34 simulated customers; tasks share customers"),
+            ("trial", "int64", "0-3: the rerun"),
+            ("reward", "int64", "1 if the episode reached the goal state, else 0"),
+            ("hit_step_limit", "int64", "1 if the agent ran out of its 30 steps (reward 0)"),
+            ("n_gt_actions", "int64", "length of the ground-truth action list"),
+            ("n_messages", "int64", "messages in the logged trajectory"),
+        ),
+        source="github.com/sierra-research/tau-bench, historical_trajectories/"
+        "gpt-4o-airline.json (commit 7362a170)",
+        licence="MIT",
+        licence_file="LICENSE-tau-bench.txt",
+        citation="Yao et al. (2024), tau-bench: A Benchmark for Tool-Agent-User Interaction "
+        "in Real-World Domains, arXiv:2406.12045",
+        file="tau_bench_airline.csv.xz",
+        sha256="d0a41d75583a39dfb168b18ba12e05411c0c1e8716f5b0aa574536912154a34a",
+    ),
+}
+
+
+def list() -> builtins.list[str]:
+    """The names of the bundled datasets, in alphabetical order.
+
+    Examples
+    --------
+    >>> import clusterstats
+    >>> clusterstats.datasets.list()
+    ['bbh', 'cruxeval', 'mmlu_pro', 'tau_bench_airline']
+    """
+    return sorted(_DATASETS)
+
+
+def info(name: str) -> DatasetInfo:
+    """Source, licence, size and columns of a bundled dataset.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`list`.
+
+    Returns
+    -------
+    DatasetInfo
+
+    Examples
+    --------
+    >>> import clusterstats
+    >>> about = clusterstats.datasets.info("tau_bench_airline")
+    >>> about.n_rows, about.licence, about.dtypes["reward"]
+    (200, 'MIT', 'int64')
+    """
+    try:
+        return _DATASETS[name]
+    except (KeyError, TypeError):
+        raise InvalidOptionError(
+            f"no bundled dataset {name!r}; the datasets are {', '.join(list())}"
+        ) from None
+
+
+def load(name: str) -> pd.DataFrame:
+    """Load a bundled dataset as a new DataFrame.
+
+    Parameters
+    ----------
+    name : str
+        ``"mmlu_pro"`` (MMLU-Pro, 4 models x 12,032 questions in 91 sources nested in 14
+        categories, with its missing answers), ``"bbh"`` (BIG-Bench Hard, chain-of-thought
+        and direct answers on the same 6,511 questions in 27 tasks), ``"cruxeval"`` (800
+        problems x 10 samples, two tasks) or ``"tau_bench_airline"`` (50 tasks x 4 trials in
+        34 users). :func:`info` gives each one's columns, dtypes, source and licence.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows in the order the build script wrote them; text columns have pandas'
+        default string dtype, ``mmlu_pro``'s ``correct`` is a nullable ``Int64`` (missing
+        where a question is absent from a model's file), every other column is ``int64``.
+
+    Examples
+    --------
+    >>> import clusterstats
+    >>> mmlu = clusterstats.datasets.load("mmlu_pro")
+    >>> mmlu.shape, mmlu["src"].nunique(), int(mmlu["correct"].isna().sum())
+    ((48128, 9), 91, 20)
+    """
+    about = info(name)
+    dtypes = {column: dtype for column, dtype in about.dtypes.items() if dtype != _STRING}
+    source = resources.files("clusterstats") / "data" / about.file
+    with resources.as_file(source) as path:
+        return pd.read_csv(path, dtype=dtypes, compression="xz")
 
 
 def load_demo_data() -> pd.DataFrame:
-    """Per-question results of four LLMs on a slice of MMLU-Pro, clustered by source.
+    """A slice of the MMLU-Pro results: four LLMs on 2,173 questions in 91 sources.
 
-    8,692 rows: 2,173 questions in 91 ``src`` clusters (sub-subjects or sources, nested in 14
-    ``category`` values), for four models. ``correct`` is a nullable 0/1 integer (missing where
-    a question is absent from a model's released file). Licence (Apache-2.0) and provenance are
-    in ``clusterstats/data/PROVENANCE.md``.
+    For each of the 91 ``src`` clusters (sub-subjects or sources, nested in 14 ``category``
+    values) its first 24 questions by ``question_id`` (all of them where a source has fewer),
+    for all four models: 8,692 rows with columns ``model``, ``question_id``, ``category``,
+    ``src`` and ``correct`` (a nullable 0/1 integer, missing where a question is absent from
+    a model's file). It is cut from ``load("mmlu_pro")`` (Apache-2.0; see :func:`info`).
+
+    Returns
+    -------
+    pandas.DataFrame
 
     Examples
     --------
@@ -24,6 +293,12 @@ def load_demo_data() -> pd.DataFrame:
     >>> df.shape, df["src"].nunique(), sorted(df["model"].unique())[0]
     ((8692, 5), 91, 'Meta-Llama-3.1-70B-Instruct')
     """
-    source = resources.files("clusterstats") / "data" / "mmlu_pro_slice.csv"
-    with resources.as_file(source) as path:
-        return pd.read_csv(path, dtype={"correct": "Int64"})
+    full = load("mmlu_pro")
+    questions = full[["question_id", "src"]].drop_duplicates().sort_values("question_id")
+    kept = questions.groupby("src", sort=True).head(_DEMO_QUESTIONS_PER_SOURCE)["question_id"]
+    demo = full.loc[full["question_id"].isin(kept), _DEMO_COLUMNS]
+    return demo.sort_values(["model", "question_id"], kind="stable").reset_index(drop=True)
+
+
+_DEMO_QUESTIONS_PER_SOURCE = 24
+_DEMO_COLUMNS = ["model", "question_id", "category", "src", "correct"]

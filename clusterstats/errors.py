@@ -21,6 +21,7 @@ __all__ = [
     "DimensionError",
     "EmptyDataError",
     "FewClustersWarning",
+    "FileReadError",
     "InvalidClusterError",
     "InvalidOptionError",
     "InvalidOutcomeError",
@@ -84,6 +85,16 @@ class InvalidOptionError(ClusterStatsError, ValueError):
 
 class DegenerateDataError(ClusterStatsError, ValueError):
     """The data carry no information about the spread (e.g. a constant continuous outcome)."""
+
+
+class FileReadError(ClusterStatsError, ValueError):
+    """A file cannot be read as a table of graded rows (missing, empty, malformed, in an
+    unexpected encoding, ...); the message names the file and the problem."""
+
+    def __init__(self, path: object, problem: str) -> None:
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"cannot read {self.path!r}: {problem}")
 
 
 class ClusterStatsWarning(UserWarning):

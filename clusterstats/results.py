@@ -157,13 +157,15 @@ class ClusterCI(_Result):
     def __repr__(self) -> str:
         pct = f"{self.confidence:.0%}"
         if self.cluster_size_min == self.cluster_size_max:
-            sizes = f"{self.cluster_size_min:,} rows each"
+            sizes = f"{fmt.count(self.cluster_size_min, 'row')} each"
         else:
             sizes = (
                 f"size {self.cluster_size_min:,}–{self.cluster_size_max:,}, "
                 f"mean {fmt.number(self.cluster_size_mean, 3)}"
             )
-        missing = f"; {self.n_missing:,} rows had a missing outcome" if self.n_missing else ""
+        missing = (
+            f"; {fmt.count(self.n_missing, 'row')} had a missing outcome" if self.n_missing else ""
+        )
         return (
             f"ClusterCI({_label(self.outcome, self.by)}; estimand={self.estimand}, "
             f"method={self.method})\n"
@@ -171,7 +173,8 @@ class ClusterCI(_Result):
             f"{fmt.interval(self.low, self.high)}  se {fmt.number(self.se)}\n"
             f"  naive (iid rows) CI {fmt.interval(self.naive_low, self.naive_high)}  "
             f"widening ×{fmt.number(self.widening, 3)}\n"
-            f"  {self.n_rows:,} rows in {self.n_clusters:,} clusters ({sizes}){missing}\n"
+            f"  {fmt.count(self.n_rows, 'row')} in {fmt.count(self.n_clusters, 'cluster')} "
+            f"({sizes}){missing}\n"
             f"  ICC {fmt.number(self.icc, 3)}  design effect "
             f"{fmt.number(self.design_effect, 3)}  effective n {fmt.number(self.n_eff, 4)}"
             + self._notes_text()
@@ -311,7 +314,7 @@ class ICC(_Result):
             f"ICC({_label(self.outcome, self.by)}; method={self.method})\n"
             f"  icc {fmt.number(self.icc)}  {self.confidence:.0%} CI "
             f"{fmt.interval(self.low, self.high)} ({self.ci_method})\n"
-            f"  {self.n_rows:,} rows in {self.n_clusters:,} clusters "
+            f"  {fmt.count(self.n_rows, 'row')} in {fmt.count(self.n_clusters, 'cluster')} "
             f"(mean size {fmt.number(self.cluster_size_mean, 3)}, n0 {fmt.number(self.n0, 4)})"
             + self._notes_text()
         )
@@ -383,7 +386,7 @@ class DesignEffect(_Result):
             f"DesignEffect({_label(self.outcome, self.by)}; estimand={self.estimand})\n"
             f"  empirical {fmt.number(self.empirical)}  kish {fmt.number(self.kish)}  "
             f"unequal sizes {fmt.number(self.unequal_sizes)}  (icc {fmt.number(self.icc, 3)})\n"
-            f"  {self.n_rows:,} rows worth {fmt.number(self.n_eff)} independent rows; "
+            f"  {fmt.count(self.n_rows, 'row')} worth {fmt.number(self.n_eff)} independent rows; "
             f"intervals ×{fmt.number(self.widening, 3)} wider than naive" + self._notes_text()
         )
 
@@ -426,7 +429,9 @@ R = TypeVar("R", bound=_Result)
 @dataclass(frozen=True, repr=False)
 class GroupedResults(Generic[R]):
     """One result per group: per value of an ``over=`` column (pandas), or per combination of
-    a Dataset's extra dims (xarray, e.g. ``model``), in order of first appearance.
+    a Dataset's extra dims (xarray, e.g. ``model``). Groups of an ``over=`` column come in sorted
+    label order (labels of mixed types that cannot be sorted keep their order of first
+    appearance); a Dataset's groups follow its coordinates.
 
     Behaves like a read-only mapping from group label to result (a tuple of labels when there
     are several dims); ``to_frame()`` stacks the groups' rows under one leading column per
@@ -667,7 +672,8 @@ class PassAtK(_Result):
             f"method={self.method})\n"
             f"  {self.name} {fmt.number(self.estimate)}  {self.confidence:.0%} CI "
             f"{fmt.interval(self.low, self.high)}  se {fmt.number(self.se)}\n"
-            f"  {self.n_cases:,} cases ({runs} runs each) in {self.n_clusters:,} clusters"
+            f"  {fmt.count(self.n_cases, 'case')} ({runs} runs each) in "
+            f"{fmt.count(self.n_clusters, 'cluster')}"
             + (
                 f"; {self.n_excluded} cases with fewer than k runs left out"
                 if self.n_excluded
@@ -926,8 +932,8 @@ class PairedDelta(_Result):
             f"  delta {fmt.number(self.delta)}  {pct} CI {fmt.interval(self.low, self.high)}  "
             f"se {fmt.number(self.se)}  p {fmt.number(self.p_value, 3)} ({self.test})",
             f"  {self.label_a} {fmt.number(self.mean_a)}  {self.label_b} "
-            f"{fmt.number(self.mean_b)}  on {self.n_items:,} items in {self.n_clusters:,} "
-            "clusters",
+            f"{fmt.number(self.mean_b)}  on {fmt.count(self.n_items, 'item')} in "
+            f"{fmt.count(self.n_clusters, 'cluster')}",
             f"  pairing: se {fmt.number(self.se)} paired vs {fmt.number(self.se_unpaired)} "
             f"unpaired (correlation {fmt.number(self.correlation, 3)})"
             + (
@@ -1112,8 +1118,8 @@ class Comparison:
         pct = f"{self.confidence:.0%}"
         head = (
             f"Comparison({_label(self.outcome, self.by)}; {len(self.models)} models on "
-            f"{self.n_items:,} items in {self.n_clusters:,} clusters; estimand="
-            f"{self.estimand})"
+            f"{fmt.count(self.n_items, 'item')} in {fmt.count(self.n_clusters, 'cluster')}; "
+            f"estimand={self.estimand})"
         )
         return (
             head
@@ -1256,9 +1262,10 @@ class MissingReport:
     def _lines(self) -> list[str]:
         lines = [
             f"MissingReport({_label(self.outcome, self.by)})",
-            f"  {self.n_missing:,} of {self.n_rows:,} rows missing "
+            f"  {self.n_missing:,} of {fmt.count(self.n_rows, 'row')} missing "
             f"({self.missing_rate:.1%}), in {self.n_clusters_with_missing} of "
-            f"{self.n_clusters} clusters ({self.n_clusters_all_missing} entirely missing)",
+            f"{fmt.count(self.n_clusters, 'cluster')} "
+            f"({self.n_clusters_all_missing} entirely missing)",
             f"  same missing rate in every cluster? chi-square {fmt.number(self.chi_square)} on "
             f"{self.chi_square_df:g} df, p {fmt.number(self.chi_square_p)}; ICC of "
             f"missingness {fmt.number(self.missing_icc)}",
@@ -1506,7 +1513,8 @@ class Report:
             naive = 100 * (r.naive_high - r.naive_low) / 2
             who = "" if group is None else f"{group}: "
             out.append(
-                f"{who}{r.n_rows:,} examples in {r.n_clusters:,} {unit} clusters are worth about "
+                f"{who}{fmt.count(r.n_rows, 'example')} in {r.n_clusters:,} {unit} "
+                f"{'cluster' if r.n_clusters == 1 else 'clusters'} are worth about "
                 f"{r.n_eff:,.0f} independent examples; the {r.confidence:.0%} interval is "
                 f"±{half:.1f} points, not ±{naive:.1f}"
             )

@@ -1,4 +1,4 @@
-"""Shared fixtures: the methods reference's small datasets and the shared real data."""
+"""Fixtures: the small reference datasets (``tests/reference/``) and the bundled real data."""
 
 from __future__ import annotations
 
@@ -9,15 +9,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED = REPO_ROOT.parent / "shared"
-DATA = SHARED / "data"
+import clusterstats
+
+REFERENCE = Path(__file__).resolve().parent / "reference"
 
 
 @pytest.fixture(scope="session")
 def reference() -> dict:
-    """Reference values of ``shared/methods/REPORT.md`` section 12 (checked against R there)."""
-    with open(SHARED / "methods" / "reference_values.json") as fh:
+    """The reference values of ``tests/reference/methods_reference_values.json`` (see the
+    README beside it for where each comes from)."""
+    with open(REFERENCE / "methods_reference_values.json") as fh:
         return json.load(fh)
 
 
@@ -55,19 +56,19 @@ def d3(reference) -> pd.DataFrame:
 
 @pytest.fixture(scope="session")
 def mmlu() -> pd.DataFrame:
-    return pd.read_csv(DATA / "mmlu_pro_per_question.csv")
+    return clusterstats.datasets.load("mmlu_pro")
 
 
 @pytest.fixture(scope="session")
 def bbh() -> pd.DataFrame:
-    return pd.read_csv(DATA / "bbh_codex_cot_vs_direct.csv")
+    return clusterstats.datasets.load("bbh")
 
 
 @pytest.fixture(scope="session")
 def tau() -> pd.DataFrame:
-    return pd.read_csv(DATA / "tau_bench_airline_gpt4o_trials.csv")
+    return clusterstats.datasets.load("tau_bench_airline")
 
 
 @pytest.fixture(scope="session")
 def cruxeval() -> pd.DataFrame:
-    return pd.read_csv(DATA / "cruxeval_codellama7b_samples.csv")
+    return clusterstats.datasets.load("cruxeval")

@@ -1,7 +1,8 @@
 """The documentation is executable: run it.
 
 * Every ```python block of every ``docs/*.md`` page runs, in order, in one namespace per page,
-  with the repository root as the working directory (so ``../shared/data`` paths resolve).
+  in an empty temporary folder (the data come from ``clusterstats.datasets``, so a user who
+  has only installed the package can run every page).
   Where a ```text block follows a ```python block (only blank lines between), the block's
   printed output must match it, up to trailing whitespace.
 * ``docs/api.md`` must mention every public name, signature, result field and column.
@@ -42,10 +43,10 @@ RUNNABLE = [*PAGES, REPO / "README.md"]  # the README's example runs too
 
 
 @pytest.fixture
-def in_repo_root(monkeypatch):
-    """Run with the repository root as the working directory, as the docs assume."""
-    monkeypatch.chdir(REPO)
-    return REPO
+def in_empty_folder(monkeypatch, tmp_path):
+    """Run in an empty folder, as a user who has only installed the package would."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
 
 
 # -- parsing Markdown fences (CommonMark) ---------------------------------------------------
@@ -119,7 +120,7 @@ def test_docs_exist():
 
 
 @pytest.mark.parametrize("page", RUNNABLE, ids=[p.name for p in RUNNABLE])
-def test_docs_page(page: Path, in_repo_root):
+def test_docs_page(page: Path, in_empty_folder):
     namespace: dict = {"__name__": f"docs.{page.stem}"}
     mismatches = []
     for block, expected in examples(page):

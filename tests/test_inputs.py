@@ -214,11 +214,14 @@ def test_arrays_without_a_frame(frame):
     assert res.outcome is None
 
 
-def test_over_with_string_labels_keeps_first_appearance_order(frame):
+def test_over_groups_come_in_sorted_label_order_whatever_the_row_order(frame):
     tagged = frame.assign(model=np.where(frame.index % 2 == 0, "zeta", "alpha"))
     grouped = cs.cluster_ci(tagged, "passed", by="doc", over="model")
-    assert grouped.groups == ("zeta", "alpha")
-    assert list(grouped.to_frame()["model"]) == ["zeta", "alpha"]
+    assert grouped.groups == ("alpha", "zeta")
+    assert list(grouped.to_frame()["model"]) == ["alpha", "zeta"]
+    reversed_rows = cs.cluster_ci(tagged.iloc[::-1], "passed", by="doc", over="model")
+    assert reversed_rows.groups == ("alpha", "zeta")
+    assert reversed_rows.to_frame().equals(grouped.to_frame())
     with pytest.raises(KeyError, match="no group 'beta'"):
         grouped["beta"]
 

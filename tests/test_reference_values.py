@@ -1,9 +1,11 @@
 """Agreement with reference values.
 
 Sources, stated per test:
-* ``shared/methods/REPORT.md`` section 12 / ``reference_values.json`` ("REPORT §12"): dataset D1
-  was checked there against R 4.2 (survey 4.1, sandwich 3.0, clubSandwich 0.5.8);
-* the seed articles' worked examples (``shared/seeds/000``, ``002``, ``003``);
+* ``tests/reference/methods_reference_values.json`` ("REPORT §12", the project's methods
+  reference; ``tests/reference/README.md`` says how each value was produced): dataset D1
+  re-implements R survey 4.1, sandwich 3.0 and clubSandwich 0.5.8;
+* the worked examples of the articles the project started from (30 cases × 10 reruns with
+  30 failures; 100 conversations × 10 turns at ρ = 0.5), restated in the tests;
 * closed-form identities derived in the test.
 """
 
@@ -223,7 +225,8 @@ def test_seed_002_wilson_intervals(reference):
 
 
 def test_bootstrap_replicates_equal_the_seed_reference_loop(d1):
-    # The seed article's loop (shared/seeds/001), run on identical cluster draws, must give
+    # The textbook percentile-bootstrap loop (concatenate the drawn clusters' rows, take the
+    # mean), run on identical cluster draws, must give
     # exactly our replicates: resampling per-cluster sums is the same computation.
     rng = np.random.default_rng(7)
     indices = rng.integers(0, 8, size=(500, 8))

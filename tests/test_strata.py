@@ -1,8 +1,8 @@
 """Stratified designs: agreement with R survey, invariances, lonely strata, nesting.
 
 Every expected number below was printed by ``tests/r/strata.R`` (R 4.2.2, survey 4.1.1) on
-``shared/data/mmlu_pro_per_question.csv`` (Mixtral-8x7B; clusters = src, strata =
-category); the R call is named beside each. The suite does not need R.
+the bundled ``mmlu_pro`` dataset (Mixtral-8x7B; clusters = src, strata = category); the R
+call is named beside each. The suite does not need R.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The Dataset accessor on (case, rerun) Datasets: the same numbers as the pandas path.
 
 Sources of expected numbers: the pandas path on the same rows (every method), the τ-bench
-README's published pass^k (via ``shared/data/PROVENANCE.md`` §4), REPORT §8's pass@k examples
-and closed forms (SE across problems = sd/sqrt(P) with t(P-1)), and brute-force enumeration.
+README's published pass^k (quoted in ``clusterstats/data/PROVENANCE.md``), REPORT §8's pass@k
+examples and closed forms (SE across problems = sd/sqrt(P) with t(P-1)), and brute-force
+enumeration.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ def test_two_extra_dims(cruxeval):
 
 
 def test_tau_bench_pass_hat_k_reproduces_the_published_figures(tau_ds):
-    # tau-bench README, "TC (gpt-4o)" airline row (shared/data/PROVENANCE.md, section 4)
+    # tau-bench README, "TC (gpt-4o)" airline row (quoted in clusterstats/data/PROVENANCE.md)
     published = {1: 0.420, 2: 0.273, 3: 0.220, 4: 0.200}
     for k, value in published.items():
         res = tau_ds.eval.pass_hat_k("reward", k=k)

@@ -19,17 +19,13 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 GALLERY = Path(__file__).resolve().parents[1] / "docs" / "gallery"
 
-# The shared data sit next to the repository; the notebooks run from docs/gallery.
-FIND_DATA = """\
+# The notebooks read the datasets bundled with the package, so they run anywhere.
+SETUP = """\
 import warnings
-from pathlib import Path
-
-import pandas as pd
 
 import clusterstats
 
-warnings.simplefilter("ignore", clusterstats.ClusterStatsWarning)
-DATA = next(p for p in (Path("../../../shared/data"), Path("../../shared/data")) if p.exists())"""
+warnings.simplefilter("ignore", clusterstats.ClusterStatsWarning)"""
 
 
 def code(source: str, *tags: str):
@@ -69,7 +65,7 @@ NOTEBOOKS = {
             "use?"
         ),
         code(
-            FIND_DATA + '\ndf = pd.read_csv(DATA / "mmlu_pro_per_question.csv")\n'
+            SETUP + '\ndf = clusterstats.datasets.load("mmlu_pro")\n'
             'llama = df[df.model == "Meta-Llama-3.1-8B-Instruct"]'
         ),
         code('llama.eval.icc("correct", by="src")', "result"),
@@ -84,7 +80,8 @@ NOTEBOOKS = {
             "Dataset."
         ),
         code(
-            FIND_DATA + '\ntau = pd.read_csv(DATA / "tau_bench_airline_gpt4o_trials.csv")\n'
+            SETUP.replace("import warnings\n", "import warnings\n\nimport pandas as pd\n")
+            + '\ntau = clusterstats.datasets.load("tau_bench_airline")\n'
             'ds = clusterstats.to_case_rerun(tau, case="task_id", rerun="trial", '
             'outcome="reward")\nds'
         ),
@@ -121,7 +118,7 @@ NOTEBOOKS = {
             "questions. Where are they, and how much could they change the answer?"
         ),
         code(
-            FIND_DATA + '\ndf = pd.read_csv(DATA / "mmlu_pro_per_question.csv")\n'
+            SETUP + '\ndf = clusterstats.datasets.load("mmlu_pro")\n'
             'df["answered"] = df.pred_missing == 0\n'
             'mixtral = df[df.model == "Mixtral-8x7B-Instruct-v0.1"]'
         ),
@@ -152,6 +149,8 @@ def main() -> int:
     GALLERY.mkdir(parents=True, exist_ok=True)
     for name, cells in NOTEBOOKS.items():
         notebook = new_notebook(cells=cells)
+        for index, cell in enumerate(notebook.cells):  # stable ids: rebuilding changes nothing
+            cell["id"] = f"{Path(name).stem[:2]}-{index:02d}"
         notebook.metadata["kernelspec"] = {
             "name": "python3",
             "display_name": "Python 3",

@@ -4,7 +4,7 @@ Usage (from the repository root)::
 
     python tools/refresh_docs.py docs/estimands-and-methods.md [README.md ...]
 
-Each ```python block runs in order, one namespace per page, from the repository root (as
+Each ```python block runs in order, one namespace per page, in an empty temporary folder (as
 ``tests/test_docs.py`` runs them); a ```text block that directly follows it is replaced by
 what the block printed. Review the diff: the test suite then holds the pages to it.
 """
@@ -41,7 +41,10 @@ def refresh(page: Path) -> int:
 
 if __name__ == "__main__":
     import os
+    import tempfile
 
-    os.chdir(REPO)
-    for name in sys.argv[1:]:
-        print(f"{name}: {refresh(REPO / name)} output blocks rewritten")
+    pages = [Path(name).resolve() for name in sys.argv[1:]]
+    with tempfile.TemporaryDirectory() as empty:
+        os.chdir(empty)
+        for page in pages:
+            print(f"{page.relative_to(REPO)}: {refresh(page)} output blocks rewritten")

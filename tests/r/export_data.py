@@ -1,17 +1,17 @@
-"""Write the inputs of tests/r/verify.R to <system temp dir>/clusterstats-r."""
+"""Write the inputs of the R scripts in tests/r to <system temp dir>/clusterstats-r, from the
+datasets bundled with clusterstats."""
 
 import tempfile
 from pathlib import Path
 
-import pandas as pd
+import clusterstats
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 out = Path(tempfile.gettempdir()) / "clusterstats-r"
 out.mkdir(exist_ok=True)
-mmlu = pd.read_csv(DATA / "mmlu_pro_per_question.csv")
-mmlu[mmlu.model == "Mixtral-8x7B-Instruct-v0.1"][["src", "correct"]].to_csv(
-    out / "mixtral.csv", index=False
-)
-tau = pd.read_csv(DATA / "tau_bench_airline_gpt4o_trials.csv")
+mmlu = clusterstats.datasets.load("mmlu_pro")
+mixtral = mmlu[mmlu.model == "Mixtral-8x7B-Instruct-v0.1"]
+mixtral[["src", "correct"]].to_csv(out / "mixtral.csv", index=False)
+mixtral.to_csv(out / "mixtral_full.csv", index=False)
+tau = clusterstats.datasets.load("tau_bench_airline")
 tau[["user_id", "task_id", "reward", "n_messages"]].to_csv(out / "tau.csv", index=False)
 print(f"wrote inputs to {out}")

@@ -1,9 +1,9 @@
 # Reference values for tests/test_strata.py (R 4.2.2, survey 4.1.1):
-#   Rscript tests/r/strata.R   (run from the repository root; reads ../shared/data)
+#   python tests/r/export_data.py && Rscript tests/r/strata.R "$(python -c 'import tempfile; print(tempfile.gettempdir())')/clusterstats-r"
 suppressMessages(library(survey))
 options(warn = -1)
-d <- read.csv("../shared/data/mmlu_pro_per_question.csv")
-x <- d[d$model == "Mixtral-8x7B-Instruct-v0.1", ]
+dir <- commandArgs(trailingOnly = TRUE)[1]  # the folder export_data.py printed
+x <- read.csv(file.path(dir, "mixtral_full.csv"))
 des <- svydesign(ids = ~src, strata = ~category, data = x)
 p <- function(label, value) cat(sprintf("%s %.15g\n", label, value))
 # pooled: svymean(~correct, des, deff="replace")

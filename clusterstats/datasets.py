@@ -104,7 +104,12 @@ _DATASETS: dict[str, DatasetInfo] = {
             ("question_id", "int64", "MMLU-Pro test question id"),
             ("category", _STRING, "one of 14 categories (the coarse grouping, a stratum)"),
             ("src", _STRING, "one of 91 sources or sub-subjects, nested in category"),
-            ("gold", _STRING, "gold answer letter, as stored in that model's file"),
+            (
+                "gold",
+                _STRING,
+                "gold answer letter, as stored in that model's file; missing "
+                "where the question is absent",
+            ),
             ("pred", _STRING, "answer letter extracted by the harness; missing if none"),
             (
                 "correct",

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 import clusterstats
-from clusterstats._pairing import model_matrix
+from clusterstats.adapters.pairing import model_matrix
 from clusterstats.core.paired import summarize_comparison
 
 

@@ -1,29 +1,36 @@
 """clusterstats: honest error bars for evaluation results whose rows are not independent.
 
-Importing the package registers the ``.eval`` accessor on pandas DataFrames (and a callable
-``.eval`` on xarray Datasets that keeps ``Dataset.eval`` working)::
+Importing the package registers the ``.eval`` accessor on pandas DataFrames, xarray Datasets
+and dask DataFrames (callable, so that their own ``eval`` keeps working)::
 
     import clusterstats
     df.eval.cluster_ci("passed", by="doc_id")
 """
 
-from clusterstats import _dask, _pandas, _xarray, datasets
+from clusterstats import _accessors, datasets
 from clusterstats.api import (
     adjusted_wilson_interval,
+    check_clustering,
     cluster_ci,
     compare,
     design_effect,
     effective_n,
+    flakiness,
     icc,
     kish_design_effect,
     missing_report,
     paired_delta,
+    pass_at_k,
+    pass_hat_k,
+    pilot_plan,
+    plan,
+    report,
     rule_of_three,
     stratum_table,
+    to_case_rerun,
     wilson_interval,
 )
 from clusterstats.datasets import load_demo_data
-from clusterstats.diagnostics import ClusteringCheck, check_clustering, report
 from clusterstats.errors import (
     AlignmentError,
     ClusterStatsError,
@@ -41,12 +48,11 @@ from clusterstats.errors import (
     MissingOutcomeError,
     TooFewClustersError,
 )
-from clusterstats.planning import pilot_plan, plan
 from clusterstats.readers import read_inspect, read_lm_eval
-from clusterstats.reruns import flakiness, pass_at_k, pass_hat_k, to_case_rerun
 from clusterstats.results import (
     ICC,
     ClusterCI,
+    ClusteringCheck,
     Comparison,
     DesignEffect,
     Flakiness,
@@ -116,6 +122,4 @@ __all__ = [
     "wilson_interval",
 ]
 
-_pandas.register()
-_xarray.register()
-_dask.register()
+_accessors.register()

@@ -22,11 +22,11 @@ import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import datasets
-from clusterstats.api import cluster_ci
+from clusterstats._result import GroupedResults
 from clusterstats.core.intervals import METHODS
 from clusterstats.core.variance import ESTIMANDS
 from clusterstats.errors import ClusterStatsError, FileReadError
-from clusterstats.results import ClusterCI, GroupedResults
+from clusterstats.mean import ClusterCI, cluster_ci
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".jsonl", ".json")
 

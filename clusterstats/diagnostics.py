@@ -12,17 +12,9 @@ import numpy as np
 import pandas as pd
 
 from clusterstats import _display as fmt
-from clusterstats import api
-from clusterstats._frame import (
-    MISSING_POLICIES,
-    _as_labels,
-    _require_columns,
-    check_binary,
-    cluster_codes,
-    impute_missing,
-    outcome_values,
-    prepare,
-)
+from clusterstats import _options as opt
+from clusterstats import adapters
+from clusterstats._result import label_of
 from clusterstats.core.grouping import cluster_sums
 from clusterstats.core.summary import summarize_icc
 from clusterstats.core.variance import (
@@ -31,29 +23,233 @@ from clusterstats.core.variance import (
     nested_variance_shares,
     two_way_variance,
 )
-from clusterstats.errors import ClusterStatsWarning, InvalidOptionError, MissingOutcomeError
-from clusterstats.results import GroupedResults, Report
+from clusterstats.errors import ClusterStatsWarning, InvalidOptionError
+from clusterstats.mean import ICC, ClusterCI, build_cluster_ci, build_icc
 
-__all__ = ["ClusteringCheck", "check_clustering", "report"]
+__all__ = ["ClusteringCheck", "Report", "check_clustering", "report"]
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Report:
+    """What to report about a clustered eval result: per group, the clusters and their sizes,
+    the ICC with its interval, the clustered interval and how it was computed, the naive
+    interval beside it, the design effect, the effective n, missing rows, and a sentence a
+    reader can quote (the items Campbell et al. 2012 ask a cluster trial to report)."""
+
+    results: tuple[ClusterCI, ...]
+    iccs: tuple[ICC, ...]
+    groups: tuple[Any, ...]
+    over: str | None
+    cluster_size_median: tuple[float, ...]
+
+    columns: ClassVar[tuple[str, ...]] = (
+        "group",
+        "n_rows",
+        "n_clusters",
+        "cluster_size_min",
+        "cluster_size_median",
+        "cluster_size_max",
+        "icc",
+        "icc_low",
+        "icc_high",
+        "estimate",
+        "low",
+        "high",
+        "method",
+        "estimand",
+        "naive_low",
+        "naive_high",
+        "design_effect",
+        "n_eff",
+        "n_missing",
+        "sentence",
+    )
+
+    def sentences(self) -> tuple[str, ...]:
+        """One quotable sentence per group."""
+        out = []
+        for group, r in zip(self.groups, self.results, strict=True):
+            unit = " + ".join(r.by) if r.by else "clusters"
+            half = 100 * (r.high - r.low) / 2
+            naive = 100 * (r.naive_high - r.naive_low) / 2
+            who = "" if group is None else f"{group}: "
+            out.append(
+                f"{who}{fmt.count(r.n_rows, 'example')} in {r.n_clusters:,} {unit} "
+                f"{'cluster' if r.n_clusters == 1 else 'clusters'} are worth about "
+                f"{r.n_eff:,.0f} independent examples; the {r.confidence:.0%} interval is "
+                f"±{half:.1f} points, not ±{naive:.1f}"
+            )
+        return tuple(out)
+
+    def to_frame(self):
+        """One row per group with the columns of ``columns``."""
+        import pandas as pd
+
+        rows = []
+        for group, r, icc, median, sentence in zip(
+            self.groups,
+            self.results,
+            self.iccs,
+            self.cluster_size_median,
+            self.sentences(),
+            strict=True,
+        ):
+            rows.append(
+                {
+                    "group": group,
+                    "n_rows": r.n_rows,
+                    "n_clusters": r.n_clusters,
+                    "cluster_size_min": r.cluster_size_min,
+                    "cluster_size_median": median,
+                    "cluster_size_max": r.cluster_size_max,
+                    "icc": icc.icc,
+                    "icc_low": icc.low,
+                    "icc_high": icc.high,
+                    "estimate": r.estimate,
+                    "low": r.low,
+                    "high": r.high,
+                    "method": r.method,
+                    "estimand": r.estimand,
+                    "naive_low": r.naive_low,
+                    "naive_high": r.naive_high,
+                    "design_effect": r.design_effect,
+                    "n_eff": r.n_eff,
+                    "n_missing": r.n_missing,
+                    "sentence": sentence,
+                }
+            )
+        return pd.DataFrame(rows, columns=list(self.columns))
+
+    def _table_rows(self) -> tuple[list[str], list[list[object]]]:
+        header = [
+            self.over or "",
+            "estimate",
+            "clustered CI",
+            "naive CI",
+            "K",
+            "m (min/median/max)",
+            "ICC [CI]",
+            "deff",
+            "n_eff",
+            "missing",
+        ]
+        rows = []
+        for group, r, icc, median in zip(
+            self.groups, self.results, self.iccs, self.cluster_size_median, strict=True
+        ):
+            rows.append(
+                [
+                    "" if group is None else group,
+                    fmt.number(r.estimate),
+                    fmt.interval(r.low, r.high),
+                    fmt.interval(r.naive_low, r.naive_high),
+                    r.n_clusters,
+                    f"{r.cluster_size_min}/{fmt.number(median, 3)}/{r.cluster_size_max}",
+                    f"{fmt.number(icc.icc, 3)} {fmt.interval(icc.low, icc.high, 3)}",
+                    fmt.number(r.design_effect, 3),
+                    fmt.number(r.n_eff, 4),
+                    r.n_missing,
+                ]
+            )
+        return header, rows
+
+    def _method_line(self) -> str:
+        r = self.results[0]
+        return (
+            f"{r.confidence:.0%} intervals by {r.method} (estimand {r.estimand}), clustered by "
+            f"{' + '.join(r.by)}; the naive interval treats rows as independent"
+        )
+
+    def __repr__(self) -> str:
+        header, rows = self._table_rows()
+        return (
+            f"Report({label_of(self.results[0].outcome, self.results[0].by)})\n"
+            + fmt.text_table(header, rows)
+            + f"\n  {self._method_line()}"
+            + "".join(f"\n  {s}." for s in self.sentences())
+        )
+
+    def _repr_html_(self) -> str:
+        header, rows = self._table_rows()
+        return fmt.html_table(
+            header, rows, self._method_line(), [s + "." for s in self.sentences()]
+        )
+
+    def to_markdown(self) -> str:
+        """A Markdown table and the sentences, for a pull-request description."""
+        header, rows = self._table_rows()
+        if not self.over:
+            header, rows = header[1:], [row[1:] for row in rows]
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+        lines += ["", self._method_line() + "."]
+        lines += ["", *[f"- {s}." for s in self.sentences()]]
+        return "\n".join(lines)
+
+    def plot(self, *, ax: Any = None) -> Any:
+        """Forest plot: the clustered and naive intervals, one row per group."""
+        from clusterstats._plotting import forest
+
+        first = self.results[0]
+        return forest(
+            [label_of(first.outcome, first.by) if g is None else str(g) for g in self.groups],
+            [r.estimate for r in self.results],
+            [r.low for r in self.results],
+            [r.high for r in self.results],
+            [r.naive_low for r in self.results],
+            [r.naive_high for r in self.results],
+            title=self._method_line(),
+            ax=ax,
+        )
 
 
 def report(
     data: Any,
     outcome: Hashable,
-    by: Hashable | Sequence[Hashable],
+    by: opt.By | None = None,
     *,
     over: Hashable | None = None,
     estimand: str = "pooled",
     method: str = "auto",
     confidence: float = 0.95,
-    missing: str = "drop",
+    missing: opt.Missing = "drop",
+    responded: Hashable | None = None,
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
 ) -> Report:
-    """Everything seed 003 says to report about a clustered result, per ``over`` group: the
-    number of clusters and the distribution of their sizes, the ICC with its interval, the
-    clustered interval and how it was computed, the naive interval beside it, the design
-    effect and effective n, missing rows, and a sentence a reader can quote. Renders as
-    text, HTML, Markdown (``to_markdown()``) and a frame (``to_frame()``); ``plot()`` draws
-    the forest plot.
+    """What to report about a clustered result, per group: the number of clusters and the
+    distribution of their sizes, the ICC with its interval, the clustered interval and how it
+    was computed, the naive interval beside it, the design effect and effective n, missing
+    rows, and a sentence a reader can quote (the items of the CONSORT extension to cluster
+    trials, Campbell et al. 2012). Renders as text, HTML, Markdown (``to_markdown()``) and a
+    frame (``to_frame()``); ``plot()`` draws the forest plot. The data are reduced once.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, xarray.Dataset or dask DataFrame
+        As in :func:`cluster_ci`.
+    outcome : column label
+        The outcome.
+    by : column label or list of labels, optional
+        The cluster (for a Dataset, a coordinate along ``case``; default: the cases).
+    over : column label, optional
+        One row per value of this column (a Dataset's extra dims play this part).
+    estimand : {"pooled", "cluster_mean"}
+        As in :func:`cluster_ci`.
+    method : str
+        As in :func:`cluster_ci` (bootstraps are seeded with 0, so the report is reproducible).
+    confidence : float
+        Nominal coverage.
+    missing : {"drop", "fail", "pass", "raise"}
+        As in :func:`cluster_ci`.
+    responded : column label, optional
+        Explicit response indicator, as in :func:`cluster_ci`.
+    case, rerun : dim names
+        For a Dataset: its case and rerun dims.
+
+    Returns
+    -------
+    Report
 
     Examples
     --------
@@ -63,26 +259,27 @@ def report(
     >>> print(rep.sentences()[0])  # doctest: +ELLIPSIS
     Meta-Llama-3.1-70B-Instruct: 2,173 examples in 91 src clusters are worth about 835 ...
     """
-    cis = api.cluster_ci(
-        data,
-        outcome,
-        by,
-        over=over,
-        estimand=estimand,
-        method=method,
-        confidence=confidence,
-        missing=missing,
-        rng=0,
+    from clusterstats import _policies as policy
+
+    opt.check_choice("missing", missing, opt.MISSING)
+    options = opt.interval_options(
+        estimand=estimand, method=method, confidence=confidence, missing=missing, rng=0
     )
-    iccs = api.icc(data, outcome, by, over=over, confidence=confidence, missing=missing)
-    prepared = prepare(data, outcome, by, over=over, missing=missing)
-    medians = tuple(float(np.median(p.sums.counts)) for p in prepared)
-    if isinstance(cis, GroupedResults):
+    design = adapters.mean_design(
+        data, outcome, by, over=over, responded=responded, case=case, rerun=rerun
+    )
+    cis = build_cluster_ci(design, options)
+    iccs = build_icc(design, confidence=options.confidence, missing=missing)
+    medians = tuple(
+        float(np.median(policy.apply_missing(g, design, missing).sums.counts))
+        for g in design.groups
+    )
+    if design.over is not None:
         return Report(
             results=cis.results,
             iccs=iccs.results,
             groups=cis.groups,
-            over=str(over),
+            over=", ".join(cis.dims),
             cluster_size_median=medians,
         )
     return Report(
@@ -193,7 +390,9 @@ def check_clustering(
     time: Hashable | None = None,
     window: str | None = None,
     confidence: float = 0.95,
-    missing: str = "drop",
+    missing: opt.Missing = "drop",
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
 ) -> ClusteringCheck:
     """Which grouping to cluster by: every candidate side by side.
 
@@ -216,45 +415,24 @@ def check_clustering(
     >>> check.recommendation.split(":")[0]
     'cluster by category'
     """
-    confidence = api._check_confidence(confidence)
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-    frame = data
+    confidence = opt.check_confidence(confidence)
+    opt.check_choice("missing", missing, opt.MISSING)
     groupings: list[tuple[str, list[Hashable]]] = []
     for candidate in candidates:
-        labels = _as_labels(candidate)
+        labels = opt.check_labels("candidates", candidate)
         groupings.append((" + ".join(map(str, labels)), labels))
-    if time is not None:
-        if window is None:
-            raise InvalidOptionError("time= needs window= (a pandas frequency, e.g. '10min')")
-        _require_columns(data, [time])
-        stamps = pd.to_datetime(data[time], errors="raise")
-        try:
-            bins = stamps.dt.floor(window)
-        except ValueError as error:
-            raise InvalidOptionError(
-                f"window={window!r} is not a pandas frequency: {error}"
-            ) from None
-        name = f"{time} per {window}"
-        frame = data.assign(**{name: bins})
-        groupings.append((name, [name]))
-    if not groupings:
+    if time is not None and window is None:
+        raise InvalidOptionError("time= needs window= (a pandas frequency, e.g. '10min')")
+    if not groupings and time is None:
         raise InvalidOptionError("name at least one candidate grouping (or time= and window=)")
+    design = adapters.rows_design(
+        data, outcome, groupings, missing=missing, time=time, window=window, case=case, rerun=rerun
+    )
+    values = design.values
     rows = []
     codes_of: dict[str, np.ndarray] = {}
-    if missing not in MISSING_POLICIES:
-        raise InvalidOptionError(f"missing must be one of {MISSING_POLICIES}, got {missing!r}")
-    raw = outcome_values(frame[outcome], outcome)
-    if missing == "raise" and np.isnan(raw).any():
-        raise MissingOutcomeError(
-            f"outcome {outcome!r} has {int(np.isnan(raw).sum())} missing values"
-        )
-    keep = ~np.isnan(raw) if missing == "drop" else np.ones(raw.size, dtype=bool)
-    values = raw[keep] if missing == "drop" else impute_missing(raw, missing, check_binary(raw))
     undefined = []
-    for name, labels in groupings:
-        codes = cluster_codes(frame, labels)[keep]
-        codes = pd.factorize(codes, sort=True)[0]
+    for name, codes in design.groupings:
         codes_of[name] = codes
         sums = cluster_sums(values, codes)
         with warnings.catch_warnings():
@@ -281,7 +459,7 @@ def check_clustering(
                 "widening": math.sqrt(variance / iid) if iid > 0 else math.nan,
             }
         )
-    names = [name for name, _ in groupings]
+    names = [name for name, _ in design.groupings]
     nested_chain: list[str] = []
     crossed: list[dict[str, Any]] = []
     for i, a in enumerate(names):

@@ -1,34 +1,195 @@
-"""Planning the next eval budget: ``plan`` from numbers, ``pilot_plan`` from pilot data.
+"""Planning: what a clustered eval design buys and what the next budget should buy (``plan``
+from numbers, ``pilot_plan`` from pilot data), and the formulas for planning by hand.
 
-The formulas live in :mod:`clusterstats.core.planning`; this module gathers them into a
-:class:`~clusterstats.Plan` and, for a pilot, estimates ρ and σ² (with the ICC's interval
-as the plausible range) first.
+The formulas live in :mod:`clusterstats.core.planning`; ``pilot_plan`` first estimates ρ and
+σ² from a pilot (with the ICC's interval as the plausible range).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
 import numpy as np
 
-from clusterstats import api
+from clusterstats import _display as fmt
+from clusterstats import _options as opt
+from clusterstats import _policies as policy
+from clusterstats import adapters
+from clusterstats.core import intervals as iv
 from clusterstats.core import planning as pl
+from clusterstats.core.variance import design_effect_kish
 from clusterstats.errors import InvalidOptionError
-from clusterstats.results import Plan
 
-__all__ = ["pilot_plan", "plan"]
+__all__ = [
+    "Plan",
+    "adjusted_wilson_interval",
+    "effective_n",
+    "kish_design_effect",
+    "pilot_plan",
+    "plan",
+    "rule_of_three",
+    "wilson_interval",
+]
 
 
-def _positive(name: str, value: Any) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InvalidOptionError(f"{name} must be a number, got {value!r}") from None
-    if not number > 0 or math.isinf(number):
-        raise InvalidOptionError(f"{name} must be positive and finite, got {value!r}")
-    return number
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Plan:
+    """What a clustered eval design buys, and what the next budget should buy.
+
+    Attributes
+    ----------
+    n_clusters, cluster_size, icc, variance : float
+        The design (``K`` clusters of ``m`` rows) and the assumptions: the ICC ``ρ`` and the
+        row variance ``σ²`` (``p(1 − p)`` for a pass rate).
+    icc_low, icc_high : float
+        A plausible range of ρ (from a pilot's ICC interval, or given); NaN if none.
+    se, half_width, design_effect, n_eff, n_eff_ceiling : float
+        ``sqrt(σ² (1 + (m − 1) ρ)/(K m))``, its ``t_{K−1}`` half-width, ``1 + (m − 1) ρ``,
+        ``K m / deff`` and the ceiling ``K / ρ`` that deeper clusters never pass.
+    options : tuple of (option, K, m, rows, n_eff, half_width)
+        The current design and the ways to spend a new budget: double the depth, double the
+        clusters, and (with costs) the cost-optimal depth at the same cost.
+    optimal_cluster_size : float or None
+        ``m* = sqrt(c_cluster / c_row · (1 − ρ)/ρ)`` when costs are given.
+    target_half_width, clusters_needed : float or None
+        Clusters of ``m`` rows for the target half-width (``t`` quantile, unrounded).
+    effect, power, difference_variance, difference_icc : float or None
+        For a paired comparison: the effect to detect and the pilot's variance and ICC of the
+        per-item differences.
+    minimum_detectable_effect, clusters_for_power : float or None
+    by_icc : tuple of (icc, n_eff, half_width, clusters_needed)
+        The answers at the low, estimated and high ICC.
+    """
+
+    n_clusters: float
+    cluster_size: float
+    icc: float
+    variance: float
+    confidence: float
+    icc_low: float
+    icc_high: float
+    se: float
+    half_width: float
+    design_effect: float
+    n_eff: float
+    n_eff_ceiling: float
+    options: tuple[tuple[str, float, float, float, float, float], ...]
+    optimal_cluster_size: float | None = None
+    cost_per_cluster: float | None = None
+    cost_per_row: float | None = None
+    target_half_width: float | None = None
+    clusters_needed: float | None = None
+    effect: float | None = None
+    power: float = 0.8
+    difference_variance: float | None = None
+    difference_icc: float | None = None
+    minimum_detectable_effect: float | None = None
+    clusters_for_power: float | None = None
+    by_icc: tuple[tuple[float, float, float, float | None], ...] = ()
+    source: str = "numbers"
+    notes: tuple[str, ...] = ()
+
+    columns: ClassVar[tuple[str, ...]] = (
+        "option",
+        "n_clusters",
+        "cluster_size",
+        "rows",
+        "n_eff",
+        "half_width",
+    )
+
+    def to_frame(self):
+        """The options table: one row per design, with the columns of ``columns``."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.options), columns=list(self.columns))
+
+    def icc_table(self):
+        """How the answers move over the plausible ICC range: ``icc``, ``n_eff``,
+        ``half_width``, ``clusters_needed``."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            list(self.by_icc), columns=["icc", "n_eff", "half_width", "clusters_needed"]
+        )
+
+    def _lines(self) -> list[str]:
+        k, m = self.n_clusters, self.cluster_size
+        lines = [
+            f"Plan({self.source})",
+            f"  {k:g} clusters x {fmt.number(m, 3)} rows, icc {fmt.number(self.icc, 3)}"
+            + (
+                f" (range {fmt.interval(self.icc_low, self.icc_high, 3)})"
+                if not math.isnan(self.icc_low)
+                else ""
+            )
+            + f", row variance {fmt.number(self.variance)}",
+            f"  Var = σ²(ρ/K + (1−ρ)/(Km)): se {fmt.number(self.se)}, "
+            f"{self.confidence:.0%} half-width ±{fmt.number(self.half_width)}; design effect "
+            f"{fmt.number(self.design_effect, 3)}; effective n {fmt.number(self.n_eff, 4)} "
+            f"(ceiling K/ρ = {fmt.number(self.n_eff_ceiling, 4)})",
+            "  options:",
+        ]
+        width = max(len(o[0]) for o in self.options)
+        for option, kk, mm, rows, neff, half in self.options:
+            lines.append(
+                f"    {option:<{width}}  K {kk:>8,.1f}  m {mm:>7.2f}  rows {rows:>10,.0f}  "
+                f"n_eff {neff:>9.1f}  ±{fmt.number(half)}"
+            )
+        if self.optimal_cluster_size is not None:
+            lines.append(
+                f"  cost-optimal rows per cluster m* = {fmt.number(self.optimal_cluster_size, 3)}"
+            )
+        if self.clusters_needed is not None:
+            lines.append(
+                f"  for ±{fmt.number(self.target_half_width)}: {math.ceil(self.clusters_needed):,} "
+                f"clusters of {fmt.number(m, 3)} rows"
+            )
+        if self.minimum_detectable_effect is not None:
+            lines.append(
+                f"  paired: minimum detectable effect {fmt.number(self.minimum_detectable_effect)}"
+                f" at {self.power:.0%} power"
+                + (
+                    f"; {math.ceil(self.clusters_for_power):,} clusters to detect "
+                    f"{fmt.number(self.effect)}"
+                    if self.clusters_for_power is not None
+                    else ""
+                )
+            )
+        for icc, neff, half, need in self.by_icc:
+            extra = "" if need is None else f", {math.ceil(need):,} clusters for the target"
+            lines.append(
+                f"  if icc = {fmt.number(icc, 3)}: n_eff {neff:,.1f}, ±{fmt.number(half)}{extra}"
+            )
+        return lines
+
+    def __repr__(self) -> str:
+        return "\n".join(self._lines()) + "".join(f"\n  note: {n}" for n in self.notes)
+
+    def _repr_html_(self) -> str:
+        rows = [list(o) for o in self.options]
+        caption = (
+            f"Plan ({self.source}): icc {fmt.number(self.icc, 3)}, effective n "
+            f"{fmt.number(self.n_eff, 4)} of ceiling {fmt.number(self.n_eff_ceiling, 4)}"
+        )
+        return fmt.html_table(list(self.columns), rows, caption, list(self.notes))
+
+    def plot(self, *, ax: Any = None) -> Any:
+        """The budget curve: effective n against rows per cluster, for the current clusters
+        (with the ceiling K/ρ) and for the current total rows, with the current design
+        marked (needs matplotlib). Returns the matplotlib Axes."""
+        from clusterstats._plotting import budget_curve
+
+        return budget_curve(
+            self.n_clusters,
+            self.cluster_size,
+            self.icc,
+            title=f"Effective n at icc {self.icc:.3g}",
+            ax=ax,
+        )
 
 
 def plan(
@@ -70,14 +231,14 @@ def plan(
     >>> [(o[0], round(o[4], 1)) for o in p.options]
     [('current', 181.8), ('double the depth', 190.5), ('double the clusters', 363.6)]
     """
-    k = _positive("n_clusters", n_clusters)
-    m = _positive("cluster_size", cluster_size)
+    k = opt.check_positive("n_clusters", n_clusters)
+    m = opt.check_positive("cluster_size", cluster_size)
     if not 0.0 <= float(icc) <= 1.0:
         raise InvalidOptionError(
             f"icc must be between 0 and 1 for planning, got {icc!r} (use 0 for a negative estimate)"
         )
     rho = float(icc)
-    confidence = api._check_confidence(confidence)
+    confidence = opt.check_confidence(confidence)
     if (variance is None) == (proportion is None):
         raise InvalidOptionError("give the row variance as variance= or a pass rate as proportion=")
     if proportion is not None:
@@ -87,7 +248,7 @@ def plan(
             )
         sigma2 = float(proportion) * (1.0 - float(proportion))
     else:
-        sigma2 = _positive("variance", variance)
+        sigma2 = opt.check_positive("variance", variance)
 
     def option(name: str, kk: float, mm: float) -> tuple[str, float, float, float, float, float]:
         return (
@@ -105,8 +266,8 @@ def plan(
     if (cost_per_cluster is None) != (cost_per_row is None):
         raise InvalidOptionError("give both cost_per_cluster and cost_per_row, or neither")
     if cost_per_cluster is not None:
-        c1 = _positive("cost_per_cluster", cost_per_cluster)
-        c2 = _positive("cost_per_row", cost_per_row)
+        c1 = opt.check_positive("cost_per_cluster", cost_per_cluster)
+        c2 = opt.check_positive("cost_per_row", cost_per_row)
         m_star = pl.optimal_cluster_size(c1, c2, rho)
         if math.isfinite(m_star):
             budget = k * (c1 + c2 * m)
@@ -116,21 +277,21 @@ def plan(
             )
     needed = None
     if target_half_width is not None:
-        h = _positive("target_half_width", target_half_width)
+        h = opt.check_positive("target_half_width", target_half_width)
         needed = pl.clusters_for_half_width(sigma2, rho, m, h, confidence, t_quantile=True)
     paired = difference_variance is not None or difference_icc is not None
     mde = k_power = None
     if paired:
         if difference_variance is None or difference_icc is None:
             raise InvalidOptionError("a paired plan needs difference_variance and difference_icc")
-        s2d = _positive("difference_variance", difference_variance)
+        s2d = opt.check_positive("difference_variance", difference_variance)
         rho_d = min(max(float(difference_icc), 0.0), 1.0)
         if not 0.0 < float(power) < 1.0:
             raise InvalidOptionError(f"power must be strictly between 0 and 1, got {power!r}")
         mde = pl.minimum_detectable_effect(s2d, rho_d, k, m, power, confidence)
         if effect is not None:
             k_power = pl.clusters_for_power(
-                s2d, rho_d, m, _positive("effect", abs(effect)), power, confidence
+                s2d, rho_d, m, opt.check_positive("effect", abs(effect)), power, confidence
             )
     elif effect is not None:
         raise InvalidOptionError("effect= needs difference_variance= and difference_icc=")
@@ -182,24 +343,60 @@ def plan(
 def pilot_plan(
     data: Any,
     outcome: Hashable,
-    by: Hashable | Sequence[Hashable],
+    by: opt.By | None = None,
     *,
     other: Any = None,
     on: Hashable | Sequence[Hashable] | None = None,
-    missing: str = "drop",
+    missing: opt.Missing = "drop",
     confidence: float = 0.95,
     cost_per_cluster: float | None = None,
     cost_per_row: float | None = None,
     target_half_width: float | None = None,
     effect: float | None = None,
     power: float = 0.8,
+    responded: Hashable | None = None,
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
 ) -> Plan:
     """A :func:`plan` from pilot data: ``K``, the mean cluster size, the ICC (its
     confidence interval becomes the plausible range, truncated at 0) and the row variance
-    are estimated first. With ``other`` (a second frame of the same items, matched on
-    ``on``) the plan covers the paired comparison ``data − other``: the pilot's variance and
-    ICC of the per-item differences give the minimum detectable effect and the clusters
-    needed to detect ``effect``.
+    are estimated first. With ``other`` (a second frame or Dataset of the same items,
+    matched on ``on``) the plan covers the paired comparison ``data − other``: the pilot's
+    variance and ICC of the per-item differences give the minimum detectable effect and the
+    clusters needed to detect ``effect``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, xarray.Dataset or dask DataFrame
+        The pilot, as in :func:`cluster_ci`.
+    outcome : column label
+        The outcome.
+    by : column label or list of labels, optional
+        The cluster (for a Dataset, a coordinate along ``case``; default: the cases).
+    other : DataFrame or Dataset, optional
+        The second side of a paired comparison on the same items.
+    on : column label(s), optional
+        The item key of frames, with ``other``.
+    missing : {"drop", "fail", "pass", "raise"}
+        As in :func:`cluster_ci`.
+    confidence : float
+        Coverage of the planned intervals.
+    cost_per_cluster, cost_per_row : float, optional
+        Costs, for the cost-optimal depth.
+    target_half_width : float, optional
+        The half-width to plan for.
+    effect : float, optional
+        With ``other``: the difference to detect.
+    power : float
+        With ``effect``: the power to detect it.
+    responded : column label, optional
+        Explicit response indicator, as in :func:`cluster_ci`.
+    case, rerun : dim names
+        For a Dataset: its case and rerun dims.
+
+    Returns
+    -------
+    Plan
 
     Examples
     --------
@@ -210,13 +407,14 @@ def pilot_plan(
     >>> p.n_clusters, round(p.icc, 3), p.clusters_needed > p.n_clusters
     (91.0, 0.105, True)
     """
-    from clusterstats._frame import prepare
+    from clusterstats.core.grouping import cluster_sums
     from clusterstats.core.summary import summarize_icc
     from clusterstats.core.variance import row_variance
 
-    confidence = api._check_confidence(confidence)
-    prepared = prepare(data, outcome, by, missing=missing)[0]
-    sums = prepared.sums
+    confidence = opt.check_confidence(confidence)
+    opt.check_choice("missing", missing, opt.MISSING)
+    design = adapters.mean_design(data, outcome, by, responded=responded, case=case, rerun=rerun)
+    sums = policy.apply_missing(design.groups[0], design, missing).sums
     icc_summary = summarize_icc(sums, confidence=confidence)
     rho = max(icc_summary.icc, 0.0)
     sigma2 = row_variance(sums)
@@ -225,13 +423,18 @@ def pilot_plan(
         notes.append(f"the pilot's ICC is negative ({icc_summary.icc:.3g}); planned with 0")
     options: dict[str, Any] = {}
     if other is not None:
-        from clusterstats._pairing import align
-
-        items = align(
-            data, other, outcome, outcome, by, on=on, how="inner", missing=missing, rerun=None
+        paired = adapters.paired_design(
+            data,
+            other,
+            outcome,
+            by,
+            on=on,
+            how="inner",
+            missing=missing,
+            responded=responded,
+            case=case,
         )
-        from clusterstats.core.grouping import cluster_sums
-
+        items = paired.groups[0][1]
         diff_sums = cluster_sums(items.a - items.b, items.codes)
         diff_icc = summarize_icc(diff_sums, confidence=confidence).icc
         options = {
@@ -254,7 +457,119 @@ def pilot_plan(
         target_half_width=target_half_width,
         **options,
     )
-    from dataclasses import replace
-
-    source = f"pilot: {outcome} by {' + '.join(map(str, api._as_labels(by)))}"
+    source = f"pilot: {outcome} by {' + '.join(design.by)}"
     return replace(result, source=source, notes=tuple(notes))
+
+
+# -- formula helpers for planning by hand ---------------------------------------------------
+
+
+def kish_design_effect(cluster_size: float, icc: float) -> float:
+    """Kish's design effect ``1 + (m - 1) * icc`` for clusters of (average) size ``m``.
+
+    Examples
+    --------
+    >>> round(kish_design_effect(5, 0.3), 10), round(kish_design_effect(10, 0.5), 10)
+    (2.2, 5.5)
+    """
+    if cluster_size < 1:
+        raise InvalidOptionError(f"cluster_size must be at least 1, got {cluster_size!r}")
+    if not 0.0 <= icc <= 1.0:
+        raise InvalidOptionError(
+            f"icc must be between 0 and 1 for planning, got {icc!r} (use 0 for a negative "
+            "estimate: it means no detectable clustering)"
+        )
+    return design_effect_kish(float(cluster_size), float(icc))
+
+
+def effective_n(n: float, design_effect: float) -> float:
+    """The number of independent rows that ``n`` clustered rows are worth: ``n / deff``.
+
+    Examples
+    --------
+    >>> round(effective_n(200, 2.2), 1), round(effective_n(1000, 5.5), 1)
+    (90.9, 181.8)
+    """
+    if not design_effect > 0:
+        raise InvalidOptionError(f"design_effect must be positive, got {design_effect!r}")
+    return float(n) / float(design_effect)
+
+
+def wilson_interval(successes: float, n: float, *, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for ``successes`` out of ``n`` (both may be fractional).
+
+    Examples
+    --------
+    >>> [round(b, 3) for b in wilson_interval(30, 300)]
+    [0.071, 0.139]
+    """
+    if not n > 0 or not 0 <= successes <= n:
+        raise InvalidOptionError(f"need 0 <= successes <= n and n > 0, got {successes}, {n}")
+    return iv.wilson(float(successes) / float(n), float(n), opt.check_confidence(confidence))
+
+
+def adjusted_wilson_interval(
+    successes: float, n: float, *, cluster_size: float, icc: float, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Wilson interval on the Kish effective n, keeping the observed proportion.
+
+    ``n_eff = n / (1 + (cluster_size - 1) * icc)``; the proportion ``successes / n`` is kept
+    and the normal quantile is used (the convention of the seed articles' worked example).
+
+    Examples
+    --------
+    30 cases × 10 reruns, 30 failures, ρ = 0.3:
+
+    >>> [round(b, 3) for b in adjusted_wilson_interval(30, 300, cluster_size=10, icc=0.3)]
+    [0.052, 0.184]
+    """
+    n_eff = effective_n(n, kish_design_effect(cluster_size, icc))
+    if not n > 0 or not 0 <= successes <= n:
+        raise InvalidOptionError(f"need 0 <= successes <= n and n > 0, got {successes}, {n}")
+    if math.isnan(n_eff):
+        raise InvalidOptionError("the effective n is undefined")
+    return iv.wilson(float(successes) / float(n), n_eff, opt.check_confidence(confidence))
+
+
+def rule_of_three(
+    n_rows: int,
+    *,
+    n_clusters: int | None = None,
+    icc: float | None = None,
+    confidence: float = 0.95,
+) -> float:
+    """Upper confidence bound on a failure rate when no failure was seen, for clustered runs.
+
+    With ``n`` independent runs and no failure, the exact one-sided bound is
+    ``1 - (1 - confidence)^(1/n)``, about ``3/n`` at 95% (the rule of three). Clustered runs
+    are worth fewer independent ones, so ``n`` is replaced by an effective n:
+
+    * with ``icc``: ``n_rows / (1 + (m̄ - 1) icc)``, ``m̄ = n_rows / n_clusters``;
+    * without it: ``n_clusters`` (each cluster counts once: the conservative ρ = 1);
+    * with neither: ``n_rows`` (independent runs).
+
+    Examples
+    --------
+    300 passing runs of 30 test cases (10 reruns each):
+
+    >>> round(rule_of_three(300), 4)  # as if independent: about 3/300
+    0.0099
+    >>> round(rule_of_three(300, n_clusters=30, icc=0.3), 4)  # about 3/81
+    0.0363
+    >>> round(rule_of_three(300, n_clusters=30), 4)  # about 3/30
+    0.095
+    """
+    confidence = opt.check_confidence(confidence)
+    if not n_rows >= 1:
+        raise InvalidOptionError(f"n_rows must be at least 1, got {n_rows!r}")
+    if n_clusters is None:
+        if icc is not None:
+            raise InvalidOptionError("icc needs n_clusters (to know the cluster size)")
+        n_eff = float(n_rows)
+    elif not 1 <= n_clusters <= n_rows:
+        raise InvalidOptionError(f"need 1 <= n_clusters <= n_rows, got {n_clusters!r}")
+    elif icc is None:
+        n_eff = float(n_clusters)
+    else:
+        n_eff = effective_n(n_rows, kish_design_effect(n_rows / n_clusters, icc))
+    return 1.0 - (1.0 - confidence) ** (1.0 / n_eff)

@@ -2,53 +2,238 @@
 
 ``to_case_rerun`` turns long results (one row per run) into an xarray Dataset with dims
 ``(case, rerun)``; ``pass_at_k``, ``pass_hat_k`` and ``flakiness`` take such a Dataset (or a
-long DataFrame, converted the same way) and return results with clustered intervals, the
-cases being the clusters unless ``by`` names a coarser grouping along ``case``.
+long DataFrame, pandas or dask, laid out the same way) and return results with clustered
+intervals, the cases being the clusters unless ``by`` names a coarser grouping along ``case``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Hashable, Sequence
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
 import numpy as np
-import pandas as pd
-import xarray as xr
 
-from clusterstats import api
-from clusterstats._dataset import CaseMoments, reduce_cases
-from clusterstats._dataset_api import group_results
-from clusterstats._frame import _as_labels, _require_columns
+from clusterstats import _display as fmt
+from clusterstats import _options as opt
+from clusterstats import adapters
+from clusterstats._design import CaseDesign
+from clusterstats._result import GroupedResults, Result, label_of
+from clusterstats.adapters.dataset import from_frame
 from clusterstats.core.grouping import cluster_sums
 from clusterstats.core.reruns import case_sums, effective_runs, flaky_cases
 from clusterstats.core.reruns import pass_at_k as _pass_at_k_per_case
 from clusterstats.core.reruns import pass_hat_k as _pass_hat_k_per_case
 from clusterstats.core.summary import summarize_icc, summarize_interval
-from clusterstats.errors import (
-    AlignmentError,
-    EmptyDataError,
-    InvalidOptionError,
-    InvalidOutcomeError,
-)
-from clusterstats.results import Flakiness, GroupedResults, PassAtK
+from clusterstats.errors import EmptyDataError, InvalidOptionError, InvalidOutcomeError
 
-__all__ = ["flakiness", "pass_at_k", "pass_hat_k", "to_case_rerun"]
+__all__ = ["Flakiness", "PassAtK", "flakiness", "pass_at_k", "pass_hat_k", "to_case_rerun"]
 
-PASS_METHODS = ("auto", "naive", "cr1", "cr2", "bootstrap", "bootstrap_bca", "bootstrap_percentile")
-# A Dataset bigger than this many times the rows of the frame is almost surely a rerun column
-# whose labels are not shared across cases (e.g. timestamps).
-_MAX_FILL_RATIO = 4
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PassAtK(Result):
+    """pass@k or pass^k of test cases run several times, with a clustered interval.
+
+    Attributes
+    ----------
+    outcome : str or None
+    by : tuple of str
+    statistic : {"pass@k", "pass^k"}
+        ``pass@k``: the chance that at least one of ``k`` runs passes (Chen et al. 2021);
+        ``pass^k``: the chance that all ``k`` runs pass (Yao et al. 2024, τ-bench).
+    k : int
+    estimand : str
+        ``"case_mean"``: every case counts once, as the published figures are defined.
+    method : str
+    confidence : float
+    estimate, se, low, high, df : float
+        The mean over cases of the per-case unbiased estimator, its standard error and
+        interval (clustered by case, or by ``by``), and the df of the reference t.
+    n_cases, n_clusters : int
+        Cases used, and the clusters they fall in (``n_clusters == n_cases`` without ``by``).
+    runs_min, runs_max : int
+        Fewest and most runs of a case used.
+    n_excluded : int
+        Cases left out for having fewer than ``k`` runs (only with ``fewer_runs="drop"``).
+    n_resamples : int or None
+    notes : tuple of str
+    """
+
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    statistic: str
+    k: int
+    estimand: str
+    method: str
+    confidence: float
+    estimate: float
+    se: float
+    low: float
+    high: float
+    df: float
+    n_cases: int
+    n_clusters: int
+    runs_min: int
+    runs_max: int
+    n_excluded: int = 0
+    n_resamples: int | None = None
+    notes: tuple[str, ...] = ()
+
+    _html: ClassVar[tuple[tuple[str, str], ...]] = tuple(
+        (f, f)
+        for f in (
+            "statistic",
+            "k",
+            "estimate",
+            "low",
+            "high",
+            "se",
+            "method",
+            "n_cases",
+            "n_clusters",
+        )
+    )
+
+    @property
+    def name(self) -> str:
+        """``"pass@5"``, ``"pass^3"``, ..."""
+        return self.statistic.replace("k", str(self.k))
+
+    def _lines(self) -> list[str]:
+        runs = (
+            f"{self.runs_min}"
+            if self.runs_min == self.runs_max
+            else f"{self.runs_min}–{self.runs_max}"
+        )
+        return [
+            f"PassAtK({self.name} of {label_of(self.outcome, self.by)}; "
+            f"estimand={self.estimand}, method={self.method})",
+            f"  {self.name} {fmt.number(self.estimate)}  {self.confidence:.0%} CI "
+            f"{fmt.interval(self.low, self.high)}  se {fmt.number(self.se)}",
+            f"  {fmt.count(self.n_cases, 'case')} ({runs} runs each) in "
+            f"{fmt.count(self.n_clusters, 'cluster')}"
+            + (
+                f"; {self.n_excluded} cases with fewer than k runs left out"
+                if self.n_excluded
+                else ""
+            ),
+        ]
+
+    def __float__(self) -> float:
+        return float(self.estimate)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Flakiness(Result):
+    """How often reruns of a test case disagree, and what a rerun is worth.
+
+    Attributes
+    ----------
+    outcome : str or None
+    by : tuple of str
+    method : str
+    confidence : float
+    flaky_rate, low, high : float
+        Share of cases that are flaky (some runs pass, some fail), with its clustered
+        interval (each case counts once; cases grouped by ``by`` when given).
+    n_flaky, n_cases, n_clusters : int
+    disagreement : float
+        Mean over cases of the share of runs that disagree with the case's majority outcome
+        (``min(c, n - c) / n``; 0.5 for a tie).
+    runs_mean, runs_min, runs_max : float, int, int
+        Runs per case.
+    icc, icc_low, icc_high : float
+        The ICC of the runs within cases (one-way ANOVA, Searle's interval): 1 when every
+        case's runs agree (at temperature 0, 30 reruns are one run copied 30 times).
+    effective_runs : float
+        What one case's runs are worth as independent runs:
+        ``runs_mean / (1 + (runs_mean - 1) * max(icc, 0))``.
+    notes : tuple of str
+    """
+
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    method: str
+    confidence: float
+    flaky_rate: float
+    low: float
+    high: float
+    n_flaky: int
+    n_cases: int
+    n_clusters: int
+    disagreement: float
+    runs_mean: float
+    runs_min: int
+    runs_max: int
+    icc: float
+    icc_low: float
+    icc_high: float
+    effective_runs: float
+    notes: tuple[str, ...] = ()
+    case_labels: tuple[Any, ...] = dataclasses.field(
+        default=(), compare=False, metadata={"frame": False}
+    )
+    case_runs: tuple[int, ...] = dataclasses.field(
+        default=(), compare=False, metadata={"frame": False}
+    )
+    case_passes: tuple[int, ...] = dataclasses.field(
+        default=(), compare=False, metadata={"frame": False}
+    )
+
+    _html: ClassVar[tuple[tuple[str, str], ...]] = tuple(
+        (f, f)
+        for f in (
+            "flaky_rate",
+            "low",
+            "high",
+            "n_flaky",
+            "n_cases",
+            "disagreement",
+            "icc",
+            "effective_runs",
+        )
+    )
+
+    def per_case(self):
+        """One row per case: ``case``, ``runs``, ``passes``, ``disagreement``, ``flaky``."""
+        import pandas as pd
+
+        runs = np.asarray(self.case_runs, dtype=float)
+        passes = np.asarray(self.case_passes, dtype=float)
+        return pd.DataFrame(
+            {
+                "case": list(self.case_labels),
+                "runs": np.asarray(self.case_runs, dtype=int),
+                "passes": np.asarray(self.case_passes, dtype=int),
+                "disagreement": np.minimum(passes, runs - passes) / runs,
+                "flaky": (passes > 0) & (passes < runs),
+            }
+        )
+
+    def _lines(self) -> list[str]:
+        return [
+            f"Flakiness({label_of(self.outcome, self.by)}; method={self.method})",
+            f"  flaky cases {self.n_flaky:,} of {self.n_cases:,}: "
+            f"{fmt.number(self.flaky_rate)}  {self.confidence:.0%} CI "
+            f"{fmt.interval(self.low, self.high)}",
+            f"  runs disagreeing with their case's majority: {fmt.number(self.disagreement)}",
+            f"  icc across reruns {fmt.number(self.icc)} "
+            f"{fmt.interval(self.icc_low, self.icc_high)}"
+            f": {fmt.number(self.runs_mean, 3)} runs per case are worth "
+            f"{fmt.number(self.effective_runs, 3)} independent runs",
+        ]
 
 
 def to_case_rerun(
-    data: pd.DataFrame,
+    data: Any,
     *,
     case: Hashable,
     rerun: Hashable | None = None,
     outcome: Hashable | Sequence[Hashable],
     dims: Sequence[Hashable] = (),
     coords: Literal["auto"] | Sequence[Hashable] = "auto",
-) -> xr.Dataset:
+) -> Any:
     """Long results (one row per run) as an xarray Dataset with dims ``(*dims, case, rerun)``.
 
     Parameters
@@ -61,14 +246,21 @@ def to_case_rerun(
         The run id (shared across cases, e.g. 0..k-1); its labels become the ``rerun``
         coordinate. ``None`` numbers the runs of each case 0, 1, ... in row order.
     outcome : column label or list of labels
-        The variables (0/1 or scores). A missing combination of case and rerun is NaN, which
-        means "no run" (cases may have unequal rerun counts).
+        The variables (0/1 or scores). A combination of case and rerun with no row is NaN,
+        which means "no run" (cases may have unequal rerun counts). When some row's outcome
+        is missing, the Dataset also holds a boolean variable ``ran`` (``ran_1``, ... if the
+        name is taken) that is True where a row existed, named in each outcome's ``ran``
+        attribute: a missing outcome is then told apart from no run, as in the frame.
     dims : column labels
         Further columns that become dims, e.g. ``["model"]``.
     coords : "auto" or list of column labels
         Columns to attach as coordinates along ``case`` (e.g. ``user_id``, to cluster by it
         later). ``"auto"`` attaches every other column that is constant within each case; a
         listed column that varies within a case is an error.
+
+    Returns
+    -------
+    xarray.Dataset
 
     Examples
     --------
@@ -79,134 +271,39 @@ def to_case_rerun(
     >>> dict(ds.sizes), ds["user"].values.tolist()
     ({'case': 2, 'rerun': 3}, ['u1', 'u2'])
     """
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-    outcomes = _as_labels(outcome)
-    dim_columns = list(dims)
-    _require_columns(data, [case, *outcomes, *dim_columns] + ([rerun] if rerun else []))
-    if len(data) == 0:
-        raise EmptyDataError("the frame has no rows")
-    for label in (case, *dim_columns):
-        if data[label].isna().any():
-            raise AlignmentError(
-                f"column {label!r} has {int(data[label].isna().sum())} missing ids"
-            )
-    keys = [*dim_columns, case]
-    if rerun is None:
-        run_ids = data.groupby(keys, sort=False).cumcount().to_numpy()
-    else:
-        if data[rerun].isna().any():
-            raise AlignmentError(f"rerun column {rerun!r} has missing ids")
-        run_ids = data[rerun].to_numpy()
-    index = pd.MultiIndex.from_arrays(
-        [*(data[k].to_numpy() for k in keys), run_ids],
-        names=[*map(str, dim_columns), "case", "rerun"],
+    return from_frame(data, case=case, rerun=rerun, outcome=outcome, dims=dims, coords=coords)
+
+
+# -- builders --------------------------------------------------------------------------------
+
+
+def _grouped(design: CaseDesign, results: list[Any]) -> Any:
+    if design.over is None:
+        return results[0]
+    return GroupedResults(
+        over=design.over,
+        groups=tuple(label for label, _ in design.groups()),
+        results=tuple(results),
     )
-    if index.has_duplicates:
-        repeated = index[index.duplicated()].unique()
-        raise AlignmentError(
-            f"{len(repeated)} (case, rerun) combinations have more than one row (e.g. "
-            f"{list(repeated[:3])}); each run of a case needs its own rerun id"
-        )
-    size = int(np.prod([len(level) for level in index.levels]))
-    if size > _MAX_FILL_RATIO * len(data) + 1024:
-        raise AlignmentError(
-            f"the (case, rerun) grid would hold {size:,} cells for {len(data):,} rows: the "
-            f"rerun labels of {rerun!r} are not shared across cases; pass rerun=None to number "
-            "the runs of each case 0, 1, ... instead"
-        )
-    frame = pd.DataFrame(
-        {str(o): pd.to_numeric(data[o], errors="raise").to_numpy() for o in outcomes},
-        index=index,
-    )
-    dataset = xr.Dataset.from_dataframe(frame)
-    dataset["case"].attrs["column"] = str(case)
-    dataset["rerun"].attrs["column"] = "row order" if rerun is None else str(rerun)
-    used = {case, *outcomes, *dim_columns} | ({rerun} if rerun is not None else set())
-    candidates = [c for c in data.columns if c not in used] if coords == "auto" else list(coords)
-    _require_columns(data, candidates)
-    if candidates:
-        per_case = data.groupby(case, sort=False)[candidates]
-        varying = per_case.nunique(dropna=False).max() > 1
-        if coords != "auto" and varying.any():
-            raise AlignmentError(
-                f"coordinates must be constant within each case; {list(varying[varying].index)} "
-                "vary"
-            )
-        constant = [c for c in candidates if not varying[c]]
-        if constant:
-            firsts = per_case.first()[constant] if constant else None
-            firsts = firsts.reindex(dataset["case"].values)
-            for column in constant:
-                dataset = dataset.assign_coords({str(column): ("case", firsts[column].to_numpy())})
-    return dataset
 
 
-def _as_dataset(
-    data: Any, outcome: Hashable, case: Hashable, rerun: Hashable | None, over: Hashable | None
-) -> tuple[Any, Hashable, Hashable]:
-    """A Dataset and the names of its case and rerun dims (converting a long DataFrame)."""
-    if isinstance(data, pd.DataFrame):
-        dims = [] if over is None else [over]
-        return (
-            to_case_rerun(data, case=case, rerun=rerun, outcome=outcome, dims=dims),
-            "case",
-            "rerun",
-        )
-    if over is not None:
-        raise InvalidOptionError(
-            "over= is for DataFrames; a Dataset's extra dims are used as they are"
-        )
-    if rerun is None:
-        raise InvalidOptionError(
-            "rerun=None (number the runs) is for DataFrames; name the rerun dim"
-        )
-    return data, case, rerun
-
-
-def _binary_moments(data, outcome, by, case, rerun, over, what: str) -> CaseMoments:
-    dataset, case_dim, rerun_dim = _as_dataset(data, outcome, case, rerun, over)
-    reduced = reduce_cases(dataset, outcome, by=by, case=case_dim, rerun=rerun_dim)
-    if not reduced.is_binary:
-        raise InvalidOutcomeError(f"{what} needs a binary outcome (0/1 per run)")
-    return reduced
-
-
-def _pass_statistic(
-    statistic: str,
-    data: Any,
-    outcome: Hashable,
-    *,
-    k: int,
-    by: Hashable | None,
-    case: Hashable,
-    rerun: Hashable | None,
-    over: Hashable | None,
-    method: str,
-    confidence: float,
-    fewer_runs: str,
-    n_resamples: int,
-    rng: int | np.random.Generator | None,
+def build_pass_statistic(
+    statistic: str, design: CaseDesign, options: opt.PassOptions
 ) -> PassAtK | GroupedResults[PassAtK]:
-    confidence = api._check_confidence(confidence)
-    if not (isinstance(k, (int, np.integer)) and k >= 1):
-        raise InvalidOptionError(f"k must be a positive integer, got {k!r}")
-    if method not in PASS_METHODS:
-        raise InvalidOptionError(f"method must be one of {PASS_METHODS}, got {method!r}")
-    if fewer_runs not in ("raise", "drop"):
-        raise InvalidOptionError(f"fewer_runs must be 'raise' or 'drop', got {fewer_runs!r}")
-    reduced = _binary_moments(data, outcome, by, case, rerun, over, statistic)
+    """pass@k or pass^k on a design of per-case moments."""
+    if not design.is_binary:
+        raise InvalidOutcomeError(f"{statistic} needs a binary outcome (0/1 per run)")
     per_case = _pass_at_k_per_case if statistic == "pass@k" else _pass_hat_k_per_case
+    k = options.k
 
-    def build(group: tuple[Any, np.ndarray]) -> PassAtK:
-        label, moments = group
+    def build(label: Any, moments: np.ndarray) -> PassAtK:
         runs, passes = moments[:, 0], moments[:, 1]
         short = runs < k
         if short.all():
             raise EmptyDataError(f"no case has {k} runs (the most is {int(runs.max())})")
-        if short.any() and fewer_runs == "raise":
+        if short.any() and options.fewer_runs == "raise":
             where = "" if label is None else f" for {label!r}"
-            examples = reduced.case_labels[short][:3].tolist()
+            examples = design.case_labels[short][:3].tolist()
             raise InvalidOptionError(
                 f"{int(short.sum())} cases have fewer than k={k} runs{where} (e.g. {examples}, "
                 f"with {sorted(set(runs[short].astype(int).tolist()))[:5]} runs); pass "
@@ -214,18 +311,18 @@ def _pass_statistic(
             )
         keep = ~short
         values = per_case(runs[keep], passes[keep], k)
-        sums = cluster_sums(values, None if reduced.codes is None else reduced.codes[keep])
+        sums = cluster_sums(values, None if design.codes is None else design.codes[keep])
         if sums.n_clusters < 2:
             raise EmptyDataError("a pass statistic needs at least two cases with enough runs")
         is_binary = bool(np.all((values == 0.0) | (values == 1.0)))
         s = summarize_interval(
             sums,
             estimand="pooled",
-            method="cr2" if method == "auto" and not is_binary else method,
-            confidence=confidence,
+            method="cr2" if options.method == "auto" and not is_binary else options.method,
+            confidence=options.confidence,
             is_binary=is_binary,
-            n_resamples=int(n_resamples),
-            rng=rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng),
+            n_resamples=options.n_resamples,
+            rng=options.rng.generator(),
         )
         notes = [n for n in s.notes if "estimand" not in n]
         low, high = max(s.low, 0.0), min(s.high, 1.0)
@@ -235,12 +332,12 @@ def _pass_statistic(
             notes.insert(0, f"{int(short.sum())} cases with fewer than {k} runs were left out")
         return PassAtK(
             statistic=statistic,
-            k=int(k),
+            k=k,
             estimate=s.estimate,
             se=s.se,
             low=low,
             high=high,
-            confidence=confidence,
+            confidence=options.confidence,
             method=s.method,
             estimand="case_mean",
             df=s.df,
@@ -250,12 +347,72 @@ def _pass_statistic(
             runs_max=int(runs[keep].max()),
             n_excluded=int(short.sum()),
             n_resamples=s.n_resamples,
-            outcome=reduced.outcome,
-            by=reduced.by,
+            outcome=design.outcome,
+            by=design.by,
             notes=tuple(notes),
         )
 
-    return group_results(reduced, list(reduced.groups()), build)
+    return _grouped(design, [build(label, m) for label, m in design.groups()])
+
+
+def build_flakiness(
+    design: CaseDesign, options: opt.PassOptions
+) -> Flakiness | GroupedResults[Flakiness]:
+    """``flakiness`` on a design of per-case moments."""
+    if not design.is_binary:
+        raise InvalidOutcomeError("flakiness needs a binary outcome (0/1 per run)")
+
+    def build(moments: np.ndarray) -> Flakiness:
+        runs, passes = moments[:, 0], moments[:, 1]
+        keep = runs >= 2
+        if keep.sum() < 2:
+            raise EmptyDataError("flakiness needs at least two cases with two or more runs")
+        runs_k, passes_k = runs[keep], passes[keep]
+        codes = None if design.codes is None else design.codes[keep]
+        summary = flaky_cases(runs_k, passes_k)
+        s = summarize_interval(
+            cluster_sums(summary.flaky.astype(np.float64), codes),
+            estimand="pooled",
+            method=options.method,
+            confidence=options.confidence,
+            is_binary=True,
+        )
+        icc_s = summarize_icc(
+            case_sums(runs_k, passes_k, moments[keep, 2]), confidence=options.confidence
+        )
+        runs_mean = float(runs_k.mean())
+        notes = [n for n in s.notes if "estimand" not in n] + list(icc_s.notes)
+        if (~keep).any():
+            notes.insert(0, f"{int((~keep).sum())} cases with fewer than two runs were left out")
+        return Flakiness(
+            flaky_rate=s.estimate,
+            low=s.low,
+            high=s.high,
+            confidence=options.confidence,
+            method=s.method,
+            n_flaky=int(summary.flaky.sum()),
+            n_cases=int(keep.sum()),
+            n_clusters=int(keep.sum() if codes is None else np.unique(codes).size),
+            disagreement=float(summary.disagreement.mean()),
+            runs_mean=runs_mean,
+            runs_min=int(runs_k.min()),
+            runs_max=int(runs_k.max()),
+            icc=icc_s.icc,
+            icc_low=icc_s.low,
+            icc_high=icc_s.high,
+            effective_runs=effective_runs(runs_mean, icc_s.icc),
+            outcome=design.outcome,
+            by=design.by,
+            notes=tuple(dict.fromkeys(notes)),
+            case_labels=tuple(design.case_labels[keep].tolist()),
+            case_runs=tuple(runs_k.astype(int).tolist()),
+            case_passes=tuple(passes_k.astype(int).tolist()),
+        )
+
+    return _grouped(design, [build(m) for _, m in design.groups()])
+
+
+# -- the public functions --------------------------------------------------------------------
 
 
 def pass_at_k(
@@ -284,20 +441,35 @@ def pass_at_k(
 
     Parameters
     ----------
-    data : xarray.Dataset with dims (case, rerun), or a long pandas.DataFrame
-        Dataset: NaN is "no run". DataFrame: one row per run; ``case`` and ``rerun`` are
-        columns (``rerun=None`` numbers the runs of each case in row order) and ``over``
-        gives one result per value of a column (e.g. ``"model"``).
+    data : xarray.Dataset with dims (case, rerun), or a long DataFrame (pandas or dask)
+        Dataset: NaN is "no run". Frame: one row per run.
+    outcome : variable or column label
+        0/1 per run.
     k : int
-    by : coordinate along case, optional
+        Runs per draw, at least 1.
+    by : coordinate along case (column of a frame), optional
         Clusters of cases (e.g. ``user_id``); default: every case is its own cluster.
-    case, rerun : dim names of a Dataset, or columns of a DataFrame.
-    method : {"auto", "cr2", "cr1", "naive", "bootstrap", "bootstrap_percentile"}
+    case, rerun : dim names of a Dataset, or columns of a frame
+        ``rerun=None`` (frames only) numbers the runs of each case in row order.
+    over : column label, optional
+        For frames: one result per value of a column (e.g. ``"model"``); a Dataset's extra
+        dims play this part.
+    method : {"auto", "cr2", "cr1", "naive", "bootstrap", "bootstrap_bca", "bootstrap_percentile"}
         ``"auto"`` is CR2; when every case's estimate is 0 or 1 the per-case values are
         binary and ``"auto"`` uses the binary rule of :func:`clusterstats.cluster_ci`.
+    confidence : float
+        Nominal coverage.
     fewer_runs : {"raise", "drop"}
         Cases with fewer than ``k`` runs: an error naming them (default), or left out and
         counted in ``n_excluded``.
+    n_resamples : int
+        Bootstrap replicates.
+    rng : int, numpy.random.Generator or None
+        Seed or generator for the bootstrap.
+
+    Returns
+    -------
+    PassAtK, or GroupedResults of PassAtK.
 
     Examples
     --------
@@ -309,21 +481,16 @@ def pass_at_k(
     >>> res.name, round(res.estimate, 4), res.n_cases
     ('pass@2', 0.6944, 24)
     """
-    return _pass_statistic(
-        "pass@k",
-        data,
-        outcome,
+    options = opt.pass_options(
         k=k,
-        by=by,
-        case=case,
-        rerun=rerun,
-        over=over,
         method=method,
         confidence=confidence,
         fewer_runs=fewer_runs,
         n_resamples=n_resamples,
         rng=rng,
     )
+    design = adapters.case_design(data, outcome, by=by, case=case, rerun=rerun, over=over)
+    return build_pass_statistic("pass@k", design, options)
 
 
 def pass_hat_k(
@@ -347,6 +514,35 @@ def pass_hat_k(
     Per case the unbiased ``C(c, k) / C(n, k)`` (Yao et al. 2024); everything else as
     :func:`pass_at_k`.
 
+    Parameters
+    ----------
+    data : xarray.Dataset with dims (case, rerun), or a long DataFrame (pandas or dask)
+        Dataset: NaN is "no run". Frame: one row per run.
+    outcome : variable or column label
+        0/1 per run.
+    k : int
+        Runs per draw, at least 1.
+    by : coordinate along case (column of a frame), optional
+        Clusters of cases; default: every case is its own cluster.
+    case, rerun : dim names of a Dataset, or columns of a frame
+        ``rerun=None`` (frames only) numbers the runs of each case in row order.
+    over : column label, optional
+        For frames: one result per value of a column.
+    method : {"auto", "cr2", "cr1", "naive", "bootstrap", "bootstrap_bca", "bootstrap_percentile"}
+        As in :func:`pass_at_k`.
+    confidence : float
+        Nominal coverage.
+    fewer_runs : {"raise", "drop"}
+        Cases with fewer than ``k`` runs: an error, or left out and counted.
+    n_resamples : int
+        Bootstrap replicates.
+    rng : int, numpy.random.Generator or None
+        Seed or generator for the bootstrap.
+
+    Returns
+    -------
+    PassAtK, or GroupedResults of PassAtK.
+
     Examples
     --------
     >>> import pandas as pd, clusterstats
@@ -357,21 +553,16 @@ def pass_hat_k(
     >>> res.name, round(res.estimate, 4)
     ('pass^2', 0.3056)
     """
-    return _pass_statistic(
-        "pass^k",
-        data,
-        outcome,
+    options = opt.pass_options(
         k=k,
-        by=by,
-        case=case,
-        rerun=rerun,
-        over=over,
         method=method,
         confidence=confidence,
         fewer_runs=fewer_runs,
         n_resamples=n_resamples,
         rng=rng,
     )
+    design = adapters.case_design(data, outcome, by=by, case=case, rerun=rerun, over=over)
+    return build_pass_statistic("pass^k", design, options)
 
 
 def flakiness(
@@ -396,6 +587,27 @@ def flakiness(
 
     Cases with a single run cannot show flakiness and are left out (with a note).
 
+    Parameters
+    ----------
+    data : xarray.Dataset with dims (case, rerun), or a long DataFrame (pandas or dask)
+        Dataset: NaN is "no run". Frame: one row per run.
+    outcome : variable or column label
+        0/1 per run.
+    by : coordinate along case (column of a frame), optional
+        Clusters of cases; default: every case is its own cluster.
+    case, rerun : dim names of a Dataset, or columns of a frame
+        ``rerun=None`` (frames only) numbers the runs of each case in row order.
+    over : column label, optional
+        For frames: one result per value of a column.
+    method : str
+        An interval method of :func:`clusterstats.cluster_ci` for the flaky rate.
+    confidence : float
+        Nominal coverage.
+
+    Returns
+    -------
+    Flakiness, or GroupedResults of Flakiness.
+
     Examples
     --------
     >>> import pandas as pd, clusterstats
@@ -406,57 +618,6 @@ def flakiness(
     >>> res.n_flaky, res.n_cases, round(res.disagreement, 4)
     (16, 24, 0.25)
     """
-    from clusterstats.core import intervals as iv
-
-    confidence = api._check_confidence(confidence)
-    if method not in iv.METHODS:
-        raise InvalidOptionError(f"method must be one of {iv.METHODS}, got {method!r}")
-    reduced = _binary_moments(data, outcome, by, case, rerun, over, "flakiness")
-
-    def build(group: tuple[Any, np.ndarray]) -> Flakiness:
-        _, moments = group
-        runs, passes = moments[:, 0], moments[:, 1]
-        keep = runs >= 2
-        if keep.sum() < 2:
-            raise EmptyDataError("flakiness needs at least two cases with two or more runs")
-        runs_k, passes_k = runs[keep], passes[keep]
-        codes = None if reduced.codes is None else reduced.codes[keep]
-        summary = flaky_cases(runs_k, passes_k)
-        s = summarize_interval(
-            cluster_sums(summary.flaky.astype(np.float64), codes),
-            estimand="pooled",
-            method=method,
-            confidence=confidence,
-            is_binary=True,
-        )
-        icc_s = summarize_icc(case_sums(runs_k, passes_k, moments[keep, 2]), confidence=confidence)
-        runs_mean = float(runs_k.mean())
-        notes = [n for n in s.notes if "estimand" not in n] + list(icc_s.notes)
-        if (~keep).any():
-            notes.insert(0, f"{int((~keep).sum())} cases with fewer than two runs were left out")
-        return Flakiness(
-            flaky_rate=s.estimate,
-            low=s.low,
-            high=s.high,
-            confidence=confidence,
-            method=s.method,
-            n_flaky=int(summary.flaky.sum()),
-            n_cases=int(keep.sum()),
-            n_clusters=int(keep.sum() if codes is None else np.unique(codes).size),
-            disagreement=float(summary.disagreement.mean()),
-            runs_mean=runs_mean,
-            runs_min=int(runs_k.min()),
-            runs_max=int(runs_k.max()),
-            icc=icc_s.icc,
-            icc_low=icc_s.low,
-            icc_high=icc_s.high,
-            effective_runs=effective_runs(runs_mean, icc_s.icc),
-            outcome=reduced.outcome,
-            by=reduced.by,
-            notes=tuple(dict.fromkeys(notes)),
-            case_labels=tuple(reduced.case_labels[keep].tolist()),
-            case_runs=tuple(runs_k.astype(int).tolist()),
-            case_passes=tuple(passes_k.astype(int).tolist()),
-        )
-
-    return group_results(reduced, list(reduced.groups()), build)
+    options = opt.flakiness_options(method=method, confidence=confidence)
+    design = adapters.case_design(data, outcome, by=by, case=case, rerun=rerun, over=over)
+    return build_flakiness(design, options)

@@ -58,7 +58,9 @@ def test_dataframe_eval_explicit_local_dict_and_keywords(frame):
 
 
 def test_dataframe_eval_behaves_like_the_unpatched_method(frame):
-    original = cs._pandas._ORIGINAL_EVAL
+    from clusterstats import _accessors
+
+    original = _accessors._ORIGINAL["pandas"]
     x = 1.5  # noqa: F841 (read by pandas through "@x")
     expected = original(frame, "b / a + @x", level=0)  # called directly from this frame
     pd.testing.assert_series_equal(frame.eval("b / a + @x"), expected)

@@ -33,7 +33,7 @@ import pytest
 
 import clusterstats
 from clusterstats import errors
-from clusterstats._pandas import EvalAccessor
+from clusterstats._accessors import EvalAccessor
 from clusterstats.core import intervals
 
 REPO = Path(__file__).resolve().parent.parent

@@ -163,7 +163,7 @@ def test_icc_interval_contains_the_estimate(frame, confidence):
 @settings(max_examples=80, deadline=None)
 def test_label_codes_equal_factorize(runs, dtype, shuffle):
     """Codes computed on runs (long runs of equal labels) are exactly pd.factorize's."""
-    from clusterstats._frame import label_codes
+    from clusterstats.adapters.frame import label_codes
 
     labels = [label for label, length in runs for _ in range(length)]
     if dtype in ("int", "Int64"):
@@ -186,7 +186,7 @@ def test_label_codes_equal_factorize(runs, dtype, shuffle):
 @pytest.mark.parametrize("layout", ["runs", "runs after a mixed prefix", "mixed"])
 def test_label_codes_probe_of_a_prefix(monkeypatch, dtype, layout):
     """The prefix probe only decides which path computes the codes, never the codes."""
-    from clusterstats import _frame
+    from clusterstats.adapters import frame as _frame
 
     monkeypatch.setattr(_frame, "_RUN_PROBE_ROWS", 8)
     rng = np.random.default_rng(0)

@@ -43,15 +43,13 @@ def _parts(rows: list[str]) -> list[list[str]]:
 
 
 def _accessors() -> dict[str, Any]:
-    from clusterstats import _pandas, _xarray
+    from clusterstats import _accessors
 
-    found = {"pandas": _pandas.EvalAccessor, "xarray": _xarray.DatasetEvalAccessor}
+    found = {"pandas": _accessors.EvalAccessor, "xarray": _accessors.DatasetEvalAccessor}
     try:
         import dask.dataframe  # noqa: F401 - registers the dask accessor
 
-        from clusterstats import _dask
-
-        found["dask"] = _dask.DaskEvalAccessor
+        found["dask"] = _accessors.DaskEvalAccessor
     except ImportError:  # pragma: no cover - dask is a test extra
         pass
     return found
@@ -87,7 +85,7 @@ def surface() -> dict[str, Any]:
             if isinstance(getattr(obj, "columns", None), tuple):
                 entry["columns"] = list(obj.columns)
             entry["methods"] = sorted(
-                m for m, v in vars(obj).items() if callable(v) and not m.startswith("_")
+                m for m in dir(obj) if not m.startswith("_") and callable(getattr(obj, m, None))
             )
             classes[name] = entry
         elif callable(obj):
@@ -95,7 +93,7 @@ def surface() -> dict[str, Any]:
     accessors = {
         backend: {
             m: _signature(getattr(cls, m), skip_self=True)
-            for m in sorted(vars(cls))
+            for m in sorted(dir(cls))
             if not m.startswith("_") and callable(getattr(cls, m))
         }
         for backend, cls in _accessors().items()
@@ -112,13 +110,13 @@ def surface() -> dict[str, Any]:
 
 
 def _compatible(old_rows: list[str], new_rows: list[str], where: str) -> list[str]:
-    """Old parameters keep their order, kind and default; new ones may only be appended as
-    keyword-only options (or inserted among keyword-only options)."""
+    """Old parameters keep their order, kind and default (a required one may gain a default);
+    new ones may only be appended as keyword-only options (or inserted among them)."""
     old, new = _parts(old_rows), _parts(new_rows)
     problems = []
     new_by_name = {p[0]: (i, p) for i, p in enumerate(new)}
-    positional_old = [p for p in old if p[1] != "KEYWORD_ONLY"]
-    positional_new = [p for p in new if p[1] != "KEYWORD_ONLY"]
+    positional_old = [p[:2] for p in old if p[1] != "KEYWORD_ONLY"]
+    positional_new = [p[:2] for p in new if p[1] != "KEYWORD_ONLY"]
     if positional_new[: len(positional_old)] != positional_old:
         problems.append(
             f"{where}: positional parameters changed: {positional_old} -> {positional_new}"
@@ -131,7 +129,8 @@ def _compatible(old_rows: list[str], new_rows: list[str], where: str) -> list[st
             problems.append(f"{where}: parameter {name!r} was removed")
             continue
         _, (_, new_kind, new_default) = new_by_name[name]
-        if (new_kind, new_default) != (kind, default):
+        loosened = default == "<required>" and new_default != "<required>"
+        if new_kind != kind or (new_default != default and not loosened):
             problems.append(
                 f"{where}: parameter {name!r} changed from {kind}={default} to "
                 f"{new_kind}={new_default}"
@@ -160,9 +159,11 @@ def test_public_surface_only_grows():
             problems += _compatible(old, now["functions"][name], name)
     for name, old in recorded["classes"].items():
         new = now["classes"].get(name, {})
-        for key in ("fields", "columns"):
-            if key in old:
-                problems += _prefix(old[key], new.get(key, []), f"{name}.{key}")
+        if "fields" in old:  # the set of fields; their order is the columns' order below
+            lost = sorted(set(old["fields"]) - set(new.get("fields", [])))
+            problems += [f"{name}.{field} was removed" for field in lost]
+        if "columns" in old:
+            problems += _prefix(old["columns"], new.get("columns", []), f"{name}.columns")
         problems += [
             f"{name}.{m}() was removed" for m in old["methods"] if m not in new.get("methods", [])
         ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["ClusterSums", "cluster_sums", "item_summaries"]
+__all__ = ["ClusterSums", "ClusterTable", "cluster_sums", "cluster_table", "item_summaries"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,134 @@ class ClusterSums:
     @property
     def is_balanced(self) -> bool:
         return bool(np.all(self.counts == self.counts[0]))
+
+
+@dataclass(frozen=True)
+class ClusterTable:
+    """Per-cluster statistics of one outcome before a missing-data policy is applied.
+
+    Every missing-data policy is a function of these four numbers per cluster: the rows
+    ``n_g`` (answered or not), the answered rows ``r_g``, and the total and sum of squares of
+    the answered outcomes, centred on ``shift``. Dropping missing rows keeps the clusters
+    with an answer; counting them as a fixed value adds ``n_g - r_g`` copies of it; inverse
+    probability weighting uses ``n_g``, ``r_g`` and the totals.
+
+    Attributes
+    ----------
+    rows : ndarray of float64, shape (G,)
+        Rows per cluster, ``n_g`` (every entry is at least 1).
+    answered : ndarray of float64, shape (G,)
+        Rows with a usable outcome, ``r_g`` (0 for a cluster where nothing was answered). The
+        same object as ``rows`` when nothing is missing.
+    totals, squares : ndarray of float64, shape (G,)
+        Sum and sum of squares of the answered outcomes minus ``shift``.
+    shift : float
+        The value subtracted before summing (one of the answered outcomes).
+    """
+
+    rows: NDArray[np.float64]
+    answered: NDArray[np.float64]
+    totals: NDArray[np.float64]
+    squares: NDArray[np.float64]
+    shift: float = 0.0
+
+    @property
+    def n_clusters(self) -> int:
+        return int(self.rows.shape[0])
+
+    @property
+    def has_missing(self) -> bool:
+        return self.answered is not self.rows and bool((self.answered != self.rows).any())
+
+    @property
+    def missing(self) -> NDArray[np.float64]:
+        """Rows without a usable outcome, per cluster."""
+        return self.rows - self.answered
+
+    @property
+    def n_missing(self) -> int:
+        return round(float(self.missing.sum())) if self.has_missing else 0
+
+    @property
+    def answered_clusters(self) -> NDArray[np.bool_]:
+        """Which clusters have at least one answered row."""
+        return self.answered > 0
+
+    def complete_case(self) -> ClusterSums:
+        """The sums of the answered rows, over the clusters that have any."""
+        if not self.has_missing:
+            return ClusterSums(self.rows, self.totals, self.squares, self.shift)
+        keep = self.answered_clusters
+        return ClusterSums(self.answered[keep], self.totals[keep], self.squares[keep], self.shift)
+
+    def imputed(self, value: float) -> ClusterSums:
+        """The sums over every row, a missing outcome counted as ``value``."""
+        if not self.has_missing:
+            return ClusterSums(self.rows, self.totals, self.squares, self.shift)
+        centred = float(value) - self.shift
+        missing = self.missing
+        return ClusterSums(
+            self.rows,
+            self.totals + missing * centred,
+            self.squares + missing * (centred * centred),
+            self.shift,
+        )
+
+    def subset(self, selection) -> ClusterTable:
+        """The statistics of the selected clusters (same shift)."""
+        answered = self.answered[selection] if self.has_missing else None
+        rows = self.rows[selection]
+        return ClusterTable(
+            rows,
+            rows if answered is None else answered,
+            self.totals[selection],
+            self.squares[selection],
+            self.shift,
+        )
+
+
+def cluster_table(
+    values: ArrayLike, codes: ArrayLike, n_clusters: int | None = None
+) -> ClusterTable:
+    """Reduce ``values`` (NaN where the outcome is missing) to a :class:`ClusterTable`.
+
+    Parameters
+    ----------
+    values : array_like of float, shape (N,)
+        Outcomes; NaN marks a row without a usable outcome.
+    codes : array_like of int, shape (N,)
+        Cluster index of each row, in ``0 .. n_clusters - 1``.
+    n_clusters : int, optional
+        Number of clusters; clusters with no rows are removed from the result.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = cluster_table(np.array([1.0, np.nan, 0.0, 1.0]), np.array([0, 0, 1, 1]))
+    >>> t.rows, t.answered, t.complete_case().means, t.imputed(0.0).means
+    (array([2., 2.]), array([1., 2.]), array([1. , 0.5]), array([0.5, 0.5]))
+    """
+    y = np.asarray(values, dtype=np.float64)
+    g = np.asarray(codes)
+    if y.shape != g.shape or y.ndim != 1:
+        raise ValueError("values and codes must be 1-d arrays of the same length")
+    minlength = 0 if n_clusters is None else int(n_clusters)
+    present = ~np.isnan(y)
+    if present.all():
+        sums = cluster_sums(y, g, n_clusters)
+        return ClusterTable(sums.counts, sums.counts, sums.totals, sums.squares, sums.shift)
+    rows = np.bincount(g, minlength=minlength).astype(np.float64)
+    answered_y, answered_g = y[present], g[present]
+    shift = float(answered_y[0]) if answered_y.size else 0.0
+    centred = answered_y - shift
+    answered = np.bincount(answered_g, minlength=rows.shape[0]).astype(np.float64)
+    totals = np.bincount(answered_g, weights=centred, minlength=rows.shape[0])
+    squares = np.bincount(answered_g, weights=centred * centred, minlength=rows.shape[0])
+    occupied = rows > 0
+    if not occupied.all():
+        rows, answered = rows[occupied], answered[occupied]
+        totals, squares = totals[occupied], squares[occupied]
+    return ClusterTable(rows, answered, totals, squares, shift)
 
 
 def cluster_sums(

@@ -13,28 +13,35 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from clusterstats.core.grouping import ClusterSums
+from clusterstats.core.grouping import ClusterSums, ClusterTable
 
 __all__ = [
     "MOMENTS",
     "case_moments",
     "case_sums",
+    "case_table",
     "effective_runs",
     "flaky_cases",
+    "impute_runs",
     "pass_at_k",
     "pass_hat_k",
     "pass_k_variance",
 ]
 
 #: Names of the last axis of :func:`case_moments`' output.
-MOMENTS = ("runs", "total", "within_ss", "non_binary")
+MOMENTS = ("runs", "total", "within_ss", "non_binary", "missing")
 # Cells per slab in case_moments: temporaries of a few MB, whatever the input size.
 _SLAB_CELLS = 1 << 20
 
 
-def case_moments(values: ArrayLike) -> NDArray[np.float64]:
+def case_moments(values: ArrayLike, ran: ArrayLike | None = None) -> NDArray[np.float64]:
     """Per case (the last axis holds its runs; NaN is "no run"): the number of runs, their
-    total, the sum of squares around the case mean, and 1.0 if any run is not 0 or 1.
+    total, the sum of squares around the case mean, 1.0 if any run is not 0 or 1, and the
+    number of runs whose outcome is missing.
+
+    ``ran`` (a boolean array of the same shape) tells a missing outcome from no run: where it
+    is True and the value is NaN, the run happened and its outcome is missing. Without it
+    every NaN is "no run".
 
     Centring on each case's own mean keeps the sums of squares accurate for scores far from
     zero; :func:`case_sums` recovers sums around any common value from them exactly. Cases
@@ -44,12 +51,16 @@ def case_moments(values: ArrayLike) -> NDArray[np.float64]:
     Examples
     --------
     >>> case_moments([[1.0, 0.0, np.nan], [1.0, 1.0, 1.0]])
-    array([[2. , 1. , 0.5, 0. ],
-           [3. , 3. , 0. , 0. ]])
+    array([[2. , 1. , 0.5, 0. , 0. ],
+           [3. , 3. , 0. , 0. , 0. ]])
+    >>> case_moments([[1.0, np.nan, np.nan]], ran=[[True, True, False]])[0, 4]
+    np.float64(1.0)
     """
     array = np.asarray(values)
+    mask = None if ran is None else np.asarray(ran, dtype=bool)
     n_runs = array.shape[-1]
     flat = array.reshape(-1, n_runs)
+    flat_ran = None if mask is None else np.broadcast_to(mask, array.shape).reshape(-1, n_runs)
     out = np.empty((flat.shape[0], len(MOMENTS)))
     step = max(1, _SLAB_CELLS // max(n_runs, 1))
     for start in range(0, flat.shape[0], step):
@@ -68,7 +79,91 @@ def case_moments(values: ArrayLike) -> NDArray[np.float64]:
         block[:, 1] = total
         block[:, 2] = np.einsum("ij,ij->i", y, y)
         block[:, 3] = non_binary
+        if flat_ran is None:
+            block[:, 4] = 0.0
+        else:
+            block[:, 4] = (flat_ran[start : start + step] & ~present).sum(axis=-1)
     return out.reshape(*array.shape[:-1], len(MOMENTS))
+
+
+def impute_runs(
+    runs: NDArray[np.float64],
+    total: NDArray[np.float64],
+    within_ss: NDArray[np.float64],
+    missing: NDArray[np.float64],
+    value: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Case moments with every missing run counted as ``value``: the runs, totals and sums
+    of squares around the new case means (pooling the two parts' sums of squares).
+
+    >>> impute_runs(np.array([2.0]), np.array([2.0]), np.array([0.0]), np.array([2.0]), 0.0)
+    (array([4.]), array([2.]), array([1.]))
+    """
+    new_runs = runs + missing
+    new_total = total + missing * value
+    with np.errstate(invalid="ignore", divide="ignore"):
+        old_mean = np.where(runs > 0, total / np.maximum(runs, 1), 0.0)
+        new_mean = np.where(new_runs > 0, new_total / np.maximum(new_runs, 1), 0.0)
+    within = within_ss + runs * (old_mean - new_mean) ** 2 + missing * (value - new_mean) ** 2
+    return new_runs, new_total, within
+
+
+def case_table(
+    runs: NDArray[np.float64],
+    total: NDArray[np.float64],
+    within_ss: NDArray[np.float64],
+    missing: NDArray[np.float64],
+    codes: NDArray[np.intp] | None = None,
+) -> tuple[ClusterTable, NDArray[np.intp]]:
+    """Per-cluster statistics of the runs, from per-case moments, before a missing-data
+    policy; and the codes of the clusters kept (those with at least one run).
+
+    Each case is its own cluster when ``codes`` is None (its code is its position);
+    otherwise ``codes`` gives each case's cluster.
+
+    Examples
+    --------
+    >>> m = case_moments([[1.0, np.nan], [1.0, 1.0], [0.0, 0.0]], ran=[[1, 1], [1, 1], [1, 1]])
+    >>> t, ids = case_table(m[:, 0], m[:, 1], m[:, 2], m[:, 4], codes=np.array([0, 0, 1]))
+    >>> t.rows, t.answered, t.complete_case().means, ids
+    (array([4., 2.]), array([3., 2.]), array([1., 0.]), array([0, 1]))
+    """
+    cells = runs + missing
+    has_cells = cells > 0
+    position = np.arange(runs.shape[0], dtype=np.intp) if codes is None else codes
+    if not has_cells.all():
+        runs, total, within_ss = runs[has_cells], total[has_cells], within_ss[has_cells]
+        missing, cells, position = missing[has_cells], cells[has_cells], position[has_cells]
+    if runs.size == 0:
+        empty = np.zeros(0)
+        return ClusterTable(empty, empty, empty, empty, 0.0), np.zeros(0, dtype=np.intp)
+    answered_cases = runs > 0
+    shift = (
+        float(total[answered_cases][0] / runs[answered_cases][0]) if answered_cases.any() else 0.0
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        offset = np.where(answered_cases, total / np.maximum(runs, 1), shift) - shift
+    totals = runs * offset
+    squares = totals * offset + within_ss
+    any_missing = bool(missing.any())
+    if codes is None:
+        answered = runs if not any_missing else runs.copy()
+        rows = runs if not any_missing else cells
+        return ClusterTable(rows, answered, totals, squares, shift), position
+    n_clusters = int(position.max()) + 1
+    answered = np.bincount(position, weights=runs, minlength=n_clusters)
+    rows = (
+        answered if not any_missing else np.bincount(position, weights=cells, minlength=n_clusters)
+    )
+    table = ClusterTable(
+        rows,
+        answered,
+        np.bincount(position, weights=totals, minlength=n_clusters),
+        np.bincount(position, weights=squares, minlength=n_clusters),
+        shift,
+    )
+    ids = np.flatnonzero(rows > 0).astype(np.intp)
+    return (table if ids.size == n_clusters else table.subset(ids)), ids
 
 
 def case_sums(

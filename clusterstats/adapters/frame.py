@@ -1,19 +1,20 @@
-"""Turn a pandas DataFrame (or plain arrays) into per-cluster sums, validating everything.
+"""The pandas adapter: a DataFrame (or plain arrays) validated and reduced to a design.
 
 This is the only place that knows about pandas dtypes: nullable (``pd.NA``) and Arrow-backed
-columns, categoricals and strings as cluster ids. It never modifies the caller's frame.
+columns, categoricals and strings as cluster ids. It never modifies the caller's frame. The
+pairing of two sets of rows lives in :mod:`clusterstats.adapters.pairing`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from clusterstats.core.grouping import ClusterSums, cluster_sums
+from clusterstats._design import MeanDesign, MeanGroup, ResponseRows, RowsDesign
+from clusterstats.core.grouping import ClusterTable, cluster_table
 from clusterstats.errors import (
     ColumnNotFoundError,
     EmptyDataError,
@@ -23,7 +24,6 @@ from clusterstats.errors import (
     MissingOutcomeError,
 )
 
-MISSING_POLICIES = ("drop", "fail", "pass", "raise")
 _NUMERIC_OBJECT_KINDS = {"integer", "floating", "mixed-integer-float", "boolean", "empty"}
 # Above this many (group x cluster) cells, ``over=`` groups are reduced one at a time rather
 # than with a single combined bincount, to bound memory.
@@ -32,26 +32,7 @@ _MAX_COMBINED_CELLS = 10_000_000
 _RUN_PROBE_ROWS = 1 << 16
 
 
-@dataclass(frozen=True)
-class Prepared:
-    """One group's data, reduced and described."""
-
-    group: Any
-    sums: ClusterSums
-    is_binary: bool
-    n_missing: int
-    n_missing_clusters: int
-    outcome: str | None
-    by: tuple[str, ...]
-    # Pearson chi-square p-value of "the missing rate is the same in every cluster" (NaN when
-    # nothing is missing): a small value means complete-case estimates may be biased.
-    missing_p_value: float = float("nan")
-    # With strata: the stratum code (0..H-1, in label order) of each cluster of ``sums``.
-    strata: np.ndarray | None = None
-    strata_labels: tuple[Any, ...] = ()
-
-
-def _as_labels(by: Hashable | Sequence[Hashable]) -> list[Hashable]:
+def as_labels(by: Hashable | Sequence[Hashable]) -> list[Hashable]:
     if isinstance(by, (list, tuple)):
         if not by:
             raise InvalidOptionError("`by` needs at least one column")
@@ -59,7 +40,7 @@ def _as_labels(by: Hashable | Sequence[Hashable]) -> list[Hashable]:
     return [by]
 
 
-def _require_columns(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
+def require_columns(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
     for label in labels:
         if label not in frame.columns:
             raise ColumnNotFoundError(label, list(frame.columns))
@@ -75,7 +56,7 @@ def as_frame(data: Any, outcome: Any, by: Any) -> tuple[pd.DataFrame, Hashable, 
             f"data must be a pandas DataFrame (or None with array-like outcome and by), "
             f"got {type(data).__name__}"
         )
-    return data, outcome, _as_labels(by)
+    return data, outcome, as_labels(by)
 
 
 def outcome_values(series: pd.Series, name: Hashable) -> np.ndarray:
@@ -177,7 +158,7 @@ def label_codes(series: pd.Series) -> tuple[np.ndarray, Any]:
     return np.repeat(run_codes.astype(np.intp), lengths), uniques
 
 
-def _factorize_sorted(values: Any) -> tuple[np.ndarray, Any]:
+def factorize_sorted(values: Any) -> tuple[np.ndarray, Any]:
     # Codes in sorted label order make bootstrap draws for a given seed independent of the
     # row order; labels of mixed, unorderable types fall back to first-appearance order.
     direct = small_int_codes(values)
@@ -203,11 +184,13 @@ def over_groups(series: pd.Series, over: Hashable) -> tuple[np.ndarray, list[Any
     return codes.astype(np.intp, copy=False), list(uniques)
 
 
-def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable]) -> np.ndarray:
-    """Integer codes of the cluster (the combination of the ``by`` columns), in label order."""
+def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable], *, with_names: bool = False):
+    """Integer codes of the cluster (the combination of the ``by`` columns), in label order;
+    with ``with_names``, also a function from codes to cluster labels (for messages)."""
     codes: np.ndarray | None = None
+    uniques: Any = None
     for label in by:
-        column_codes, uniques = _factorize_sorted(frame[label])
+        column_codes, uniques = factorize_sorted(frame[label])
         n_labels = int(column_codes.max()) + 1 if uniques is None else len(uniques)
         bad = column_codes < 0
         if bad.any():
@@ -221,7 +204,32 @@ def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable]) -> np.ndarray:
         else:
             codes, _ = pd.factorize(codes * np.int64(n_labels) + column_codes, sort=True)
     assert codes is not None
-    return codes.astype(np.intp, copy=False)
+    codes = codes.astype(np.intp, copy=False)
+    if not with_names:
+        return codes
+    if len(by) == 1:
+        labels = uniques
+        names = (
+            (lambda ids: np.asarray(ids).tolist())
+            if labels is None
+            else (lambda ids: [labels[i] for i in np.asarray(ids)])
+        )
+        return codes, names
+    return codes, first_row_names(frame, by, codes)
+
+
+def first_row_names(frame: pd.DataFrame, columns: Sequence[Hashable], codes: np.ndarray):
+    """A function from cluster codes to labels: the ``columns`` at the cluster's first row (a
+    tuple for several columns). The first rows are found only when a label is asked for."""
+
+    def names(ids: Any) -> list[Any]:
+        first = np.full(int(codes.max()) + 1, -1)
+        first[codes[::-1]] = np.arange(codes.shape[0])[::-1]
+        rows = first[np.asarray(ids, dtype=np.intp)]
+        picked = [frame[c].to_numpy()[rows].tolist() for c in columns]
+        return picked[0] if len(columns) == 1 else list(zip(*picked, strict=True))
+
+    return names
 
 
 def check_binary(values: np.ndarray) -> bool:
@@ -236,7 +244,7 @@ def check_binary(values: np.ndarray) -> bool:
 
 def response_mask(frame: pd.DataFrame, responded: Hashable) -> np.ndarray:
     """The explicit response indicator as a bool array (True = a usable response)."""
-    _require_columns(frame, [responded])
+    require_columns(frame, [responded])
     column = frame[responded]
     dtype = column.dtype
     if pd.api.types.is_bool_dtype(dtype):
@@ -288,121 +296,221 @@ def impute_missing(values: np.ndarray, missing: str, is_binary: bool) -> np.ndar
     return np.where(is_missing, 0.0 if missing == "fail" else 1.0, values)
 
 
-def prepare(
+def mean_design(
     data: Any,
     outcome: Any,
     by: Any,
     *,
     over: Hashable | None = None,
-    missing: str = "drop",
     responded: Hashable | None = None,
     strata: Hashable | None = None,
     nest: bool = False,
-) -> list[Prepared]:
-    """Validate the input and reduce each ``over`` group to per-cluster sums (with each
-    cluster's stratum when ``strata`` names the stratum column)."""
-    from clusterstats.core.missing import missingness_chi_square
-
-    if missing not in MISSING_POLICIES:
-        raise InvalidOptionError(f"missing must be one of {MISSING_POLICIES}, got {missing!r}")
+    covariates: Sequence[Hashable] = (),
+) -> MeanDesign:
+    """Validate a DataFrame (or plain arrays) and reduce each ``over`` group to per-cluster
+    statistics, before any missing-data policy (see :class:`~clusterstats._design.MeanDesign`)."""
     frame, outcome_label, by_labels = as_frame(data, outcome, by)
-    _require_columns(frame, [outcome_label, *by_labels] + ([over] if over is not None else []))
+    named = [outcome_label, *by_labels, *covariates]
+    for extra in (over, strata, responded):
+        if extra is not None:
+            named.append(extra)
+    require_columns(frame, named)
     if len(frame) == 0:
         raise EmptyDataError("the frame has no rows")
-
     values = outcome_with_responses(frame, outcome_label, responded)
-    codes = cluster_codes(frame, by_labels)
+    codes, names = cluster_codes(frame, by_labels, with_names=True)
     stratum_of_cluster, stratum_labels = None, ()
     if strata is not None:
         codes, stratum_of_cluster, stratum_labels = stratify(frame, codes, strata, nest=nest)
-    is_missing = np.isnan(values)
-    n_missing_total = int(is_missing.sum())
-    is_binary = check_binary(values)
-    if n_missing_total and missing == "raise":
-        raise MissingOutcomeError(
-            f"outcome column {outcome_label!r} has {n_missing_total} missing values; "
-            "use missing='drop' or missing='fail' to handle them"
-        )
-    values = impute_missing(values, missing, is_binary)
-
+        if nest:
+            names = first_row_names(frame, by_labels, codes)
+    n_clusters = int(codes.max()) + 1
     if over is None:
-        group_codes, group_labels = np.zeros(len(frame), dtype=np.intp), [None]
+        group_codes, group_labels = None, [None]
     else:
         group_codes, group_labels = over_groups(frame[over], over)
-
-    keep = ~is_missing if missing == "drop" else np.ones(len(values), dtype=bool)
-    n_groups = len(group_labels)
-    n_clusters = int(codes.max()) + 1
-    outcome_name = None if data is None else str(outcome_label)
-    by_names = tuple(str(b) for b in by_labels) if data is not None else ()
-
-    def missing_counts(mask: np.ndarray) -> tuple[int, int, float]:
-        hit = mask & is_missing
-        if not hit.any():
-            return 0, 0, float("nan")
-        per_cluster = np.bincount(codes[hit], minlength=n_clusters)
-        rows = np.bincount(codes[mask], minlength=n_clusters)
-        present = rows > 0
-        p_value = missingness_chi_square(rows[present], per_cluster[present])[2]
-        return int(hit.sum()), int((per_cluster > 0).sum()), p_value
-
-    prepared = []
-    group_strata: dict[Any, np.ndarray] = {}
-    if n_groups == 1 or n_groups * n_clusters > _MAX_COMBINED_CELLS or strata is not None:
-        for index, label in enumerate(group_labels):
-            if n_groups == 1:
-                in_group = np.ones(len(values), dtype=bool)
-                rows = keep
-            else:
-                in_group = group_codes == index
-                rows = in_group & keep
-            if rows.all():  # the common case: no copy of the rows
-                sums = cluster_sums(values, codes, n_clusters)
-            else:
-                sums = cluster_sums(values[rows], codes[rows], n_clusters)
-            if stratum_of_cluster is not None:
-                occupied = np.bincount(codes[rows], minlength=n_clusters) > 0
-                group_strata[index] = pd.factorize(stratum_of_cluster[occupied], sort=True)[0]
-            prepared.append((label, sums, *missing_counts(in_group)))
-    else:
-        # One pass over the rows for every group at once: bincount on (group, cluster) cells.
-        cell = group_codes[keep] * n_clusters + codes[keep]
-        all_sums = cluster_sums(values[keep], cell, n_groups * n_clusters)
-        occupied = np.bincount(cell, minlength=n_groups * n_clusters) > 0
-        group_of_cell = np.flatnonzero(occupied) // n_clusters
-        for index, label in enumerate(group_labels):
-            sel = group_of_cell == index
-            sums = all_sums.subset(sel)
-            prepared.append((label, sums, *missing_counts(group_codes == index)))
-
-    result = []
-    for index, (label, sums, n_miss, n_miss_clusters, p_value) in enumerate(prepared):
-        if sums.n_clusters == 0:
+    tables = grouped_tables(values, codes, n_clusters, group_codes, len(group_labels))
+    binary = _binary_by_group(values, group_codes, len(group_labels))
+    groups = []
+    for label, (table, ids), is_binary in zip(group_labels, tables, binary, strict=True):
+        if table.n_clusters == 0:
             where = "" if over is None else f" in group {label!r} of {over!r}"
-            raise EmptyDataError(f"no non-missing outcomes{where}")
-        group_stratum = group_strata.get(index)
-        labels_here: tuple[Any, ...] = ()
-        if group_stratum is not None:
-            n_clusters_all = int(codes.max()) + 1
-            rows = keep if n_groups == 1 else (group_codes == index) & keep
-            occupied = np.bincount(codes[rows], minlength=n_clusters_all) > 0
-            used = np.unique(stratum_of_cluster[occupied])
-            labels_here = tuple(stratum_labels[i] for i in used)
-        result.append(
-            Prepared(
-                label,
-                sums,
-                is_binary,
-                n_miss,
-                n_miss_clusters,
-                outcome_name,
-                by_names,
-                p_value,
-                group_stratum,
-                labels_here,
+            raise EmptyDataError(f"no rows{where}")
+        groups.append(
+            MeanGroup(
+                label=label,
+                table=table,
+                cluster_ids=ids,
+                is_binary=is_binary,
+                strata=None if stratum_of_cluster is None else stratum_of_cluster[ids],
             )
         )
-    return result
+    responses = None
+    if covariates:
+        responses = _response_rows(frame, values, codes, covariates, group_codes, tables)
+    return MeanDesign(
+        outcome=None if data is None else str(outcome_label),
+        by=tuple(str(b) for b in by_labels) if data is not None else (),
+        over=None if over is None else str(over),
+        groups=tuple(groups),
+        strata_labels=tuple(stratum_labels),
+        cluster_names=names,
+        responses=responses,
+    )
+
+
+def grouped_tables(
+    values: np.ndarray,
+    codes: np.ndarray,
+    n_clusters: int,
+    group_codes: np.ndarray | None,
+    n_groups: int,
+) -> list[tuple[ClusterTable, np.ndarray]]:
+    """Per group, the :class:`ClusterTable` of its clusters and their codes.
+
+    One pass over the rows for every group at once (a bincount over (group, cluster) cells)
+    unless that table would be too large; then one group at a time.
+    """
+    if group_codes is None or n_groups == 1:
+        return [_table_with_ids(values, codes, n_clusters)]
+    if n_groups * n_clusters > _MAX_COMBINED_CELLS:
+        out = []
+        for index in range(n_groups):
+            rows = group_codes == index
+            out.append(_table_with_ids(values[rows], codes[rows], n_clusters))
+        return out
+    cell = group_codes * n_clusters + codes
+    table, cell_ids = _table_with_ids(values, cell, n_groups * n_clusters)
+    group_of_cell = cell_ids // n_clusters
+    out = []
+    for index in range(n_groups):
+        selection = group_of_cell == index
+        out.append((table.subset(selection), cell_ids[selection] - index * n_clusters))
+    return out
+
+
+def _table_with_ids(
+    values: np.ndarray, codes: np.ndarray, n_clusters: int
+) -> tuple[ClusterTable, np.ndarray]:
+    """The table of the clusters that have rows, and those clusters' codes."""
+    if values.size == 0:
+        empty = np.zeros(0)
+        return ClusterTable(empty, empty, empty, empty, 0.0), np.zeros(0, dtype=np.intp)
+    rows = np.bincount(codes, minlength=n_clusters)
+    ids = np.flatnonzero(rows)
+    return cluster_table(values, codes, n_clusters), ids.astype(np.intp)
+
+
+def _binary_by_group(values: np.ndarray, group_codes: np.ndarray | None, n_groups: int) -> list:
+    """Whether each group's usable outcomes are all 0 or 1."""
+    if group_codes is None or n_groups == 1:
+        return [check_binary(values)]
+    other = ~((values == 0.0) | (values == 1.0) | np.isnan(values))
+    counts = np.bincount(group_codes, weights=other, minlength=n_groups)
+    return [not c > 0 for c in counts]
+
+
+def _response_rows(
+    frame: pd.DataFrame,
+    values: np.ndarray,
+    codes: np.ndarray,
+    covariates: Sequence[Hashable],
+    group_codes: np.ndarray | None,
+    tables: list[tuple[ClusterTable, np.ndarray]],
+) -> tuple[ResponseRows, ...]:
+    """Row-level inputs of a logistic response model, one per group."""
+    columns = []
+    for label in covariates:
+        column = frame[label]
+        if not (
+            pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype)
+        ):
+            raise InvalidOptionError(
+                f"covariate {label!r} has dtype {column.dtype}; use numeric columns (encode "
+                "categories as 0/1 columns)"
+            )
+        array = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        if np.isnan(array).any():
+            raise InvalidOptionError(
+                f"covariate {label!r} has {int(np.isnan(array).sum())} missing values; the "
+                "response model needs every row's covariates (impute or drop those rows)"
+            )
+        columns.append(array)
+    x = np.column_stack(columns)
+    out = []
+    for index, (_, ids) in enumerate(tables):
+        rows = slice(None) if group_codes is None else group_codes == index
+        local = np.searchsorted(ids, codes[rows]).astype(np.intp)
+        out.append(ResponseRows(values=values[rows], codes=local, covariates=x[rows]))
+    return tuple(out)
+
+
+def rows_design(
+    data: Any,
+    outcome: Hashable,
+    groupings: Sequence[tuple[str, Sequence[Hashable]]],
+    *,
+    missing: str,
+    time: Hashable | None = None,
+    window: str | None = None,
+) -> RowsDesign:
+    """The usable outcomes row by row (missing ones dropped, or counted as 0 or 1), with
+    every candidate grouping's cluster codes, and last the windows of ``window`` of the
+    timestamps in ``time``, for ``check_clustering``."""
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    named = [outcome, *(label for _, labels in groupings for label in labels)]
+    require_columns(data, named + ([time] if time is not None else []))
+    raw = outcome_values(data[outcome], outcome)
+    is_missing = np.isnan(raw)
+    if missing == "raise" and is_missing.any():
+        raise MissingOutcomeError(f"outcome {outcome!r} has {int(is_missing.sum())} missing values")
+    keep = ~is_missing if missing == "drop" else np.ones(raw.size, dtype=bool)
+    values = raw[keep] if missing == "drop" else impute_missing(raw, missing, check_binary(raw))
+    coded = []
+    for name, labels in groupings:
+        codes = cluster_codes(data, labels)[keep]
+        coded.append((name, pd.factorize(codes, sort=True)[0].astype(np.intp)))
+    if time is not None:
+        bins = time_windows(data[time], window)
+        coded.append((f"{time} per {window}", pd.factorize(bins[keep], sort=True)[0]))
+    return RowsDesign(outcome=str(outcome), values=values, groupings=tuple(coded))
+
+
+def time_windows(stamps: Any, window: str | None) -> np.ndarray:
+    """The start of each timestamp's window of length ``window`` (a pandas frequency)."""
+    times = pd.to_datetime(pd.Series(np.asarray(stamps)), errors="raise")
+    try:
+        return times.dt.floor(window).to_numpy()
+    except (ValueError, TypeError) as error:
+        raise InvalidOptionError(f"window={window!r} is not a pandas frequency: {error}") from None
+
+
+def missing_reasons(
+    data: pd.DataFrame,
+    outcome: Hashable,
+    by: Any,
+    *,
+    reason: Hashable,
+    responded: Hashable | None = None,
+) -> tuple[tuple[Any, int, int], ...]:
+    """The missing rows by ``reason``: ``(reason, rows, clusters)``, most frequent first."""
+    by_labels = as_labels(by)
+    require_columns(data, [outcome, reason, *by_labels])
+    values = outcome_with_responses(data, outcome, responded)
+    codes = cluster_codes(data, by_labels)
+    is_missing = np.isnan(values)
+    labels = pd.Series(data[reason].to_numpy()[is_missing])
+    return reason_counts(labels, codes[is_missing])
+
+
+def reason_counts(labels: pd.Series, clusters: np.ndarray) -> tuple[tuple[Any, int, int], ...]:
+    """``(reason, rows, clusters)`` per reason label of the missing rows."""
+    out = []
+    for label, rows in labels.value_counts(dropna=False).items():
+        in_reason = labels.isna().to_numpy() if pd.isna(label) else labels.eq(label).to_numpy()
+        out.append((label, int(rows), int(np.unique(clusters[in_reason]).size)))
+    return tuple(out)
 
 
 def stratify(
@@ -412,8 +520,8 @@ def stratify(
 
     A cluster id found in two strata is an error unless ``nest=True``, which takes ids as
     local to their stratum (R survey's ``nest=TRUE``)."""
-    _require_columns(frame, [strata])
-    stratum_codes, uniques = _factorize_sorted(frame[strata])
+    require_columns(frame, [strata])
+    stratum_codes, uniques = factorize_sorted(frame[strata])
     if (stratum_codes < 0).any():
         raise InvalidClusterError(
             f"strata column {strata!r} has {int((stratum_codes < 0).sum())} missing labels"
@@ -434,92 +542,3 @@ def stratify(
     stratum_of_cluster = np.zeros(n_clusters, dtype=np.int64)
     stratum_of_cluster[pairs["cluster"].to_numpy()] = pairs["stratum"].to_numpy()
     return np.asarray(codes, dtype=np.intp), stratum_of_cluster, labels
-
-
-@dataclass(frozen=True)
-class ResponseRows:
-    """One group's rows for a response model: outcome (NaN = no response), clusters in
-    label order (0..G-1, every cluster with at least one row), and covariates."""
-
-    group: Any
-    values: np.ndarray
-    codes: np.ndarray
-    covariates: np.ndarray  # (rows, p), p may be 0
-    is_binary: bool
-    outcome: str
-    by: tuple[str, ...]
-    cluster_labels: tuple[Any, ...] = ()  # the label of each cluster code, for messages
-
-
-def response_rows(
-    data: Any,
-    outcome: Hashable,
-    by: Any,
-    *,
-    over: Hashable | None,
-    responded: Hashable | None,
-    covariates: Sequence[Hashable] = (),
-) -> list[ResponseRows]:
-    """Row-level inputs of inverse-probability weighting, one per ``over`` group."""
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-    by_labels = _as_labels(by)
-    covariate_labels = list(covariates)
-    _require_columns(data, [outcome, *by_labels, *covariate_labels] + ([over] if over else []))
-    if len(data) == 0:
-        raise EmptyDataError("the frame has no rows")
-    values = outcome_with_responses(data, outcome, responded)
-    codes = cluster_codes(data, by_labels)
-    x = np.zeros((len(data), 0))
-    if covariate_labels:
-        columns = []
-        for label in covariate_labels:
-            column = data[label]
-            if not (
-                pd.api.types.is_numeric_dtype(column.dtype)
-                or pd.api.types.is_bool_dtype(column.dtype)
-            ):
-                raise InvalidOptionError(
-                    f"covariate {label!r} has dtype {column.dtype}; use numeric columns (encode "
-                    "categories as 0/1 columns)"
-                )
-            array = column.to_numpy(dtype=np.float64, na_value=np.nan)
-            if np.isnan(array).any():
-                raise InvalidOptionError(
-                    f"covariate {label!r} has {int(np.isnan(array).sum())} missing values; the "
-                    "response model needs every row's covariates (impute or drop those rows)"
-                )
-            columns.append(array)
-        x = np.column_stack(columns)
-    is_binary = check_binary(values)
-    groups: list[tuple[Any, np.ndarray]]
-    if over is None:
-        groups = [(None, np.arange(len(data)))]
-    else:
-        group_codes, uniques = over_groups(data[over], over)
-        groups = [(label, np.flatnonzero(group_codes == i)) for i, label in enumerate(uniques)]
-    result = []
-    key = (
-        data[by_labels[0]]
-        if len(by_labels) == 1
-        else pd.Series(list(zip(*(data[b] for b in by_labels), strict=True)))
-    )
-    first_row_of_code = pd.Series(np.arange(len(data))).groupby(codes).first()
-    label_of_code = pd.Series(
-        key.to_numpy()[first_row_of_code.to_numpy()], index=first_row_of_code.index
-    )
-    for label, rows in groups:
-        group_clusters, group_uniques = pd.factorize(codes[rows], sort=True)
-        result.append(
-            ResponseRows(
-                group=label,
-                values=values[rows],
-                codes=group_clusters.astype(np.intp),
-                covariates=x[rows],
-                is_binary=is_binary,
-                outcome=str(outcome),
-                by=tuple(str(b) for b in by_labels),
-                cluster_labels=tuple(label_of_code.loc[group_uniques].tolist()),
-            )
-        )
-    return result

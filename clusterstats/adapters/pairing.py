@@ -1,4 +1,4 @@
-"""Align two sets of graded rows on a shared item key, for paired comparisons.
+"""The pandas adapter of paired comparisons: rows aligned on a shared item key.
 
 Rows are reduced to one value per item (reruns averaged) on each side; items are matched on
 the key; every item must sit in the same cluster on both sides. Strict by default: an item on
@@ -10,22 +10,23 @@ statistic: the numbers go to ``clusterstats.core.paired``.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from clusterstats._frame import (
-    MISSING_POLICIES,
-    _as_labels,
-    _require_columns,
+from clusterstats._design import ComparisonDesign, PairedDesign, PairedItems
+from clusterstats.adapters.frame import (
+    as_labels,
     check_binary,
     cluster_codes,
     impute_missing,
     label_codes,
     outcome_values,
+    require_columns,
     small_int_codes,
+    stratify,
 )
 from clusterstats.core.grouping import item_summaries
 from clusterstats.errors import (
@@ -35,32 +36,6 @@ from clusterstats.errors import (
     InvalidOptionError,
     MissingOutcomeError,
 )
-
-ALIGNMENTS = ("strict", "inner")
-
-
-@dataclass(frozen=True)
-class PairedItems:
-    """Per-item values of both sides, on matched items."""
-
-    a: np.ndarray
-    b: np.ndarray
-    codes: np.ndarray  # cluster index per item, 0..G-1
-    runs_a: np.ndarray
-    runs_b: np.ndarray
-    within_a: np.ndarray  # unbiased within-item variance of the runs (NaN for one run)
-    within_b: np.ndarray
-    single_run_binary: bool
-    n_dropped_a: int  # items only on side A (how="inner")
-    n_dropped_b: int
-    n_missing_items: int  # items dropped because an outcome was missing on a side
-    max_runs: int
-    # For missing="ipw": items per cluster (usable or not) in the order of ``codes``, and the
-    # item counts of clusters where no item is usable.
-    cluster_items: np.ndarray | None = None
-    lost_cluster_items: np.ndarray | None = None
-    strata: np.ndarray | None = None  # stratum code of each cluster (in ``codes`` order)
-    strata_labels: tuple[Any, ...] = ()
 
 
 def _item_counts(usable: np.ndarray, unusable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -81,8 +56,8 @@ def _keys(frame: pd.DataFrame, on: Any) -> pd.DataFrame:
         if isinstance(index, pd.MultiIndex):
             return index.to_frame(index=False)
         return pd.DataFrame({"__index__": index})
-    labels = _as_labels(on)
-    _require_columns(frame, labels)
+    labels = as_labels(on)
+    require_columns(frame, labels)
     return frame[labels].reset_index(drop=True)
 
 
@@ -125,7 +100,7 @@ def _check_duplicates(
                 "pass rerun='<column of the run id>' to average them"
             )
         return
-    _require_columns(frame, [rerun])
+    require_columns(frame, [rerun])
     run_codes, _ = pd.factorize(frame[rerun], sort=False, use_na_sentinel=True)
     if (run_codes < 0).any():
         raise InvalidClusterError(f"rerun column {rerun!r} has missing values")
@@ -149,13 +124,9 @@ def align(
     nest: bool = False,
 ) -> PairedItems:
     """Per-item values of ``a[outcome_a]`` and ``b[outcome_b]`` on the items both have."""
-    if how not in ALIGNMENTS:
-        raise InvalidOptionError(f"how must be one of {ALIGNMENTS}, got {how!r}")
-    if missing not in MISSING_POLICIES:
-        raise InvalidOptionError(f"missing must be one of {MISSING_POLICIES}, got {missing!r}")
-    by_labels = _as_labels(by)
-    _require_columns(a, [outcome_a, *by_labels])
-    _require_columns(b, [outcome_b, *by_labels])
+    by_labels = as_labels(by)
+    require_columns(a, [outcome_a, *by_labels])
+    require_columns(b, [outcome_b, *by_labels])
     if len(a) == 0 or len(b) == 0:
         raise EmptyDataError("one of the two frames has no rows")
     keys_a, keys_b = _keys(a, on), _keys(b, on)
@@ -174,8 +145,6 @@ def align(
     clusters = cluster_codes(both_frames, by_labels)
     stratum_of_cluster, stratum_labels = None, ()
     if strata is not None:
-        from clusterstats._frame import stratify
-
         clusters, stratum_of_cluster, stratum_labels = stratify(
             both_frames, clusters, strata, nest=nest
         )
@@ -301,22 +270,6 @@ def _joint_codes(frame: pd.DataFrame, what: str) -> tuple[np.ndarray, int]:
     return codes, int(codes.max()) + 1
 
 
-@dataclass(frozen=True)
-class ModelMatrix:
-    """Per-item values of every model on the items they all have."""
-
-    values: np.ndarray  # (models, items): one contiguous row per model
-    codes: np.ndarray  # cluster index per item
-    models: tuple[Any, ...]
-    n_dropped_items: int  # items some model lacks (how="inner")
-    n_missing_items: int  # items dropped because a model's outcome was missing
-    # For missing="ipw": items per cluster (usable or not) in the order of ``codes``, and the
-    # item counts of clusters where no item is usable.
-    cluster_items: np.ndarray | None = None
-    lost_cluster_items: np.ndarray | None = None
-    strata: np.ndarray | None = None  # stratum code of each cluster (in ``codes`` order)
-
-
 def model_matrix(
     data: pd.DataFrame,
     outcome: Hashable,
@@ -329,14 +282,10 @@ def model_matrix(
     rerun: Hashable | None = None,
     strata: Hashable | None = None,
     nest: bool = False,
-) -> ModelMatrix:
+) -> ComparisonDesign:
     """Reduce long results (one row per model x item x run) to a models x items matrix."""
-    if how not in ALIGNMENTS:
-        raise InvalidOptionError(f"how must be one of {ALIGNMENTS}, got {how!r}")
-    if missing not in MISSING_POLICIES:
-        raise InvalidOptionError(f"missing must be one of {MISSING_POLICIES}, got {missing!r}")
-    by_labels = _as_labels(by)
-    _require_columns(data, [outcome, model, *by_labels])
+    by_labels = as_labels(by)
+    require_columns(data, [outcome, model, *by_labels])
     if len(data) == 0:
         raise EmptyDataError("the frame has no rows")
     keys = _keys(data, on)
@@ -348,11 +297,9 @@ def model_matrix(
     if n_models < 2:
         raise InvalidOptionError(f"compare needs at least two models, found {n_models}")
     clusters = cluster_codes(data, by_labels)
-    stratum_of_cluster = None
+    stratum_of_cluster, stratum_labels = None, ()
     if strata is not None:
-        from clusterstats._frame import stratify
-
-        clusters, stratum_of_cluster, _ = stratify(data, clusters, strata, nest=nest)
+        clusters, stratum_of_cluster, stratum_labels = stratify(data, clusters, strata, nest=nest)
     values = outcome_values(data[outcome], outcome)
     if missing == "raise" and np.isnan(values).any():
         raise MissingOutcomeError(
@@ -363,10 +310,17 @@ def model_matrix(
 
     if rerun is None:
         blocked = _blocked_matrix(
-            values, item_codes, model_codes, clusters, n_models, models, stratum_of_cluster
+            values,
+            item_codes,
+            model_codes,
+            clusters,
+            n_models,
+            models,
+            stratum_of_cluster,
+            stratum_labels,
         )
         if blocked is not None:
-            return _in_label_order(blocked)
+            return _named(_in_label_order(blocked), outcome, by_labels)
     # Every row of an item must carry the item's cluster: scatter one, gather and compare.
     item_cluster = np.zeros(n_items, dtype=clusters.dtype)
     item_cluster[item_codes] = clusters
@@ -414,7 +368,7 @@ def model_matrix(
         totals /= runs
     codes, _ = pd.factorize(item_cluster[usable], sort=True)
     cluster_items, lost_items = _item_counts(item_cluster[usable], item_cluster[complete & ~usable])
-    matrix = ModelMatrix(
+    matrix = ComparisonDesign(
         values=totals,
         codes=codes.astype(np.intp),
         models=tuple(models),
@@ -425,11 +379,19 @@ def model_matrix(
     )
     if stratum_of_cluster is not None:
         used = np.unique(item_cluster[usable])
-        matrix = replace(matrix, strata=pd.factorize(stratum_of_cluster[used], sort=True)[0])
-    return _in_label_order(matrix)
+        matrix = replace(
+            matrix,
+            strata=pd.factorize(stratum_of_cluster[used], sort=True)[0],
+            strata_labels=tuple(stratum_labels[i] for i in np.unique(stratum_of_cluster[used])),
+        )
+    return _named(_in_label_order(matrix), outcome, by_labels)
 
 
-def _in_label_order(matrix: ModelMatrix) -> ModelMatrix:
+def _named(matrix: ComparisonDesign, outcome: Hashable, by: list[Hashable]) -> ComparisonDesign:
+    return replace(matrix, outcome=str(outcome), by=tuple(str(b) for b in by))
+
+
+def _in_label_order(matrix: ComparisonDesign) -> ComparisonDesign:
     """Models in sorted label order (first-appearance order if the labels cannot be sorted),
     so that the pairs, their signs and the bootstrap draws do not depend on the row order."""
     try:
@@ -451,7 +413,8 @@ def _blocked_matrix(
     n_models: int,
     models: Any,
     stratum_of_cluster: np.ndarray | None = None,
-) -> ModelMatrix | None:
+    stratum_labels: tuple[Any, ...] = (),
+) -> ComparisonDesign | None:
     """The models x items matrix without scattering rows, when the frame is one block of rows
     per model, every block listing the same items in the same order, once each (results
     concatenated per model); None for any other layout, which takes the general path.
@@ -484,7 +447,7 @@ def _blocked_matrix(
     codes, _ = pd.factorize(item_cluster, sort=True)
     matrix = matrix.view()
     matrix.flags.writeable = False  # may be a view of the caller's column
-    return ModelMatrix(
+    return ComparisonDesign(
         values=matrix,
         codes=codes.astype(np.intp),
         models=tuple(models),
@@ -495,4 +458,107 @@ def _blocked_matrix(
         strata=None
         if stratum_of_cluster is None
         else pd.factorize(stratum_of_cluster[np.unique(item_cluster)], sort=True)[0],
+        strata_labels=()
+        if stratum_of_cluster is None
+        else tuple(
+            stratum_labels[i] for i in np.unique(stratum_of_cluster[np.unique(item_cluster)])
+        ),
+    )
+
+
+def _mask_unanswered(
+    frame: pd.DataFrame, outcomes: Sequence[Hashable], responded: Hashable
+) -> pd.DataFrame:
+    """A shallow copy whose outcome columns are NaN where ``responded`` is False (the
+    caller's frame is not touched, and no column is added)."""
+    from clusterstats.adapters.frame import outcome_with_responses
+
+    masked = frame.copy(deep=False)
+    for label in outcomes:
+        masked[label] = outcome_with_responses(frame, label, responded)
+    return masked
+
+
+def paired_design(
+    data: Any,
+    other: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    on: Any,
+    rerun: Hashable | None,
+    how: str,
+    missing: str,
+    responded: Hashable | None,
+    strata: Hashable | None,
+    nest: bool,
+) -> PairedDesign:
+    """Two frames matched on ``on`` (or the index), or two columns of one frame, as matched
+    items. ``missing="ipw"`` keeps the items answered on both sides (and counts the rest)."""
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    if isinstance(other, pd.DataFrame):
+        frame_b, outcome_a, outcome_b = other, outcome, outcome
+        default_labels = ("A", "B")
+    else:
+        frame_b, outcome_a, outcome_b = data, other, outcome
+        default_labels = (str(other), str(outcome))
+    if responded is not None:
+        if frame_b is data:
+            data = frame_b = _mask_unanswered(data, [outcome_a, outcome_b], responded)
+        else:
+            data = _mask_unanswered(data, [outcome_a], responded)
+            frame_b = _mask_unanswered(frame_b, [outcome_b], responded)
+    items = align(
+        data,
+        frame_b,
+        outcome_a,
+        outcome_b,
+        by,
+        on=on,
+        how=how,
+        missing="drop" if missing == "ipw" else missing,
+        rerun=rerun,
+        strata=strata,
+        nest=nest,
+    )
+    return PairedDesign(
+        outcome=str(outcome_b) if isinstance(other, pd.DataFrame) else None,
+        by=tuple(str(b) for b in as_labels(by)),
+        over=None,
+        groups=((None, items),),
+        default_labels=default_labels,
+    )
+
+
+def comparison_design(
+    data: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    model: Hashable,
+    on: Any,
+    rerun: Hashable | None,
+    how: str,
+    missing: str,
+    responded: Hashable | None,
+    strata: Hashable | None,
+    nest: bool,
+) -> ComparisonDesign:
+    """Long results (one row per model, item and run) as a models x items matrix."""
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    if responded is not None:
+        data = _mask_unanswered(data, [outcome], responded)
+    return model_matrix(
+        data,
+        outcome,
+        by,
+        model=model,
+        on=on,
+        how=how,
+        missing="drop" if missing == "ipw" else missing,
+        rerun=rerun,
+        strata=strata,
+        nest=nest,
     )

@@ -1,0 +1,199 @@
+"""Designs: what an adapter hands to a statistic.
+
+A design is the validated, reduced form of one call's input, the same whatever the backend
+(pandas, plain arrays, an xarray Dataset, a dask DataFrame): per-cluster sufficient
+statistics, the cluster labels and strata, and the counts of what was dropped. As R survey's
+``svydesign`` object, it is built once per call, and every statistic reads it. Nothing here
+computes a statistic.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from clusterstats.core.grouping import ClusterTable
+
+__all__ = [
+    "CaseDesign",
+    "ComparisonDesign",
+    "MeanDesign",
+    "MeanGroup",
+    "PairedDesign",
+    "PairedItems",
+    "ResponseRows",
+    "RowsDesign",
+]
+
+
+@dataclass(frozen=True)
+class ResponseRows:
+    """One group's rows for a response model (``propensity="logistic"``): the outcome (NaN
+    where there is no usable response), the cluster of each row (0..G-1 in the order of the
+    group's clusters) and the covariates."""
+
+    values: NDArray[np.float64]
+    codes: NDArray[np.intp]
+    covariates: NDArray[np.float64]  # (rows, p)
+
+
+@dataclass(frozen=True)
+class MeanGroup:
+    """One group's per-cluster statistics (every cluster with at least one row).
+
+    ``cluster_ids`` are the clusters' codes across the whole design (in sorted label order),
+    which :attr:`MeanDesign.cluster_names` turns into labels for messages; ``strata`` the
+    stratum code of each cluster, when the design is stratified.
+    """
+
+    label: Any
+    table: ClusterTable
+    cluster_ids: NDArray[np.intp]
+    is_binary: bool
+    strata: NDArray[np.intp] | None = None
+
+
+@dataclass(frozen=True)
+class MeanDesign:
+    """The input of ``cluster_ci``, ``icc``, ``design_effect`` and everything built on them.
+
+    Attributes
+    ----------
+    outcome : str or None
+        The outcome's name (None for plain arrays).
+    by : tuple of str
+        The cluster's name(s).
+    over : str, tuple of str or None
+        The grouping: an ``over=`` column, or a Dataset's extra dims.
+    groups : tuple of MeanGroup
+        One per group (one without grouping), in the groups' order.
+    strata_labels : tuple
+        The label of each stratum code.
+    cluster_names : callable
+        Cluster codes to cluster labels.
+    responses : tuple of ResponseRows, or None
+        Row-level inputs of a response model, one per group, when covariates were asked for.
+    """
+
+    outcome: str | None
+    by: tuple[str, ...]
+    over: str | tuple[str, ...] | None
+    groups: tuple[MeanGroup, ...]
+    strata_labels: tuple[Any, ...] = ()
+    cluster_names: Callable[[NDArray[np.intp]], list[Any]] = field(
+        default=lambda codes: np.asarray(codes).tolist(), repr=False
+    )
+    responses: tuple[ResponseRows, ...] | None = field(default=None, repr=False)
+
+    @property
+    def is_binary(self) -> bool:
+        """Whether every usable outcome of every group is 0 or 1."""
+        return all(g.is_binary for g in self.groups)
+
+    @property
+    def group_labels(self) -> tuple[Any, ...]:
+        return tuple(g.label for g in self.groups)
+
+
+@dataclass(frozen=True)
+class PairedItems:
+    """Per-item values of both sides of a paired comparison, on the matched items."""
+
+    a: NDArray[np.float64]
+    b: NDArray[np.float64]
+    codes: NDArray[np.intp]  # cluster index per item, 0..G-1
+    runs_a: NDArray[np.float64]
+    runs_b: NDArray[np.float64]
+    within_a: NDArray[np.float64]  # unbiased within-item variance of the runs (NaN: one run)
+    within_b: NDArray[np.float64]
+    single_run_binary: bool
+    n_dropped_a: int  # items only on side A (how="inner")
+    n_dropped_b: int
+    n_missing_items: int  # items dropped because an outcome was missing on a side
+    max_runs: int
+    # For missing="ipw": items per cluster (usable or not) in the order of ``codes``, and the
+    # item counts of clusters where no item is usable.
+    cluster_items: NDArray[np.float64] | None = None
+    lost_cluster_items: NDArray[np.float64] | None = None
+    strata: NDArray[np.intp] | None = None  # stratum code of each cluster (``codes`` order)
+    strata_labels: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class PairedDesign:
+    """The input of ``paired_delta``: matched items, one set per group (a Dataset's extra
+    dims; a single group for frames)."""
+
+    outcome: str | None
+    by: tuple[str, ...]
+    over: str | tuple[str, ...] | None
+    groups: tuple[tuple[Any, PairedItems], ...]
+    default_labels: tuple[str, str] = ("A", "B")
+
+
+@dataclass(frozen=True)
+class ComparisonDesign:
+    """The input of ``compare``: per-item values of every model on the items they share."""
+
+    values: NDArray[np.float64]  # (models, items): one contiguous row per model
+    codes: NDArray[np.intp]  # cluster index per item
+    models: tuple[Any, ...]
+    n_dropped_items: int  # items some model lacks (how="inner")
+    n_missing_items: int  # items dropped because a model's outcome was missing
+    outcome: str = ""
+    by: tuple[str, ...] = ()
+    # For missing="ipw": items per cluster (usable or not) in the order of ``codes``, and the
+    # item counts of clusters where no item is usable.
+    cluster_items: NDArray[np.float64] | None = None
+    lost_cluster_items: NDArray[np.float64] | None = None
+    strata: NDArray[np.intp] | None = None  # stratum code of each cluster (``codes`` order)
+    strata_labels: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class CaseDesign:
+    """The input of the rerun statistics: per-case moments of one outcome for every
+    combination of the extra dims (a long frame's ``over=`` column becomes one)."""
+
+    moments: NDArray[np.float64]  # (*extra, case, 4): runs, total, within_ss, non_binary
+    extra_dims: tuple[str, ...]
+    extra_labels: tuple[tuple[Any, ...], ...]  # the labels along each extra dim
+    case_labels: NDArray[Any]
+    codes: NDArray[np.intp] | None  # cluster of each case, sorted label order (None: itself)
+    outcome: str
+    by: tuple[str, ...]
+
+    def groups(self) -> Iterator[tuple[Any, NDArray[np.float64]]]:
+        """``(group label, (case, 4) moments)`` for each combination of the extra dims."""
+        if not self.extra_dims:
+            yield None, self.moments
+            return
+        shape = self.moments.shape[: len(self.extra_dims)]
+        for index in itertools.product(*(range(n) for n in shape)):
+            labels = tuple(self.extra_labels[d][i] for d, i in enumerate(index))
+            yield (labels if len(labels) > 1 else labels[0]), self.moments[index]
+
+    @property
+    def over(self) -> str | tuple[str, ...] | None:
+        if not self.extra_dims:
+            return None
+        return self.extra_dims if len(self.extra_dims) > 1 else self.extra_dims[0]
+
+    @property
+    def is_binary(self) -> bool:
+        return not bool(self.moments[..., 3].any())
+
+
+@dataclass(frozen=True)
+class RowsDesign:
+    """The input of ``check_clustering``: the usable outcomes, row by row, with each
+    candidate grouping's cluster code of every row."""
+
+    outcome: str
+    values: NDArray[np.float64]
+    groupings: tuple[tuple[str, NDArray[np.intp]], ...]

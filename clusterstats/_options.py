@@ -1,0 +1,437 @@
+"""Vocabularies and option validation: every public function's options are checked here, once.
+
+Each public function turns its keyword options into one frozen value (``IntervalOptions``,
+``PairedOptions``, ...) through a ``*_options`` function of this module before any data is
+touched, as scipy's ``_bootstrap_iv`` does: a bad option is an
+:class:`~clusterstats.errors.InvalidOptionError` that names it, whatever the backend. The
+numeric core owns the names of what it computes (interval methods, estimands); the names of
+policies live here.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from clusterstats.core.intervals import METHODS, Method
+from clusterstats.core.missing import IPW_METHODS
+from clusterstats.core.variance import ESTIMANDS
+from clusterstats.errors import InvalidOptionError
+
+__all__ = [
+    "ADJUSTMENTS",
+    "ALIGNMENTS",
+    "COMPARE_METHODS",
+    "ESTIMANDS",
+    "FEWER_RUNS",
+    "IPW_METHODS",
+    "LONELY",
+    "METHODS",
+    "MISSING",
+    "MISSING_OR_IPW",
+    "PAIRED_METHODS",
+    "PASS_METHODS",
+    "PROPENSITIES",
+    "STRATIFIED_ESTIMANDS",
+    "Estimand",
+    "IntervalOptions",
+    "Method",
+    "Missing",
+    "MissingOrIPW",
+    "PairedOptions",
+    "Seed",
+]
+
+Estimand = Literal["pooled", "cluster_mean"]
+Missing = Literal["drop", "fail", "pass", "raise"]
+MissingOrIPW = Literal["drop", "fail", "pass", "raise", "ipw"]
+Propensity = Literal["cluster", "shrunk", "logistic"]
+Lonely = Literal["fail", "adjust", "average", "certainty"]
+How = Literal["strict", "inner"]
+Adjust = Literal["holm", "bh", "none"]
+PairedMethod = Literal[
+    "auto", "naive", "cr1", "cr2", "bootstrap", "bootstrap_bca", "bootstrap_percentile"
+]
+CompareMethod = Literal["auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile"]
+By = Hashable | Sequence[Hashable]
+
+#: Missing-outcome policies of every statistic, and with inverse-probability weighting.
+MISSING: tuple[str, ...] = ("drop", "fail", "pass", "raise")
+MISSING_OR_IPW: tuple[str, ...] = (*MISSING, "ipw")
+#: With ``strata=``, the mean of the stratum means is a third estimand ("macro" accuracy).
+STRATIFIED_ESTIMANDS: tuple[str, ...] = (*ESTIMANDS, "stratum_mean")
+PROPENSITIES: tuple[str, ...] = ("cluster", "shrunk", "logistic")
+#: What to do with a stratum of a single cluster (R survey's ``survey.lonely.psu``).
+LONELY: tuple[str, ...] = ("fail", "adjust", "average", "certainty")
+ALIGNMENTS: tuple[str, ...] = ("strict", "inner")
+ADJUSTMENTS: tuple[str, ...] = ("holm", "bh", "none")
+PAIRED_METHODS: tuple[str, ...] = (
+    "auto",
+    "naive",
+    "cr1",
+    "cr2",
+    "bootstrap",
+    "bootstrap_bca",
+    "bootstrap_percentile",
+)
+COMPARE_METHODS: tuple[str, ...] = ("auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile")
+PASS_METHODS: tuple[str, ...] = PAIRED_METHODS
+#: With strata, a paired difference takes these (the stratified linearised variance, or the
+#: Rao-Wu bootstrap within strata).
+STRATIFIED_PAIRED_METHODS: tuple[str, ...] = ("auto", "cr1", "bootstrap", "bootstrap_percentile")
+FEWER_RUNS: tuple[str, ...] = ("raise", "drop")
+
+
+# -- single options -------------------------------------------------------------------------
+
+
+def check_choice(name: str, value: Any, allowed: Sequence[str]) -> str:
+    """``value`` if it is one of ``allowed``, else an error that lists them."""
+    if not isinstance(value, str) or value not in allowed:
+        raise InvalidOptionError(f"{name} must be one of {tuple(allowed)}, got {value!r}")
+    return value
+
+
+def check_confidence(value: Any) -> float:
+    """A confidence level strictly between 0 and 1."""
+    if isinstance(value, bool):
+        raise InvalidOptionError(f"confidence must be a number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidOptionError(f"confidence must be a number, got {value!r}") from None
+    if not 0.0 < number < 1.0:
+        raise InvalidOptionError(
+            f"confidence must be strictly between 0 and 1 (e.g. 0.95), got {value!r}"
+        )
+    return number
+
+
+def check_n_resamples(value: Any) -> int:
+    """A number of bootstrap replicates: an integer of at least 2."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
+        raise InvalidOptionError(f"n_resamples must be an integer >= 2, got {value!r}")
+    return int(value)
+
+
+def check_flag(name: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidOptionError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_unit_interval(name: str, value: Any, *, upper_open: bool = False) -> float:
+    """A number in [0, 1] (or [0, 1) with ``upper_open``)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidOptionError(f"{name} must be a number, got {value!r}") from None
+    ok = 0.0 <= number < 1.0 if upper_open else 0.0 <= number <= 1.0
+    if isinstance(value, bool) or not ok:
+        bounds = "[0, 1)" if upper_open else "between 0 and 1"
+        raise InvalidOptionError(f"{name} must be {bounds}, got {value!r}")
+    return number
+
+
+def check_positive(name: str, value: Any) -> float:
+    """A positive, finite number."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidOptionError(f"{name} must be a number, got {value!r}") from None
+    if isinstance(value, bool) or not number > 0 or math.isinf(number):
+        raise InvalidOptionError(f"{name} must be positive and finite, got {value!r}")
+    return number
+
+
+def check_labels(name: str, value: Any, *, allow_empty: bool = False) -> list[Hashable]:
+    """One label or a list of labels (a cluster, an item key, a set of covariates)."""
+    if isinstance(value, (list, tuple)):
+        if not value and not allow_empty:
+            raise InvalidOptionError(f"`{name}` needs at least one column")
+        return list(value)
+    return [value]
+
+
+@dataclass(frozen=True)
+class Seed:
+    """The ``rng`` option, validated. An int seed (or None) gives every group a generator of
+    its own from that seed, so that a group's interval equals the one computed for the group
+    alone; a Generator is shared by the groups, drawn from in turn."""
+
+    value: Any
+
+    def generator(self) -> np.random.Generator:
+        if isinstance(self.value, np.random.Generator):
+            return self.value
+        return np.random.default_rng(self.value)
+
+
+def check_seed(value: Any) -> Seed:
+    """An ``rng`` value: None, a non-negative integer (or a sequence of them), a
+    ``numpy.random.SeedSequence``, ``BitGenerator`` or ``Generator``."""
+    if value is None or isinstance(
+        value, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+    ):
+        return Seed(value)
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0
+    if not ok and isinstance(value, (list, tuple, np.ndarray)):
+        entries = np.asarray(value).ravel().tolist()
+        ok = bool(entries) and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0 for v in entries
+        )
+    if not ok:
+        raise InvalidOptionError(
+            "rng must be None, a non-negative integer seed (or a list of them), or a "
+            f"numpy.random.Generator, SeedSequence or BitGenerator; got {value!r}"
+        )
+    return Seed(value)
+
+
+# -- the options of each statistic ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IntervalOptions:
+    """Options of ``cluster_ci`` (and of the intervals inside ``report``, ``stratum_table``
+    and ``missing_report``)."""
+
+    estimand: str = "pooled"
+    method: str = "auto"
+    confidence: float = 0.95
+    missing: str = "drop"
+    propensity: str = "cluster"
+    covariates: tuple[Hashable, ...] = ()
+    min_propensity: float = 0.05
+    strata: Hashable | None = None
+    nest: bool = False
+    lonely: str = "fail"
+    icc: float | None = None
+    n_resamples: int = 9999
+    rng: Seed = Seed(None)
+
+
+def interval_options(
+    *,
+    estimand: Any = "pooled",
+    method: Any = "auto",
+    confidence: Any = 0.95,
+    missing: Any = "drop",
+    propensity: Any = "cluster",
+    covariates: Any = None,
+    min_propensity: Any = 0.05,
+    strata: Hashable | None = None,
+    nest: Any = False,
+    lonely: Any = "fail",
+    icc: Any = None,
+    n_resamples: Any = 9999,
+    rng: Any = None,
+) -> IntervalOptions:
+    """Validate the options of ``cluster_ci``."""
+    level = check_confidence(confidence)
+    check_choice("estimand", estimand, STRATIFIED_ESTIMANDS if strata is not None else ESTIMANDS)
+    check_choice("method", method, METHODS)
+    check_choice("missing", missing, MISSING_OR_IPW)
+    check_choice("lonely", lonely, LONELY)
+    if icc is not None:
+        icc = check_unit_interval("icc", icc)
+    resamples = check_n_resamples(n_resamples)
+    nest = check_flag("nest", nest)
+    covariate_labels = (
+        tuple(check_labels("covariates", covariates)) if covariates is not None else ()
+    )
+    if missing == "ipw":
+        if strata is not None:
+            raise InvalidOptionError("strata= and missing='ipw' cannot be combined yet")
+        if estimand != "pooled":
+            raise InvalidOptionError(
+                "missing='ipw' estimates the pooled mean of every row, answered or not; for the "
+                "mean of cluster means use missing='drop' (with cluster-level propensities each "
+                "cluster's weighted mean is its observed mean)"
+            )
+        if method not in IPW_METHODS:
+            raise InvalidOptionError(
+                f"with missing='ipw' the variance is a stacked sandwich; method must be one of "
+                f"{IPW_METHODS}, got {method!r}"
+            )
+        check_choice("propensity", propensity, PROPENSITIES)
+        if propensity == "logistic" and not covariate_labels:
+            raise InvalidOptionError("propensity='logistic' needs covariates=[...] columns")
+        if propensity != "logistic" and covariate_labels:
+            raise InvalidOptionError("covariates= need propensity='logistic'")
+        min_propensity = check_unit_interval("min_propensity", min_propensity, upper_open=True)
+    elif covariates is not None or propensity != "cluster":
+        raise InvalidOptionError("propensity= and covariates= apply to missing='ipw' only")
+    return IntervalOptions(
+        estimand=estimand,
+        method=method,
+        confidence=level,
+        missing=missing,
+        propensity=propensity,
+        covariates=covariate_labels,
+        min_propensity=float(min_propensity),
+        strata=strata,
+        nest=nest,
+        lonely=lonely,
+        icc=icc,
+        n_resamples=resamples,
+        rng=check_seed(rng),
+    )
+
+
+@dataclass(frozen=True)
+class PairedOptions:
+    """Options of ``paired_delta`` and ``compare``."""
+
+    how: str = "strict"
+    estimand: str = "pooled"
+    method: str = "auto"
+    confidence: float = 0.95
+    missing: str = "drop"
+    strata: Hashable | None = None
+    nest: bool = False
+    lonely: str = "fail"
+    adjust: str = "holm"
+    n_resamples: int = 9999
+    rng: Seed = Seed(None)
+
+
+def paired_options(
+    *,
+    how: Any = "strict",
+    estimand: Any = "pooled",
+    method: Any = "auto",
+    confidence: Any = 0.95,
+    missing: Any = "drop",
+    strata: Hashable | None = None,
+    nest: Any = False,
+    lonely: Any = "fail",
+    n_resamples: Any = 9999,
+    rng: Any = None,
+) -> PairedOptions:
+    """Validate the options of ``paired_delta``."""
+    level = check_confidence(confidence)
+    check_choice("how", how, ALIGNMENTS)
+    check_choice("estimand", estimand, ESTIMANDS)
+    check_choice("method", method, PAIRED_METHODS)
+    check_choice("missing", missing, MISSING_OR_IPW)
+    check_choice("lonely", lonely, LONELY)
+    if strata is not None and missing == "ipw":
+        raise InvalidOptionError("strata= and missing='ipw' cannot be combined yet")
+    if missing == "ipw" and (estimand != "pooled" or method != "auto"):
+        raise InvalidOptionError(
+            "missing='ipw' estimates the pooled difference with its stacked sandwich "
+            "variance: leave estimand and method at their defaults"
+        )
+    if strata is not None and method not in STRATIFIED_PAIRED_METHODS:
+        raise InvalidOptionError(
+            "with strata, a paired difference takes method 'auto' (= 'cr1', the stratified "
+            f"linearised variance), 'cr1' or 'bootstrap' (Rao–Wu within strata), not {method!r}"
+        )
+    return PairedOptions(
+        how=how,
+        estimand=estimand,
+        method=method,
+        confidence=level,
+        missing=missing,
+        strata=strata,
+        nest=check_flag("nest", nest),
+        lonely=lonely,
+        n_resamples=check_n_resamples(n_resamples),
+        rng=check_seed(rng),
+    )
+
+
+def compare_options(
+    *,
+    how: Any = "strict",
+    estimand: Any = "pooled",
+    method: Any = "auto",
+    adjust: Any = "holm",
+    confidence: Any = 0.95,
+    missing: Any = "drop",
+    strata: Hashable | None = None,
+    nest: Any = False,
+    lonely: Any = "fail",
+    n_resamples: Any = 9999,
+    rng: Any = None,
+) -> PairedOptions:
+    """Validate the options of ``compare``."""
+    level = check_confidence(confidence)
+    check_choice("how", how, ALIGNMENTS)
+    check_choice("estimand", estimand, STRATIFIED_ESTIMANDS if strata is not None else ESTIMANDS)
+    check_choice("method", method, COMPARE_METHODS)
+    check_choice("adjust", adjust, ADJUSTMENTS)
+    check_choice("missing", missing, MISSING_OR_IPW)
+    check_choice("lonely", lonely, LONELY)
+    if strata is not None and method == "cr2":
+        raise InvalidOptionError(
+            "with strata, compare uses the stratified linearised variance (method 'auto' or "
+            "'cr1') or the Rao–Wu bootstrap within strata ('bootstrap'), not 'cr2'"
+        )
+    if strata is not None and missing == "ipw":
+        raise InvalidOptionError("strata= and missing='ipw' cannot be combined yet")
+    if missing == "ipw" and estimand != "pooled":
+        raise InvalidOptionError("missing='ipw' estimates pooled scores; use estimand='pooled'")
+    return PairedOptions(
+        how=how,
+        estimand=estimand,
+        method=method,
+        confidence=level,
+        missing=missing,
+        strata=strata,
+        nest=check_flag("nest", nest),
+        lonely=lonely,
+        adjust=adjust,
+        n_resamples=check_n_resamples(n_resamples),
+        rng=check_seed(rng),
+    )
+
+
+@dataclass(frozen=True)
+class PassOptions:
+    """Options of ``pass_at_k``, ``pass_hat_k`` and ``flakiness``."""
+
+    k: int = 1
+    method: str = "auto"
+    confidence: float = 0.95
+    fewer_runs: str = "raise"
+    n_resamples: int = 9999
+    rng: Seed = Seed(None)
+
+
+def pass_options(
+    *,
+    k: Any,
+    method: Any = "auto",
+    confidence: Any = 0.95,
+    fewer_runs: Any = "raise",
+    n_resamples: Any = 9999,
+    rng: Any = None,
+) -> PassOptions:
+    """Validate the options of ``pass_at_k`` and ``pass_hat_k``."""
+    level = check_confidence(confidence)
+    if isinstance(k, bool) or not (isinstance(k, (int, np.integer)) and k >= 1):
+        raise InvalidOptionError(f"k must be a positive integer, got {k!r}")
+    check_choice("method", method, PASS_METHODS)
+    check_choice("fewer_runs", fewer_runs, FEWER_RUNS)
+    return PassOptions(
+        k=int(k),
+        method=method,
+        confidence=level,
+        fewer_runs=fewer_runs,
+        n_resamples=check_n_resamples(n_resamples),
+        rng=check_seed(rng),
+    )
+
+
+def flakiness_options(*, method: Any = "auto", confidence: Any = 0.95) -> PassOptions:
+    """Validate the options of ``flakiness``."""
+    level = check_confidence(confidence)
+    check_choice("method", method, METHODS)
+    return PassOptions(method=method, confidence=level)

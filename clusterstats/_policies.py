@@ -1,0 +1,237 @@
+"""Policies applied to a design, once for every statistic: missing outcomes (drop, count as
+0 or 1, raise, weight by inverse response propensities), lonely strata, and warnings that
+several computations share.
+
+The arithmetic lives in the numeric core (``ClusterTable``, ``core.missing``,
+``core.strata``); this module turns a policy name and a design into the core's inputs, and
+writes the notes that say what was done.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from clusterstats import _display as fmt
+from clusterstats._design import MeanDesign, MeanGroup, ResponseRows
+from clusterstats.core import missing as mi
+from clusterstats.core.grouping import ClusterSums, ClusterTable
+from clusterstats.errors import (
+    ClusterStatsWarning,
+    EmptyDataError,
+    InvalidOptionError,
+    InvalidOutcomeError,
+    MissingOutcomeError,
+    TooFewClustersError,
+    warn,
+)
+
+__all__ = [
+    "Applied",
+    "apply_missing",
+    "check_binary_method",
+    "check_lonely",
+    "ipw_fit",
+    "missing_note",
+    "once",
+    "varying_missingness_note",
+]
+
+_VERB = {"fail": "counted as failures", "pass": "counted as passes"}
+
+
+@dataclass(frozen=True)
+class Applied:
+    """One group's sums after a missing-data policy, and what the policy did."""
+
+    sums: ClusterSums
+    kept: NDArray[np.bool_]  # which of the group's clusters the sums keep
+    n_missing: int
+    n_missing_clusters: int
+    missing_p_value: float  # Pearson's test of equal missing rates (NaN: nothing missing)
+    strata: NDArray[np.intp] | None  # stratum codes of the kept clusters, 0..H-1
+    strata_labels: tuple[Any, ...]
+
+
+def apply_missing(
+    group: MeanGroup,
+    design: MeanDesign,
+    missing: str,
+    *,
+    is_binary: bool | None = None,
+) -> Applied:
+    """The group's sums under ``missing`` ("drop", "fail", "pass" or "raise")."""
+    table = group.table
+    binary = design.is_binary if is_binary is None else is_binary
+    n_missing = table.n_missing
+    if n_missing and missing == "raise":
+        raise MissingOutcomeError(
+            f"outcome column {design.outcome!r} has {_total_missing(design)} missing values; "
+            "use missing='drop' or missing='fail' to handle them"
+        )
+    if missing in ("fail", "pass") and n_missing:
+        if not binary:
+            fill = "0" if missing == "fail" else "1"
+            raise InvalidOutcomeError(
+                f"missing={missing!r} counts a missing outcome as {fill}, which needs a binary "
+                "(0/1) outcome"
+            )
+        sums = table.imputed(0.0 if missing == "fail" else 1.0)
+        kept = np.ones(table.n_clusters, dtype=bool)
+    else:
+        sums = table.complete_case()
+        kept = table.answered_clusters
+        if sums.n_clusters == 0:
+            over = design.over
+            where = "" if over is None else f" in group {group.label!r} of {over!r}"
+            raise EmptyDataError(f"no non-missing outcomes{where}")
+    missing_clusters = int((table.missing > 0).sum()) if n_missing else 0
+    p_value = mi.missingness_chi_square(table.rows, table.missing)[2] if n_missing else math.nan
+    codes, labels = None, ()
+    if group.strata is not None:
+        used = group.strata[kept]
+        codes = pd.factorize(used, sort=True)[0]
+        labels = tuple(design.strata_labels[i] for i in np.unique(used))
+    return Applied(sums, kept, n_missing, missing_clusters, p_value, codes, labels)
+
+
+def _total_missing(design: MeanDesign) -> int:
+    return sum(g.table.n_missing for g in design.groups)
+
+
+def missing_note(n_missing: int, n_clusters: int, missing: str) -> str:
+    """``"12 rows with a missing outcome (in 3 clusters) were dropped"``."""
+    return (
+        f"{fmt.count(n_missing, 'row')} with a missing outcome (in "
+        f"{fmt.count(n_clusters, 'cluster')}) "
+        f"{'was' if n_missing == 1 else 'were'} {_VERB.get(missing, 'dropped')}"
+    )
+
+
+def varying_missingness_note(p_value: float) -> str:
+    shown = f"= {p_value:.2g}" if p_value > 1e-16 else "< 1e-16"
+    return (
+        f"the missing rate varies across clusters (chi-square p {shown}): missing rows "
+        "concentrate in some clusters, which can bias the complete-case estimate; see "
+        "missing_report() and missing='ipw'"
+    )
+
+
+def check_binary_method(method: str, is_binary: bool) -> None:
+    """Methods for 0/1 outcomes refuse scores."""
+    from clusterstats.core.intervals import BINARY_ONLY_METHODS
+
+    if method in BINARY_ONLY_METHODS and not is_binary:
+        raise InvalidOutcomeError(
+            f"method {method!r} needs a binary outcome (values 0/1), but the outcome has other "
+            "values; use 'cr2', 'cr1' or a bootstrap method for continuous scores"
+        )
+
+
+def check_lonely(strata: NDArray[np.intp], labels: tuple[Any, ...], lonely: str) -> None:
+    """``lonely="fail"``: a stratum with a single cluster is an error that names it."""
+    counts = np.bincount(strata)
+    lonely_labels = [labels[i] for i in np.flatnonzero(counts == 1)]
+    if lonely_labels and lonely == "fail":
+        raise TooFewClustersError(
+            f"{len(lonely_labels)} strata have a single cluster, so they cannot estimate their "
+            f"own variance: {lonely_labels[:5]}; choose lonely='adjust' (centre it on the "
+            "overall mean), 'average' (give it the other strata's average) or 'certainty' (it "
+            "contributes nothing), as R survey's survey.lonely.psu"
+        )
+
+
+@dataclass(frozen=True)
+class IPWFit:
+    """A Hájek IPW fit of one group, with the words that describe it."""
+
+    fit: mi.IPWEstimate
+    described: str
+    observed: ClusterSums  # the answered rows' sums (naive interval, ICC)
+    lost_clusters: tuple[Any, ...]
+    n_missing: int
+    n_missing_clusters: int
+
+
+def ipw_fit(
+    group: MeanGroup,
+    design: MeanDesign,
+    rows: ResponseRows | None,
+    *,
+    propensity: str,
+    min_propensity: float,
+) -> IPWFit:
+    """Fit the response model of one group: cluster rates (fixed effects), the rates shrunk
+    towards the overall rate, or a logistic model with cluster effects and covariates."""
+    table: ClusterTable = group.table
+    if not (table.answered > 0).any():
+        raise InvalidOutcomeError("no row has a usable response")
+    totals = table.totals + table.shift * table.answered  # the answered outcomes' sums
+    try:
+        if propensity == "logistic":
+            assert rows is not None  # the adapter gives the rows when covariates are named
+            fit, logistic = mi.hajek_logistic_propensity(
+                rows.values,
+                (~np.isnan(rows.values)).astype(np.float64),
+                rows.codes,
+                rows.covariates,
+                min_propensity=min_propensity,
+            )
+            described = (
+                f"logistic response model with cluster effects and {rows.covariates.shape[1]} "
+                f"covariates ({logistic.iterations} Newton steps)"
+            )
+        else:
+            fit = mi.hajek_cluster_propensity(
+                table.rows,
+                table.answered,
+                totals,
+                min_propensity=min_propensity,
+                shrink=propensity == "shrunk",
+            )
+            described = (
+                "cluster response rates shrunk towards the overall rate"
+                if propensity == "shrunk"
+                else "each cluster's own response rate"
+            )
+    except ValueError as error:
+        raise InvalidOptionError(str(error)) from None
+    lost_ids = group.cluster_ids[table.answered == 0]
+    lost = tuple(design.cluster_names(lost_ids)) if lost_ids.size else ()
+    return IPWFit(
+        fit=fit,
+        described=described,
+        observed=table.complete_case(),
+        lost_clusters=lost,
+        n_missing=table.n_missing,
+        n_missing_clusters=int((table.missing > 0).sum()),
+    )
+
+
+@contextmanager
+def once(*, reemit: bool = True) -> Iterator[list[str]]:
+    """Collect the library's warnings of several computations and re-emit each distinct
+    message once (in the order first seen; not at all with ``reemit=False``); the list
+    yielded holds the messages after the block, to become notes."""
+    messages: list[str] = []
+    categories: dict[str, type[Warning]] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ClusterStatsWarning)
+        yield messages
+    for w in caught:
+        if issubclass(w.category, ClusterStatsWarning):
+            categories.setdefault(str(w.message), w.category)
+        else:  # not ours: let it through unchanged
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    for message, category in categories.items():
+        messages.append(message)
+        if reemit:
+            warn(message, category)

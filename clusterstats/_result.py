@@ -1,0 +1,248 @@
+"""The result base: fields declared once, and everything rendered from that declaration.
+
+A one-row result is a frozen, keyword-only dataclass whose fields, in declaration order, are
+its ``to_dict()`` keys and its ``to_frame()`` columns (a field declared with
+``field(metadata={"frame": False})`` is kept out of both: per-case tables and the like). The
+class names, once, which fields its HTML table shows (``_html``) and how its text begins;
+notes, HTML, frames and the collections of results over groups (:class:`GroupedResults`)
+come from here. Values are stored unrounded; only display rounds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+from clusterstats import _display as fmt
+
+__all__ = ["GroupedResults", "Result", "label_of"]
+
+
+def label_of(outcome: str | None, by: tuple[str, ...]) -> str:
+    """``"passed by doc"``: what a result describes."""
+    what = outcome if outcome is not None else "outcome"
+    return f"{what} by {' + '.join(by)}" if by else what
+
+
+class _Columns:
+    """``Result.columns``: the names of the frame fields, in declaration order."""
+
+    def __get__(self, instance: Any, owner: type) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(owner) if f.metadata.get("frame", True))
+
+
+class Result:
+    """Base of the one-row results (``ClusterCI``, ``ICC``, ``PairedDelta``, ...)."""
+
+    #: Columns of ``to_frame()``, in order (also the keys of ``to_dict()``).
+    columns: ClassVar[tuple[str, ...]] = _Columns()  # type: ignore[assignment]
+    #: The fields the HTML table shows, with their headers.
+    _html: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: The fields a table over groups shows (default: every column but outcome, by, notes).
+    _grouped: ClassVar[tuple[tuple[str, str], ...] | None] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as a flat dict of plain Python values (``by`` and ``notes`` as tuples)."""
+        return {name: getattr(self, name) for name in type(self).columns}
+
+    def _row(self) -> dict[str, Any]:
+        row = self.to_dict()
+        row["by"] = ", ".join(row["by"])
+        row["notes"] = "; ".join(row["notes"])
+        return row
+
+    def to_frame(self):
+        """A one-row :class:`pandas.DataFrame` with fixed snake_case columns."""
+        import pandas as pd
+
+        return pd.DataFrame([self._row()], columns=list(type(self).columns))
+
+    def _notes_text(self) -> str:
+        return "".join(f"\n  note: {n}" for n in self.notes)  # type: ignore[attr-defined]
+
+    def _caption(self) -> str:
+        return f"{type(self).__name__}: {label_of(self.outcome, self.by)}"  # type: ignore[attr-defined]
+
+    def _lines(self) -> list[str]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return "\n".join(self._lines()) + self._notes_text()
+
+    def _repr_html_(self) -> str:
+        return _html_table([self], (), ())
+
+    @classmethod
+    def _table_columns(cls) -> tuple[tuple[str, str], ...]:
+        if cls._grouped is not None:
+            return cls._grouped
+        return tuple((c, c) for c in cls.columns if c not in ("outcome", "by", "notes"))
+
+
+def _html_table(results: Sequence[Result], dims: Sequence[str], keys: Sequence[Any]) -> str:
+    first = results[0]
+    columns = type(first)._html
+    header = [*dims, *(label for _, label in columns)]
+    rows = [
+        [*key, *(getattr(r, name) for name, _ in columns)]
+        for key, r in zip(keys or [()] * len(results), results, strict=True)
+    ]
+    notes = list(dict.fromkeys(n for r in results for n in r.notes))  # type: ignore[attr-defined]
+    return fmt.html_table(header, rows, first._caption(), notes)
+
+
+R = TypeVar("R", bound=Result)
+
+
+@dataclass(frozen=True, repr=False)
+class GroupedResults(Generic[R]):
+    """One result per group: per value of an ``over=`` column (pandas, dask), or per
+    combination of a Dataset's extra dims (xarray, e.g. ``model``). Groups of an ``over=``
+    column come in sorted label order (labels of mixed types that cannot be sorted keep their
+    order of first appearance); a Dataset's groups follow its coordinates.
+
+    Behaves like a read-only mapping from group label to result (a tuple of labels when there
+    are several dims); ``to_frame()`` stacks the groups' rows under one leading column per
+    dim, ``sel(model=...)`` picks one result by name, and ``to_xarray()`` lays the numbers out
+    as an :class:`xarray.Dataset` over the dims.
+    """
+
+    over: str | tuple[str, ...]
+    groups: tuple[Any, ...]
+    results: tuple[R, ...]
+
+    @property
+    def dims(self) -> tuple[str, ...]:
+        """The names of the grouping column or dims."""
+        return self.over if isinstance(self.over, tuple) else (self.over,)
+
+    def _keys(self) -> list[tuple[Any, ...]]:
+        return [g if isinstance(self.over, tuple) else (g,) for g in self.groups]
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.groups)
+
+    def __getitem__(self, group: Any) -> R:
+        try:
+            return self.results[self.groups.index(group)]
+        except ValueError:
+            raise KeyError(f"no group {group!r}; groups are {list(self.groups)}") from None
+
+    def items(self) -> Iterator[tuple[Any, R]]:
+        return iter(zip(self.groups, self.results, strict=True))
+
+    def sel(self, **labels: Any) -> R:
+        """The result of one group, named by dim: ``res.sel(model="gpt-4o")``."""
+        if set(labels) != set(self.dims):
+            raise KeyError(f"name one label for each of {list(self.dims)}, got {list(labels)}")
+        key = tuple(labels[d] for d in self.dims)
+        return self[key if isinstance(self.over, tuple) else key[0]]
+
+    def to_frame(self):
+        """A DataFrame with one row per group: one column per dim, then the result's columns."""
+        import pandas as pd
+
+        rows = [
+            {**dict(zip(self.dims, key, strict=True)), **r._row()}
+            for key, r in zip(self._keys(), self.results, strict=True)
+        ]
+        columns = [*self.dims, *type(self.results[0]).columns] if self.results else [*self.dims]
+        return pd.DataFrame(rows, columns=columns)
+
+    def to_xarray(self):
+        """An :class:`xarray.Dataset` over the dims: one variable per numeric column
+        (``estimate``, ``low``, ``high``, ...); text columns that are the same for every group
+        (``method``, ``estimand``, ...) and ``confidence`` become attributes."""
+        import numpy as np
+        import xarray as xr
+
+        keys = self._keys()
+        coords = {d: list(dict.fromkeys(k[i] for k in keys)) for i, d in enumerate(self.dims)}
+        shape = tuple(len(c) for c in coords.values())
+        positions = [tuple(coords[d].index(k[i]) for i, d in enumerate(self.dims)) for k in keys]
+        rows = [r._row() for r in self.results]
+        variables, attrs = {}, {}
+        for column in type(self.results[0]).columns:
+            values = [row[column] for row in rows]
+            distinct = set(map(repr, values))
+            if column == "confidence" or (
+                len(distinct) == 1 and not isinstance(values[0], (int, float))
+            ):
+                attrs[column] = values[0] if values[0] is not None else "none"
+                continue
+            numeric = all(
+                v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+                for v in values
+            )
+            grid = np.full(shape, np.nan if numeric else None, dtype=float if numeric else object)
+            for position, value in zip(positions, values, strict=True):
+                grid[position] = np.nan if value is None else value
+            variables[column] = (self.dims, grid)
+        return xr.Dataset(variables, coords=coords, attrs=attrs)
+
+    def plot(self, *, ax: Any = None) -> Any:
+        """Forest plot, one row per group: the clustered interval beside the naive one
+        (results of ``cluster_ci`` only; needs matplotlib). Returns the matplotlib Axes."""
+        from clusterstats._plotting import forest
+
+        first = self.results[0] if self.results else None
+        if first is None or not hasattr(first, "naive_low") or not hasattr(first, "estimate"):
+            raise TypeError("plot() draws intervals: it needs results of cluster_ci")
+        return forest(
+            [", ".join(map(str, key)) for key in self._keys()],
+            [r.estimate for r in self.results],  # type: ignore[attr-defined]
+            [r.low for r in self.results],  # type: ignore[attr-defined]
+            [r.high for r in self.results],  # type: ignore[attr-defined]
+            [r.naive_low for r in self.results],  # type: ignore[attr-defined]
+            [r.naive_high for r in self.results],  # type: ignore[attr-defined]
+            title=first._grouped_title(),  # type: ignore[attr-defined]
+            ax=ax,
+        )
+
+    def _table(self) -> tuple[list[str], list[list[object]]]:
+        columns = type(self.results[0])._table_columns()
+        header = [*self.dims, *(label for _, label in columns)]
+        rows = [
+            [*key, *(getattr(r, name) for name, _ in columns)]
+            for key, r in zip(self._keys(), self.results, strict=True)
+        ]
+        return header, rows
+
+    def _title(self) -> str:
+        first = self.results[0]
+        over = ", ".join(self.dims)
+        heading = getattr(first, "_grouped_heading", None)
+        if heading is not None:
+            return heading(over)
+        return f"{type(first).__name__} over {over}: {label_of(first.outcome, first.by)}"
+
+    def _notes(self) -> list[str]:
+        return list(
+            dict.fromkeys(
+                f"{', '.join(map(str, key))}: {n}"
+                for key, r in zip(self._keys(), self.results, strict=True)
+                for n in r.notes  # type: ignore[attr-defined]
+            )
+        )
+
+    def __repr__(self) -> str:
+        if not self.results:
+            return f"GroupedResults(over={self.over!r}, empty)"
+        header, rows = self._table()
+        return (
+            self._title()
+            + "\n"
+            + fmt.text_table(header, rows)
+            + "".join(f"\n  note: {n}" for n in self._notes())
+        )
+
+    def _repr_html_(self) -> str:
+        if not self.results:
+            return "<p>GroupedResults (empty)</p>"
+        header, rows = self._table()
+        return fmt.html_table(header, rows, self.results[0]._caption(), self._notes())

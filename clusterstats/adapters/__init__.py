@@ -1,0 +1,296 @@
+"""Adapters: each backend's input validated and reduced to a design, nothing else.
+
+One function per kind of design; each looks at the type of ``data`` and hands it to the
+backend's module: :mod:`~clusterstats.adapters.frame` and :mod:`~clusterstats.adapters.pairing`
+(pandas DataFrames, and plain arrays with ``data=None``), :mod:`~clusterstats.adapters.dataset`
+(xarray Datasets laid out as (case, rerun)) and :mod:`~clusterstats.adapters.dask` (dask
+DataFrames). Every statistic calls these, so a backend gives the same design, and hence the
+same numbers, notes and warnings, as every other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import pandas as pd
+
+from clusterstats._design import (
+    CaseDesign,
+    ComparisonDesign,
+    MeanDesign,
+    PairedDesign,
+    RowsDesign,
+)
+from clusterstats.adapters import dask as dask_adapter
+from clusterstats.adapters import frame, pairing
+from clusterstats.errors import InvalidOptionError
+
+__all__ = [
+    "backend",
+    "case_design",
+    "comparison_design",
+    "mean_design",
+    "missing_reasons",
+    "paired_design",
+    "rows_design",
+]
+
+
+def backend(data: Any) -> str:
+    """``"pandas"``, ``"arrays"`` (``data=None``), ``"xarray"`` or ``"dask"``."""
+    if data is None:
+        return "arrays"
+    if isinstance(data, pd.DataFrame):
+        return "pandas"
+    if dask_adapter.is_dask_frame(data):
+        return "dask"
+    try:
+        import xarray as xr
+    except ImportError:  # pragma: no cover - xarray is a runtime dependency
+        xr = None
+    if xr is not None and isinstance(data, xr.Dataset):
+        return "xarray"
+    raise TypeError(
+        "data must be a pandas DataFrame, an xarray Dataset with (case, rerun) dims, a dask "
+        f"DataFrame, or None with array-like outcome and by; got {type(data).__name__}"
+    )
+
+
+def _require_by(by: Any, kind: str) -> None:
+    if by is None:
+        raise InvalidOptionError(
+            f"by= names the cluster column(s) of a {kind}; only a (case, rerun) Dataset "
+            "defaults to its cases"
+        )
+
+
+def _frame_only(kind: str, **given: Any) -> None:
+    """Options that only a long frame has (a Dataset's layout says them already)."""
+    for name, value in given.items():
+        if value is not None:
+            raise InvalidOptionError(f"{name}= is for DataFrames, not for a {kind}")
+
+
+def mean_design(
+    data: Any,
+    outcome: Any,
+    by: Any,
+    *,
+    over: Hashable | None = None,
+    responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    covariates: Sequence[Hashable] = (),
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
+) -> MeanDesign:
+    """The per-cluster statistics of ``cluster_ci``, ``icc``, ``design_effect`` and what is
+    built on them."""
+    kind = backend(data)
+    options = {"responded": responded, "strata": strata, "nest": nest, "covariates": covariates}
+    if kind == "xarray":
+        from clusterstats.adapters import dataset
+
+        return dataset.mean_design(data, outcome, by, case=case, rerun=rerun, over=over, **options)
+    _require_by(by, "DataFrame" if kind != "arrays" else "set of arrays")
+    if kind == "dask":
+        return dask_adapter.mean_design(data, outcome, by, over=over, **options)
+    return frame.mean_design(data, outcome, by, over=over, **options)
+
+
+def paired_design(
+    data: Any,
+    other: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    on: Any = None,
+    rerun: Hashable | None = None,
+    how: str = "strict",
+    missing: str = "drop",
+    responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    case: Hashable = "case",
+    labels: tuple[str, str] | None = None,
+) -> PairedDesign:
+    """Matched items of two sets of results (two frames, two columns, two Datasets)."""
+    kind = backend(data)
+    if kind == "xarray":
+        from clusterstats.adapters import dataset
+
+        return dataset.paired_design(
+            data,
+            other,
+            outcome,
+            by,
+            case=case,
+            rerun="rerun" if rerun is None else rerun,
+            how=how,
+            missing=missing,
+            responded=responded,
+            strata=strata,
+            nest=nest,
+            on=on,
+            labels=labels or ("A", "B"),
+        )
+    if kind == "arrays":
+        raise TypeError("paired_delta needs a DataFrame (or two), not arrays")
+    _require_by(by, "DataFrame")
+    if kind == "dask":
+        names = dask_adapter.columns_named(by, on, rerun, strata, responded)
+        if dask_adapter.is_dask_frame(other):
+            if on is None:
+                raise InvalidOptionError("dask DataFrames are matched on columns: pass on=")
+            data = dask_adapter.compute_columns(data, [outcome, *names])
+            other = dask_adapter.compute_columns(other, [outcome, *names])
+        else:
+            data = dask_adapter.compute_columns(
+                data, dask_adapter.columns_named(outcome, other, names)
+            )
+    return pairing.paired_design(
+        data,
+        other,
+        outcome,
+        by,
+        on=on,
+        rerun=rerun,
+        how=how,
+        missing=missing,
+        responded=responded,
+        strata=strata,
+        nest=nest,
+    )
+
+
+def comparison_design(
+    data: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    model: Hashable,
+    on: Any = None,
+    rerun: Hashable | None = None,
+    how: str = "strict",
+    missing: str = "drop",
+    responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    case: Hashable = "case",
+) -> ComparisonDesign:
+    """Per-item values of many models on shared items."""
+    kind = backend(data)
+    options = {"how": how, "missing": missing, "responded": responded, "strata": strata}
+    if kind == "xarray":
+        from clusterstats.adapters import dataset
+
+        return dataset.comparison_design(
+            data,
+            outcome,
+            by,
+            model=model,
+            case=case,
+            rerun="rerun" if rerun is None else rerun,
+            nest=nest,
+            on=on,
+            **options,
+        )
+    if kind == "arrays":
+        raise TypeError("compare needs a DataFrame, not arrays")
+    _require_by(by, "DataFrame")
+    if kind == "dask":
+        if on is None:
+            raise InvalidOptionError("dask DataFrames are matched on columns: pass on=")
+        data = dask_adapter.compute_columns(
+            data, dask_adapter.columns_named(outcome, by, model, on, rerun, strata, responded)
+        )
+    return pairing.comparison_design(
+        data, outcome, by, model=model, on=on, rerun=rerun, nest=nest, **options
+    )
+
+
+def case_design(
+    data: Any,
+    outcome: Hashable,
+    *,
+    by: Hashable | None,
+    case: Hashable,
+    rerun: Hashable | None,
+    over: Hashable | None,
+) -> CaseDesign:
+    """Per-case moments of runs (a long frame is laid out as (case, rerun) first)."""
+    from clusterstats.adapters import dataset
+
+    kind = backend(data)
+    if kind == "arrays":
+        raise TypeError("the rerun statistics need a DataFrame or a (case, rerun) Dataset")
+    if kind in ("pandas", "dask"):
+        if kind == "dask":
+            names = dask_adapter.columns_named(outcome, case, rerun, by, over)
+            data = dask_adapter.compute_columns(data, names)
+        dims = [] if over is None else [over]
+        laid_out = dataset.from_frame(data, case=case, rerun=rerun, outcome=outcome, dims=dims)
+        return dataset.case_design(laid_out, outcome, by=by, case="case", rerun="rerun")
+    if over is not None:
+        raise InvalidOptionError(
+            "over= is for DataFrames; a Dataset's extra dims are used as they are"
+        )
+    if rerun is None:
+        raise InvalidOptionError(
+            "rerun=None (number the runs) is for DataFrames; name the rerun dim"
+        )
+    return dataset.case_design(data, outcome, by=by, case=case, rerun=rerun)
+
+
+def rows_design(
+    data: Any,
+    outcome: Hashable,
+    groupings: Sequence[tuple[str, Sequence[Hashable]]],
+    *,
+    missing: str,
+    time: Hashable | None = None,
+    window: str | None = None,
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
+) -> RowsDesign:
+    """The usable outcomes row by row, with each candidate grouping's codes (and, with
+    ``time`` and ``window``, the codes of the time windows, last)."""
+    kind = backend(data)
+    windows = {"time": time, "window": window}
+    if kind == "xarray":
+        from clusterstats.adapters import dataset
+
+        return dataset.rows_design(
+            data, outcome, groupings, missing=missing, case=case, rerun=rerun, **windows
+        )
+    if kind == "arrays":
+        raise TypeError("check_clustering needs a DataFrame or a Dataset, not arrays")
+    if kind == "dask":
+        columns = dask_adapter.columns_named(outcome, time, *(labels for _, labels in groupings))
+        data = dask_adapter.compute_columns(data, columns)
+    return frame.rows_design(data, outcome, groupings, missing=missing, **windows)
+
+
+def missing_reasons(
+    data: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    reason: Hashable,
+    responded: Hashable | None = None,
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
+) -> tuple[tuple[Any, int, int], ...]:
+    """The missing rows by ``reason``: ``(reason, rows, clusters)``, most frequent first."""
+    kind = backend(data)
+    if kind == "xarray":
+        from clusterstats.adapters import dataset
+
+        return dataset.missing_reasons(
+            data, outcome, by, reason=reason, responded=responded, case=case, rerun=rerun
+        )
+    if kind == "dask":
+        columns = dask_adapter.columns_named(outcome, by, reason, responded)
+        data = dask_adapter.compute_columns(data, columns)
+    return frame.missing_reasons(data, outcome, by, reason=reason, responded=responded)

@@ -1,0 +1,220 @@
+"""The dask adapter: a dask DataFrame (logs in Parquet shards) reduced to a design.
+
+The per-cluster statistics of ``cluster_ci``, ``icc``, ``design_effect`` (and everything
+built on them: strata, missing-data policies, ``report``, ``stratum_table``,
+``missing_report``, ``pilot_plan``) come from one lazy grouped aggregation, computed under
+whatever scheduler is active. Designs that pair items, count runs per case, fit a response
+model on rows or compare groupings row by row compute only the columns their options name
+(listed once, in :func:`columns_named`) and reuse the pandas adapter.
+
+dask is an optional extra, imported only when a dask object is passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from clusterstats._design import MeanDesign, MeanGroup
+from clusterstats.adapters import frame as frame_adapter
+from clusterstats.adapters.frame import as_labels, over_groups, stratify
+from clusterstats.core.grouping import ClusterTable
+from clusterstats.errors import (
+    ColumnNotFoundError,
+    EmptyDataError,
+    InvalidClusterError,
+    InvalidOptionError,
+    InvalidOutcomeError,
+)
+
+INSTALL_HINT = "dask is an optional extra: pip install 'clusterstats[dask]'"
+
+
+def require_dask() -> Any:
+    """``dask.dataframe``, or an ImportError that says how to install it."""
+    try:
+        import dask.dataframe
+    except ImportError as error:  # pragma: no cover - exercised without dask installed
+        raise ImportError(INSTALL_HINT) from error
+    return dask.dataframe
+
+
+def is_dask_frame(data: Any) -> bool:
+    """Whether ``data`` is a dask DataFrame (without importing dask when it is not loaded)."""
+    import sys
+
+    module = sys.modules.get("dask.dataframe")
+    return module is not None and isinstance(data, module.DataFrame)
+
+
+def columns_named(*labels: Any) -> list[Hashable]:
+    """The column labels named by options (None skipped, lists flattened, each once)."""
+    wanted: list[Hashable] = []
+    for label in labels:
+        if label is None:
+            continue
+        for column in as_labels(label) if isinstance(label, (list, tuple)) else [label]:
+            if column not in wanted:
+                wanted.append(column)
+    return wanted
+
+
+def compute_columns(data: Any, labels: Iterable[Hashable]) -> pd.DataFrame:
+    """The named columns of a dask DataFrame, computed into a pandas frame."""
+    wanted = list(labels)
+    for column in wanted:
+        if column not in data.columns:
+            raise ColumnNotFoundError(column, list(data.columns))
+    return data[wanted].compute()
+
+
+def mean_design(
+    data: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    over: Hashable | None = None,
+    responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    covariates: tuple[Hashable, ...] = (),
+) -> MeanDesign:
+    """Per-cluster statistics from one lazy grouped aggregation over (over, by..., strata)."""
+    import dask
+
+    by_labels = as_labels(by)
+    if covariates:  # a response model needs the rows
+        frame = compute_columns(
+            data, columns_named(outcome, by, over, strata, responded, covariates)
+        )
+        return frame_adapter.mean_design(
+            frame,
+            outcome,
+            by,
+            over=over,
+            responded=responded,
+            strata=strata,
+            nest=nest,
+            covariates=covariates,
+        )
+    keys = columns_named(over, by_labels, strata)
+    for column in columns_named(outcome, keys, responded):
+        if column not in data.columns:
+            raise ColumnNotFoundError(column, list(data.columns))
+    dtype = data[outcome].dtype
+    if not (pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype)):
+        raise InvalidOutcomeError(
+            f"outcome column {outcome!r} has dtype {dtype}, which is not numeric; convert it to "
+            "0/1 (e.g. df[col].eq('pass').astype(int)) or to a numeric score"
+        )
+    y = data[outcome].astype("float64")
+    if responded is not None:
+        flag_dtype = data[responded].dtype
+        if not (
+            pd.api.types.is_bool_dtype(flag_dtype) or pd.api.types.is_integer_dtype(flag_dtype)
+        ):
+            raise InvalidOptionError(
+                f"response indicator {responded!r} must be boolean (True = a usable response; "
+                f"0/1 integers are accepted too); it has dtype {flag_dtype}"
+            )
+        answered = data[responded].astype(bool)
+        contradicting = (answered & y.isna()).sum()
+        y = y.where(answered)
+    else:
+        contradicting = None
+    first = y.dropna().head(1, npartitions=-1)
+    shift = float(first.iloc[0]) if len(first) else 0.0
+    present = ~y.isna()
+    centred = (y - shift).fillna(0.0)
+    # Generated names: the aggregation frame holds only these, so no column of the caller's
+    # can collide with them.
+    key_names = [f"key{i}" for i in range(len(keys))]
+    frame = data[keys].rename(columns=dict(zip(keys, key_names, strict=True)))
+    frame = frame.assign(
+        rows=1.0,
+        answered=present.astype("float64"),
+        total=centred,
+        square=centred * centred,
+        other=(present & (y != 0.0) & (y != 1.0)).astype("float64"),
+    )
+    table = frame.groupby(key_names, sort=True, dropna=False).agg(
+        {"rows": "sum", "answered": "sum", "total": "sum", "square": "sum", "other": "sum"}
+    )
+    infinite = np.isinf(y).any()
+    missing_ids = data[keys].isna().sum()
+    lazy = [table, infinite, missing_ids] + ([contradicting] if contradicting is not None else [])
+    table, has_inf, missing_ids, *checks = dask.compute(*lazy)
+    for column, count in zip(keys, missing_ids.to_numpy(), strict=True):
+        if count:
+            role = "over=" if column == over else ("strata" if column == strata else "cluster")
+            raise InvalidClusterError(f"{role} column {column!r} has {int(count)} missing ids")
+    if has_inf:
+        raise InvalidOutcomeError(f"outcome column {outcome!r} contains infinite values")
+    if checks and checks[0]:
+        raise InvalidOutcomeError(
+            f"{int(checks[0])} rows have {responded!r} True but no {outcome!r} value"
+        )
+    table = table.sort_index().reset_index()
+    table.columns = [*keys, "rows", "answered", "total", "square", "other"]
+    return _design_from_table(table, outcome, by_labels, over, strata, nest, shift)
+
+
+def _design_from_table(
+    table: pd.DataFrame,
+    outcome: Hashable,
+    by_labels: list[Hashable],
+    over: Hashable | None,
+    strata: Hashable | None,
+    nest: bool,
+    shift: float,
+) -> MeanDesign:
+    """A MeanDesign from the aggregated table: one row per (group, cluster) cell."""
+    codes, names = frame_adapter.cluster_codes(table, by_labels, with_names=True)
+    stratum_of_cluster, stratum_labels = None, ()
+    if strata is not None:
+        codes, stratum_of_cluster, stratum_labels = stratify(table, codes, strata, nest=nest)
+        if nest:
+            names = frame_adapter.first_row_names(table, by_labels, codes)
+    if over is None:
+        group_codes, group_labels = np.zeros(len(table), dtype=np.intp), [None]
+    else:
+        group_codes, group_labels = over_groups(table[over], over)
+    groups = []
+    for index, label in enumerate(group_labels):
+        part = group_codes == index
+        cells = codes[part]
+        order = np.argsort(cells, kind="stable")
+        ids = cells[order]
+        sel = table.loc[part].iloc[order]
+        rows = sel["rows"].to_numpy(dtype=np.float64)
+        answered = sel["answered"].to_numpy(dtype=np.float64)
+        if not (answered > 0).any():
+            where = "" if over is None else f" in group {label!r} of {over!r}"
+            raise EmptyDataError(f"no non-missing outcomes{where}")
+        missing = bool((answered != rows).any())
+        groups.append(
+            MeanGroup(
+                label=label,
+                table=ClusterTable(
+                    rows,
+                    answered if missing else rows,
+                    sel["total"].to_numpy(dtype=np.float64),
+                    sel["square"].to_numpy(dtype=np.float64),
+                    shift,
+                ),
+                cluster_ids=ids.astype(np.intp),
+                is_binary=not bool(sel["other"].to_numpy().any()),
+                strata=None if stratum_of_cluster is None else stratum_of_cluster[ids],
+            )
+        )
+    return MeanDesign(
+        outcome=str(outcome),
+        by=tuple(str(b) for b in by_labels),
+        over=None if over is None else str(over),
+        groups=tuple(groups),
+        strata_labels=tuple(stratum_labels),
+        cluster_names=names,
+    )

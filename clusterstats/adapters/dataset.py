@@ -1,0 +1,783 @@
+"""The xarray adapter: a Dataset laid out as (case, rerun) validated and reduced to a design.
+
+The only place that knows about Datasets, dims, coordinates and dask arrays. The runs of each
+case are reduced chunk by chunk (:func:`clusterstats.core.reruns.case_moments` through
+``xarray.apply_ufunc``), so a dask-backed Dataset is never loaded whole: what comes back is
+five numbers per case. Cases are clustered by themselves or by a coordinate along ``case``;
+any other dim (``model``, ``task``) is a grouping.
+
+A NaN outcome is "no run", unless the Dataset says the run happened: a boolean variable
+named by the outcome's ``ran`` attribute (``to_case_rerun`` adds one when a row's outcome is
+missing), or ``responded=`` (a variable that is False where a run gave no usable response).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from clusterstats._design import (
+    CaseDesign,
+    ComparisonDesign,
+    MeanDesign,
+    MeanGroup,
+    PairedDesign,
+    PairedItems,
+    ResponseRows,
+    RowsDesign,
+)
+from clusterstats.adapters.frame import (
+    as_labels,
+    check_binary,
+    factorize_sorted,
+    reason_counts,
+    require_columns,
+    stratify,
+    time_windows,
+)
+from clusterstats.core.reruns import MOMENTS, case_moments, case_table, impute_runs
+from clusterstats.errors import (
+    AlignmentError,
+    ColumnNotFoundError,
+    DimensionError,
+    EmptyDataError,
+    InvalidClusterError,
+    InvalidOptionError,
+    InvalidOutcomeError,
+    MissingOutcomeError,
+)
+
+# A Dataset bigger than this many times the rows of the frame is almost surely a rerun column
+# whose labels are not shared across cases (e.g. timestamps).
+_MAX_FILL_RATIO = 4
+RAN_ATTRIBUTE = "ran"
+
+
+# -- from a long frame ----------------------------------------------------------------------
+
+
+def from_frame(
+    data: pd.DataFrame,
+    *,
+    case: Hashable,
+    rerun: Hashable | None,
+    outcome: Hashable | Sequence[Hashable],
+    dims: Sequence[Hashable] = (),
+    coords: Any = "auto",
+) -> xr.Dataset:
+    """Long results (one row per run) as a Dataset with dims ``(*dims, case, rerun)``; see
+    :func:`clusterstats.to_case_rerun`."""
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    outcomes = as_labels(outcome)
+    dim_columns = list(dims)
+    require_columns(data, [case, *outcomes, *dim_columns] + ([rerun] if rerun else []))
+    if len(data) == 0:
+        raise EmptyDataError("the frame has no rows")
+    for label in (case, *dim_columns):
+        if data[label].isna().any():
+            raise AlignmentError(
+                f"column {label!r} has {int(data[label].isna().sum())} missing ids"
+            )
+    keys = [*dim_columns, case]
+    if rerun is None:
+        run_ids = data.groupby(keys, sort=False).cumcount().to_numpy()
+    else:
+        if data[rerun].isna().any():
+            raise AlignmentError(f"rerun column {rerun!r} has missing ids")
+        run_ids = data[rerun].to_numpy()
+    index = pd.MultiIndex.from_arrays(
+        [*(data[k].to_numpy() for k in keys), run_ids],
+        names=[*map(str, dim_columns), "case", "rerun"],
+    )
+    if index.has_duplicates:
+        repeated = index[index.duplicated()].unique()
+        raise AlignmentError(
+            f"{len(repeated)} (case, rerun) combinations have more than one row (e.g. "
+            f"{list(repeated[:3])}); each run of a case needs its own rerun id"
+        )
+    size = int(np.prod([len(level) for level in index.levels]))
+    if size > _MAX_FILL_RATIO * len(data) + 1024:
+        raise AlignmentError(
+            f"the (case, rerun) grid would hold {size:,} cells for {len(data):,} rows: the "
+            f"rerun labels of {rerun!r} are not shared across cases; pass rerun=None to number "
+            "the runs of each case 0, 1, ... instead"
+        )
+    columns = {str(o): pd.to_numeric(data[o], errors="raise").to_numpy() for o in outcomes}
+    missing_outcome = any(
+        bool(np.isnan(np.asarray(v, dtype=float)).any()) for v in columns.values()
+    )
+    ran_name = None
+    if missing_outcome:
+        taken = {str(c) for c in data.columns}
+        ran_name = next(
+            name for name in ("ran", *(f"ran_{i}" for i in range(1, 100))) if name not in taken
+        )
+        columns[ran_name] = np.ones(len(data), dtype=bool)
+    frame = pd.DataFrame(columns, index=index)
+    dataset = xr.Dataset.from_dataframe(frame)
+    if ran_name is not None:
+        dataset[ran_name] = dataset[ran_name].fillna(False).astype(bool)
+        for name in map(str, outcomes):
+            dataset[name].attrs[RAN_ATTRIBUTE] = ran_name
+    dataset["case"].attrs["column"] = str(case)
+    dataset["rerun"].attrs["column"] = "row order" if rerun is None else str(rerun)
+    used = {case, *outcomes, *dim_columns} | ({rerun} if rerun is not None else set())
+    candidates = [c for c in data.columns if c not in used] if coords == "auto" else list(coords)
+    require_columns(data, candidates)
+    if candidates:
+        per_case = data.groupby(case, sort=False)[candidates]
+        varying = per_case.nunique(dropna=False).max() > 1
+        if coords != "auto" and varying.any():
+            raise AlignmentError(
+                f"coordinates must be constant within each case; {list(varying[varying].index)} "
+                "vary"
+            )
+        constant = [c for c in candidates if not varying[c]]
+        if constant:
+            firsts = per_case.first()[constant].reindex(dataset["case"].values)
+            for column in constant:
+                dataset = dataset.assign_coords({str(column): ("case", firsts[column].to_numpy())})
+    return dataset
+
+
+# -- validating the layout -------------------------------------------------------------------
+
+
+def outcome_array(data: Any, outcome: Hashable, *, case: Hashable, rerun: Hashable) -> xr.DataArray:
+    """The outcome variable, validated and transposed to ``(*extra dims, case, rerun)``."""
+    if not isinstance(data, xr.Dataset):
+        raise TypeError(f"expected an xarray Dataset, got {type(data).__name__}")
+    if outcome not in data.data_vars:
+        raise ColumnNotFoundError(outcome, list(data.data_vars))
+    array = data[outcome]
+    for role, dim in (("case", case), ("rerun", rerun)):
+        if dim not in array.dims:
+            raise DimensionError(
+                f"variable {outcome!r} has dims {tuple(array.dims)} but no {role} dim "
+                f"{dim!r}; name it with {role}=..., or build the Dataset with "
+                "clusterstats.to_case_rerun(df, case=..., rerun=..., outcome=...)"
+            )
+    dtype = array.dtype
+    if dtype.kind not in "biuf":
+        raise InvalidOutcomeError(
+            f"outcome {outcome!r} has dtype {dtype}, which is not numeric; store 0/1 or a score"
+        )
+    extra = [d for d in array.dims if d not in (case, rerun)]
+    return array.transpose(*extra, case, rerun)
+
+
+def _ran_and_outcome(
+    data: xr.Dataset, array: xr.DataArray, responded: Hashable | None
+) -> tuple[xr.DataArray, xr.DataArray | None]:
+    """The outcome with NaN wherever there is no usable response, and the mask of the cells
+    where a run happened (None when every NaN means "no run")."""
+    ran = None
+    name = array.attrs.get(RAN_ATTRIBUTE)
+    if name is not None:
+        if name not in data.variables:
+            raise ColumnNotFoundError(name, list(data.data_vars))
+        ran = data[name].astype(bool).broadcast_like(array).transpose(*array.dims)
+    if responded is None:
+        return array, ran
+    if responded not in data.variables:
+        raise ColumnNotFoundError(responded, list(data.data_vars))
+    flag = data[responded]
+    if flag.dtype.kind not in "biuf":
+        raise InvalidOptionError(
+            f"response indicator {responded!r} must be boolean (True = a usable response; 0/1 "
+            f"is accepted too); it has dtype {flag.dtype}"
+        )
+    flag = flag.broadcast_like(array).transpose(*array.dims)
+    answered = flag == 1
+    declined = flag == 0  # NaN: no run
+    contradicting = answered & array.isnull()
+    if bool(contradicting.any()):
+        raise InvalidOutcomeError(
+            f"{int(contradicting.sum())} runs have {responded!r} True but no {array.name!r} value"
+        )
+    ran = (~array.isnull() | declined) if ran is None else (ran | declined)
+    return array.where(answered), ran
+
+
+def _moments(array: xr.DataArray, ran: xr.DataArray | None, rerun: Hashable) -> np.ndarray:
+    if array.chunks is not None:  # dask: every case's runs must sit in one chunk
+        array = array.chunk({rerun: -1})
+        if ran is not None:
+            ran = ran.chunk(array.chunksizes)
+    arguments = [array] if ran is None else [array, ran]
+    moments = xr.apply_ufunc(
+        case_moments,
+        *arguments,
+        input_core_dims=[[rerun]] * len(arguments),
+        output_core_dims=[["moment"]],
+        dask="parallelized",
+        output_dtypes=[np.float64],
+        dask_gufunc_kwargs={"output_sizes": {"moment": len(MOMENTS)}},
+    )
+    if moments.chunks is None:
+        return np.asarray(moments.values)
+    return _compute_into_array(moments.data)
+
+
+def _compute_into_array(lazy: Any) -> np.ndarray:
+    """Compute a dask array. Under the local schedulers each chunk is written straight into
+    one preallocated array (no second copy from concatenating the chunks); under a
+    distributed client the chunks come back and are concatenated."""
+    import dask.array as da
+
+    try:
+        from distributed import default_client
+
+        default_client()
+    except (ImportError, ValueError):
+        out = np.empty(lazy.shape, dtype=lazy.dtype)
+        da.store(lazy, out, lock=False)
+        return out
+    return np.asarray(lazy.compute())
+
+
+def _along_case(data: xr.Dataset, name: Hashable, case: Hashable, role: str) -> np.ndarray:
+    """The values of a coordinate (or variable) along the case dim."""
+    if name not in data.variables:
+        raise ColumnNotFoundError(name, list(data.coords) + list(data.data_vars))
+    variable = data[name]
+    if variable.dims != (case,):
+        raise DimensionError(
+            f"{role}={name!r} must be a coordinate along the case dim {case!r}; it has dims "
+            f"{tuple(variable.dims)}"
+        )
+    return np.asarray(variable.values)
+
+
+def case_codes(data: xr.Dataset, array: xr.DataArray, case: Hashable, by: Any):
+    """Cluster code of each case in sorted label order (as the pandas path numbers them),
+    or None when every case is its own cluster and the cases are already in label order;
+    and a function from codes to labels."""
+    if by is None:
+        index = array.indexes.get(case)
+        labels = np.asarray(array[case].values)
+        if index is None or (index.is_monotonic_increasing and index.is_unique):
+            return None, lambda ids: labels[np.asarray(ids, dtype=np.intp)].tolist()
+        frame = pd.DataFrame({"case": labels})
+        columns: list[Hashable] = ["case"]
+    else:
+        names = as_labels(by)
+        frame = pd.DataFrame({str(n): _along_case(data, n, case, "by") for n in names}, copy=False)
+        columns = [str(n) for n in names]
+    from clusterstats.adapters.frame import cluster_codes
+
+    try:
+        codes, names_of = cluster_codes(frame, columns, with_names=True)
+    except InvalidClusterError:
+        missing = int(frame[columns].isna().any(axis=1).sum())
+        raise InvalidClusterError(
+            f"{by!r} has {missing} missing cluster ids along {case!r}"
+        ) from None
+    return codes, names_of
+
+
+def _by_names(by: Any, case: Hashable) -> tuple[str, ...]:
+    return (str(case),) if by is None else tuple(str(b) for b in as_labels(by))
+
+
+def _extra(array: xr.DataArray) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...]]:
+    dims = array.dims[:-2]
+    return (
+        tuple(str(d) for d in dims),
+        tuple(tuple(np.asarray(array[d].values).tolist()) for d in dims),
+    )
+
+
+def _no_over(over: Any) -> None:
+    if over is not None:
+        raise InvalidOptionError(
+            "over= is for DataFrames; a Dataset's extra dims are used as they are"
+        )
+
+
+# -- designs ---------------------------------------------------------------------------------
+
+
+def case_design(
+    data: Any,
+    outcome: Hashable,
+    *,
+    by: Any,
+    case: Hashable,
+    rerun: Hashable,
+    responded: Hashable | None = None,
+) -> CaseDesign:
+    """Validate and reduce: one pass over the runs, five numbers per case."""
+    array = outcome_array(data, outcome, case=case, rerun=rerun)
+    values, ran = _ran_and_outcome(data, array, responded)
+    codes, _ = case_codes(data, array, case, by)
+    extra_dims, extra_labels = _extra(array)
+    return CaseDesign(
+        moments=_moments(values, ran, rerun),
+        extra_dims=extra_dims,
+        extra_labels=extra_labels,
+        case_labels=np.asarray(array[case].values),
+        codes=codes,
+        outcome=str(outcome),
+        by=_by_names(by, case),
+    )
+
+
+def _case_strata(
+    data: xr.Dataset, case: Hashable, strata: Hashable, codes: np.ndarray | None, nest: bool
+) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...]]:
+    """Cluster codes (renumbered with ``nest``) and each cluster's stratum, from a stratum
+    coordinate along the case dim."""
+    labels = _along_case(data, strata, case, "strata")
+    cases = pd.DataFrame({str(strata): labels})
+    per_case = np.arange(labels.shape[0], dtype=np.intp) if codes is None else codes
+    return stratify(cases, per_case, str(strata), nest=nest)
+
+
+def mean_design(
+    data: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    case: Hashable,
+    rerun: Hashable,
+    over: Any = None,
+    responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    covariates: Sequence[Hashable] = (),
+) -> MeanDesign:
+    """Per-cluster statistics of the runs for each combination of the extra dims."""
+    _no_over(over)
+    array = outcome_array(data, outcome, case=case, rerun=rerun)
+    values, ran = _ran_and_outcome(data, array, responded)
+    codes, names = case_codes(data, array, case, by)
+    stratum_of_cluster, stratum_labels = None, ()
+    if strata is not None:
+        codes, stratum_of_cluster, stratum_labels = _case_strata(data, case, strata, codes, nest)
+    moments = _moments(values, ran, rerun)
+    extra_dims, extra_labels = _extra(array)
+    reduced = CaseDesign(
+        moments, extra_dims, extra_labels, np.asarray(array[case].values), codes, "", ()
+    )
+    groups = []
+    for label, m in reduced.groups():
+        table, ids = case_table(m[:, 0], m[:, 1], m[:, 2], m[:, 4], codes=codes)
+        if table.n_clusters == 0:
+            where = "" if label is None else f" for {label!r}"
+            raise EmptyDataError(f"no case has a run{where}")
+        groups.append(
+            MeanGroup(
+                label=label,
+                table=table,
+                cluster_ids=ids,
+                is_binary=not bool(m[:, 3].any()),
+                strata=None if stratum_of_cluster is None else stratum_of_cluster[ids],
+            )
+        )
+    responses = None
+    if covariates:
+        responses = _response_rows(data, values, ran, codes, covariates, case, groups)
+    return MeanDesign(
+        outcome=str(outcome),
+        by=_by_names(by, case),
+        over=reduced.over,
+        groups=tuple(groups),
+        strata_labels=tuple(stratum_labels),
+        cluster_names=names,
+        responses=responses,
+    )
+
+
+def _response_rows(
+    data: xr.Dataset,
+    values: xr.DataArray,
+    ran: xr.DataArray | None,
+    codes: np.ndarray | None,
+    covariates: Sequence[Hashable],
+    case: Hashable,
+    groups: list[MeanGroup],
+) -> tuple[ResponseRows, ...]:
+    """Row-level inputs of a logistic response model: one row per run, covariates taken from
+    coordinates along the case dim."""
+    y = np.asarray(values.values, dtype=np.float64)
+    happened = ~np.isnan(y) if ran is None else np.asarray(ran.values, dtype=bool)
+    per_case = [
+        np.asarray(_along_case(data, c, case, "covariates"), dtype=np.float64) for c in covariates
+    ]
+    n_cases = y.shape[-2]
+    cluster_of_case = np.arange(n_cases) if codes is None else codes
+    out = []
+    flat_y = y.reshape(-1, n_cases, y.shape[-1])
+    flat_ran = happened.reshape(-1, n_cases, y.shape[-1])
+    for index, group in enumerate(groups):
+        cell = flat_ran[index]
+        case_of_row = np.nonzero(cell)[0]
+        local = np.searchsorted(group.cluster_ids, cluster_of_case[case_of_row]).astype(np.intp)
+        x = np.column_stack([c[case_of_row] for c in per_case])
+        out.append(ResponseRows(values=flat_y[index][cell], codes=local, covariates=x))
+    return tuple(out)
+
+
+def _side_moments(
+    data: Any, outcome: Hashable, case: Hashable, rerun: Hashable, responded: Hashable | None
+) -> tuple[xr.DataArray, np.ndarray]:
+    array = outcome_array(data, outcome, case=case, rerun=rerun)
+    values, ran = _ran_and_outcome(data, array, responded)
+    return array, _moments(values, ran, rerun)
+
+
+def _policy_moments(moments: np.ndarray, missing: str, outcome: Hashable) -> np.ndarray:
+    """Case moments after a missing-outcome policy (``drop`` leaves them as they are)."""
+    if missing in ("drop", "ipw") or not moments[..., 4].any():
+        return moments
+    if missing == "raise":
+        raise MissingOutcomeError(
+            f"outcome {outcome!r} has {int(moments[..., 4].sum())} missing values; use "
+            "missing='drop' or missing='fail' to handle them"
+        )
+    if moments[..., 3].any():
+        fill = "0" if missing == "fail" else "1"
+        raise InvalidOutcomeError(
+            f"missing={missing!r} counts a missing outcome as {fill}, which needs a binary (0/1) "
+            "outcome"
+        )
+    runs, total, within = impute_runs(
+        moments[..., 0],
+        moments[..., 1],
+        moments[..., 2],
+        moments[..., 4],
+        0.0 if missing == "fail" else 1.0,
+    )
+    out = moments.copy()
+    out[..., 0], out[..., 1], out[..., 2], out[..., 4] = runs, total, within, 0.0
+    return out
+
+
+def _show(labels: Any, k: int = 3) -> list[Any]:
+    return np.asarray(labels)[:k].tolist()
+
+
+def _cluster_labels(data: Any, case: Hashable, by: Any, cases: pd.Index) -> np.ndarray:
+    """The cluster label of each case (the case itself without ``by``)."""
+    if by is None:
+        return np.asarray(cases, dtype=object)
+    names = as_labels(by)
+    columns = [_along_case(data, n, case, "by") for n in names]
+    if any(pd.isna(pd.Series(c)).any() for c in columns):
+        raise InvalidClusterError(f"{by!r} has missing cluster ids along {case!r}")
+    if len(columns) == 1:
+        return np.asarray(columns[0], dtype=object)
+    return np.asarray(list(zip(*columns, strict=True)), dtype=object)
+
+
+def _no_on(on: Any) -> None:
+    if on is not None:
+        raise InvalidOptionError(
+            "a Dataset's items are its cases, matched by their label along the case dim; on= "
+            "is for DataFrames"
+        )
+
+
+def paired_design(
+    data: Any,
+    other: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    case: Hashable,
+    rerun: Hashable,
+    how: str,
+    missing: str,
+    responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    on: Any = None,
+    labels: tuple[str, str] = ("A", "B"),
+) -> PairedDesign:
+    """Two Datasets with the same extra dims, cases matched by label; the runs of a case are
+    averaged first."""
+    _no_on(on)
+    if not isinstance(other, xr.Dataset):
+        raise TypeError(f"other must be an xarray Dataset, got {type(other).__name__}")
+    label_a, label_b = labels
+    (array_a, moments_a), (array_b, moments_b) = (
+        _side_moments(d, outcome, case, rerun, responded) for d in (data, other)
+    )
+    extra_a, extra_b = _extra(array_a), _extra(array_b)
+    if extra_a != extra_b:
+        raise DimensionError(
+            f"the two Datasets must have the same extra dims and labels; got "
+            f"{dict(zip(*extra_a, strict=True))} and {dict(zip(*extra_b, strict=True))}"
+        )
+    moments_a = _policy_moments(moments_a, missing, outcome)
+    moments_b = _policy_moments(moments_b, missing, outcome)
+    case_a, case_b = pd.Index(array_a[case].values), pd.Index(array_b[case].values)
+    only_a, only_b = case_a.difference(case_b), case_b.difference(case_a)
+    if how == "strict" and (len(only_a) or len(only_b)):
+        raise AlignmentError(
+            f"{len(only_a)} cases only in {label_a} (e.g. {_show(only_a)}) and {len(only_b)} "
+            f"only in {label_b} (e.g. {_show(only_b)}); pass how='inner' to compare the "
+            "common cases"
+        )
+    common = case_a.intersection(case_b, sort=False)
+    if len(common) == 0:
+        raise AlignmentError(f"the two Datasets share no {case!r} label")
+    pos_a, pos_b = case_a.get_indexer(common), case_b.get_indexer(common)
+    clusters = _cluster_labels(data, case, by, case_a)[pos_a]
+    differs = pd.Series(clusters).ne(pd.Series(_cluster_labels(other, case, by, case_b)[pos_b]))
+    if differs.any():
+        raise AlignmentError(
+            f"{int(differs.sum())} cases are in a different {by!r} cluster in the two "
+            f"Datasets (e.g. {_show(np.asarray(common)[differs.to_numpy()])})"
+        )
+    stratum_of_case = None
+    if strata is not None:
+        stratum_of_case = _along_case(data, strata, case, "strata")[pos_a]
+    reduced = CaseDesign(moments_a, extra_a[0], extra_a[1], np.asarray(common), None, "", ())
+    reduced_b = CaseDesign(moments_b, extra_b[0], extra_b[1], np.asarray(common), None, "", ())
+
+    def items_of(ma: np.ndarray, mb: np.ndarray) -> PairedItems:
+        ma, mb = ma[pos_a], mb[pos_b]
+        runs_a, runs_b = ma[:, 0], mb[:, 0]
+        usable = (runs_a > 0) & (runs_b > 0)
+        if not usable.any():
+            raise EmptyDataError("no case has runs on both sides")
+        cluster_items, lost_items = _ipw_counts(clusters, usable)
+        ma, mb, runs_a, runs_b = ma[usable], mb[usable], runs_a[usable], runs_b[usable]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            within_a = np.where(runs_a > 1, ma[:, 2] / (runs_a - 1), np.nan)
+            within_b = np.where(runs_b > 1, mb[:, 2] / (runs_b - 1), np.nan)
+        mean_a, mean_b = ma[:, 1] / runs_a, mb[:, 1] / runs_b
+        codes, _ = factorize_sorted(pd.Series(clusters[usable]))
+        codes = np.asarray(codes, dtype=np.intp)
+        strata_codes, strata_labels = None, ()
+        if stratum_of_case is not None:
+            codes, strata_codes, strata_labels = _item_strata(codes, stratum_of_case[usable], nest)
+        single = bool(
+            (runs_a == 1).all()
+            and (runs_b == 1).all()
+            and check_binary(mean_a)
+            and check_binary(mean_b)
+        )
+        return PairedItems(
+            a=mean_a,
+            b=mean_b,
+            codes=codes,
+            runs_a=runs_a,
+            runs_b=runs_b,
+            within_a=within_a,
+            within_b=within_b,
+            single_run_binary=single,
+            n_dropped_a=len(only_a),
+            n_dropped_b=len(only_b),
+            n_missing_items=int((~usable).sum()),
+            max_runs=int(max(runs_a.max(), runs_b.max())),
+            cluster_items=cluster_items,
+            lost_cluster_items=lost_items,
+            strata=strata_codes,
+            strata_labels=strata_labels,
+        )
+
+    groups = tuple(
+        (label, items_of(ma, mb))
+        for (label, ma), (_, mb) in zip(reduced.groups(), reduced_b.groups(), strict=True)
+    )
+    return PairedDesign(
+        outcome=str(outcome),
+        by=_by_names(by, case),
+        over=reduced.over,
+        groups=groups,
+        default_labels=("A", "B"),
+    )
+
+
+def _ipw_counts(clusters: np.ndarray, usable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Items per cluster (usable or not) for the clusters of the usable items, in sorted label
+    order, and the item counts of the clusters with no usable item."""
+    codes = np.asarray(factorize_sorted(pd.Series(clusters))[0], dtype=np.intp)
+    n = int(codes.max()) + 1
+    total = np.bincount(codes, minlength=n).astype(np.float64)
+    has_usable = np.bincount(codes[usable], minlength=n) > 0
+    return total[has_usable], total[(total > 0) & ~has_usable]
+
+
+def _item_strata(
+    codes: np.ndarray, stratum_of_item: np.ndarray, nest: bool
+) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...]]:
+    """The items' cluster codes (renumbered with ``nest``), each cluster's stratum code (in
+    the order of the codes) and the strata labels."""
+    frame = pd.DataFrame({"stratum": stratum_of_item})
+    codes, stratum_of_cluster, labels = stratify(frame, codes, "stratum", nest=nest)
+    used = np.unique(stratum_of_cluster)
+    return codes, pd.factorize(stratum_of_cluster, sort=True)[0], tuple(labels[i] for i in used)
+
+
+def comparison_design(
+    data: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    model: Hashable,
+    case: Hashable,
+    rerun: Hashable,
+    how: str,
+    missing: str,
+    responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    on: Any = None,
+) -> ComparisonDesign:
+    """Many models along a ``model`` dim, the cases as items: each model's mean run per case."""
+    _no_on(on)
+    array, moments = _side_moments(data, outcome, case, rerun, responded)
+    extra_dims, extra_labels = _extra(array)
+    if extra_dims != (str(model),):
+        raise DimensionError(
+            f"compare needs the models along one extra dim {model!r}; variable {outcome!r} has "
+            f"extra dims {extra_dims} (select or stack the others first)"
+        )
+    models = extra_labels[0]
+    if len(models) < 2:
+        raise InvalidOptionError(f"compare needs at least two models, found {len(models)}")
+    moments = _policy_moments(moments, missing, outcome)
+    runs = moments[..., 0]  # (models, cases)
+    present = (runs + moments[..., 4]) > 0
+    exists = present.any(axis=0)
+    complete = present.all(axis=0)
+    incomplete = exists & ~complete
+    cases = np.asarray(array[case].values)
+    if how == "strict" and incomplete.any():
+        lacking = {
+            models[m]: int((exists & ~present[m]).sum())
+            for m in range(len(models))
+            if (exists & ~present[m]).any()
+        }
+        shown = ", ".join(f"{k!r}: {v}" for k, v in list(lacking.items())[:5])
+        raise AlignmentError(
+            f"{int(incomplete.sum())} items are missing for some models (items lacking per "
+            f"model: {shown}); pass how='inner' to compare the items every model has"
+        )
+    usable = complete & (runs > 0).all(axis=0)
+    if not usable.any():
+        raise EmptyDataError("no item has a non-missing outcome for every model")
+    clusters = _cluster_labels(data, case, by, pd.Index(cases))
+    cluster_items, lost_items = _ipw_counts(clusters[complete], usable[complete])
+    codes, _ = factorize_sorted(pd.Series(clusters[usable]))
+    codes = np.asarray(codes, dtype=np.intp)
+    values = moments[:, usable, 1] / runs[:, usable]
+    strata_codes, strata_labels = None, ()
+    if strata is not None:
+        stratum_of_case = _along_case(data, strata, case, "strata")[usable]
+        codes, strata_codes, strata_labels = _item_strata(codes, stratum_of_case, nest)
+    order = sorted(range(len(models)), key=lambda j: models[j])
+    return ComparisonDesign(
+        values=np.ascontiguousarray(values[order]),
+        codes=codes,
+        models=tuple(models[j] for j in order),
+        n_dropped_items=int(incomplete.sum()),
+        n_missing_items=int((complete & ~usable).sum()),
+        outcome=str(outcome),
+        by=_by_names(by, case),
+        cluster_items=cluster_items,
+        lost_cluster_items=lost_items,
+        strata=strata_codes,
+        strata_labels=strata_labels,
+    )
+
+
+def rows_design(
+    data: Any,
+    outcome: Hashable,
+    groupings: Sequence[tuple[str, Sequence[Hashable]]],
+    *,
+    missing: str,
+    case: Hashable,
+    rerun: Hashable,
+    time: Hashable | None = None,
+    window: str | None = None,
+) -> RowsDesign:
+    """The runs one by one, each with the cluster code of every candidate grouping: a dim
+    (``case``, ``rerun``) or any coordinate whose dims the outcome has."""
+    array = outcome_array(data, outcome, case=case, rerun=rerun)
+    if array.ndim != 2:
+        raise DimensionError(
+            f"check_clustering takes one (case, rerun) grid; variable {outcome!r} has extra "
+            f"dims {tuple(array.dims[:-2])} (select one group first)"
+        )
+    values, ran = _ran_and_outcome(data, array, None)
+    y = np.asarray(values.values, dtype=np.float64)
+    happened = ~np.isnan(y) if ran is None else np.asarray(ran.values, dtype=bool)
+    is_missing = happened & np.isnan(y)
+    if missing == "raise" and is_missing.any():
+        raise MissingOutcomeError(f"outcome {outcome!r} has {int(is_missing.sum())} missing values")
+    if missing in ("fail", "pass") and is_missing.any():
+        if not check_binary(y[happened]):
+            raise InvalidOutcomeError(
+                f"missing={missing!r} counts a missing outcome as 0 or 1, which needs a binary "
+                "(0/1) outcome"
+            )
+        y = np.where(is_missing, 0.0 if missing == "fail" else 1.0, y)
+        keep = happened
+    else:
+        keep = happened & ~np.isnan(y)
+    coded = []
+    for name, columns in groupings:
+        per_cell = []
+        for column in columns:
+            if column in (case, rerun):
+                variable = array[column]
+            elif column in data.variables:
+                variable = data[column]
+            else:
+                raise ColumnNotFoundError(column, list(data.coords) + list(data.data_vars))
+            if not set(variable.dims) <= set(array.dims):
+                raise DimensionError(
+                    f"candidate {column!r} has dims {tuple(variable.dims)}, not a subset of the "
+                    f"outcome's {tuple(array.dims)}"
+                )
+            grid = np.asarray(variable.broadcast_like(array).transpose(*array.dims).values)
+            per_cell.append(pd.Series(grid[keep]))
+        frame = pd.DataFrame({i: s for i, s in enumerate(per_cell)})
+        codes = pd.factorize(
+            pd.MultiIndex.from_frame(frame) if len(per_cell) > 1 else frame[0], sort=True
+        )[0]
+        coded.append((name, codes.astype(np.intp)))
+    if time is not None:
+        if time not in data.variables:
+            raise ColumnNotFoundError(time, list(data.coords) + list(data.data_vars))
+        stamps = np.asarray(data[time].broadcast_like(array).transpose(*array.dims).values)
+        bins = time_windows(stamps[keep], window)
+        coded.append((f"{time} per {window}", pd.factorize(bins, sort=True)[0].astype(np.intp)))
+    return RowsDesign(outcome=str(outcome), values=y[keep], groupings=tuple(coded))
+
+
+def missing_reasons(
+    data: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    reason: Hashable,
+    responded: Hashable | None,
+    case: Hashable,
+    rerun: Hashable,
+) -> tuple[tuple[Any, int, int], ...]:
+    """The missing runs by ``reason`` (a variable of the outcome's dims, or along case)."""
+    array = outcome_array(data, outcome, case=case, rerun=rerun)
+    values, ran = _ran_and_outcome(data, array, responded)
+    if ran is None:
+        return ()
+    if reason not in data.variables:
+        raise ColumnNotFoundError(reason, list(data.coords) + list(data.data_vars))
+    is_missing = np.asarray(ran.values, dtype=bool) & np.isnan(np.asarray(values.values, float))
+    grid = np.asarray(data[reason].broadcast_like(array).transpose(*array.dims).values)
+    codes, _ = case_codes(data, array, case, by)
+    per_case = np.arange(array.sizes[case]) if codes is None else codes
+    cluster_grid = np.broadcast_to(per_case[:, None], array.shape[-2:])
+    cluster_grid = np.broadcast_to(cluster_grid, array.shape)
+    return reason_counts(pd.Series(grid[is_missing]), cluster_grid[is_missing])

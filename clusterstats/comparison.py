@@ -1,0 +1,454 @@
+"""Many models on the same items: ``compare``, a leaderboard with rank intervals and every
+pairwise difference with p-values adjusted across the family.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from clusterstats import _display as fmt
+from clusterstats import _options as opt
+from clusterstats import _policies as policy
+from clusterstats import adapters
+from clusterstats._design import ComparisonDesign
+from clusterstats._result import label_of
+from clusterstats.core.grouping import ClusterSums
+from clusterstats.errors import InvalidOptionError
+
+__all__ = ["Comparison", "build_comparison", "compare"]
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Comparison:
+    """Many models on the same clustered items: a leaderboard and pairwise differences.
+
+    ``leaderboard()`` has one row per model: its score with a clustered interval, its rank
+    and a bootstrap interval of the rank (one set of cluster draws shared by all models).
+    ``pairs()`` (also ``to_frame()``) has one row per comparison ``a - b``: the difference,
+    its cluster-robust SE and interval, and p-values raw and adjusted across the family
+    (``adjust``: Holm or Benjamini–Hochberg).
+    """
+
+    models: tuple[Any, ...]
+    score: tuple[float, ...]
+    score_low: tuple[float, ...]
+    score_high: tuple[float, ...]
+    score_method: str
+    rank: tuple[float, ...]
+    rank_low: tuple[float, ...]
+    rank_high: tuple[float, ...]
+    pair_a: tuple[Any, ...]
+    pair_b: tuple[Any, ...]
+    delta: tuple[float, ...]
+    se: tuple[float, ...]
+    low: tuple[float, ...]
+    high: tuple[float, ...]
+    p_value: tuple[float, ...]
+    p_adjusted: tuple[float, ...]
+    df: float
+    method: str
+    adjust: str
+    estimand: str
+    confidence: float
+    baseline: Any
+    n_items: int
+    n_clusters: int
+    n_resamples: int
+    n_dropped_items: int = 0
+    n_missing_items: int = 0
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    LEADERBOARD_COLUMNS: ClassVar[tuple[str, ...]] = (
+        "model",
+        "score",
+        "low",
+        "high",
+        "rank",
+        "rank_low",
+        "rank_high",
+        "method",
+    )
+    PAIR_COLUMNS: ClassVar[tuple[str, ...]] = (
+        "model_a",
+        "model_b",
+        "delta",
+        "se",
+        "low",
+        "high",
+        "df",
+        "p_value",
+        "p_adjusted",
+        "adjust",
+        "method",
+        "estimand",
+        "confidence",
+    )
+
+    def leaderboard(self):
+        """One row per model, best first."""
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            {
+                "model": list(self.models),
+                "score": self.score,
+                "low": self.score_low,
+                "high": self.score_high,
+                "rank": self.rank,
+                "rank_low": self.rank_low,
+                "rank_high": self.rank_high,
+                "method": self.score_method,
+            },
+            columns=list(self.LEADERBOARD_COLUMNS),
+        )
+        return frame.sort_values(["rank", "model"], kind="stable").reset_index(drop=True)
+
+    def pairs(self):
+        """One row per comparison ``model_a - model_b``."""
+        import pandas as pd
+
+        n = len(self.delta)
+        return pd.DataFrame(
+            {
+                "model_a": list(self.pair_a),
+                "model_b": list(self.pair_b),
+                "delta": self.delta,
+                "se": self.se,
+                "low": self.low,
+                "high": self.high,
+                "df": [self.df] * n,
+                "p_value": self.p_value,
+                "p_adjusted": self.p_adjusted,
+                "adjust": self.adjust,
+                "method": self.method,
+                "estimand": self.estimand,
+                "confidence": self.confidence,
+            },
+            columns=list(self.PAIR_COLUMNS),
+        )
+
+    def to_frame(self):
+        """The pairwise comparisons (tidy): same as ``pairs()``."""
+        return self.pairs()
+
+    def __repr__(self) -> str:
+        board = self.leaderboard()
+        rows = [
+            [
+                r.model,
+                r.score,
+                fmt.interval(r.low, r.high),
+                int(r.rank),
+                f"{int(r.rank_low)}–{int(r.rank_high)}",
+            ]
+            for r in board.itertuples()
+        ]
+        pairs = self.pairs().sort_values("p_adjusted", kind="stable").head(10)
+        prow = [
+            [
+                f"{r.model_a} - {r.model_b}",
+                r.delta,
+                fmt.interval(r.low, r.high),
+                r.p_value,
+                r.p_adjusted,
+            ]
+            for r in pairs.itertuples()
+        ]
+        pct = f"{self.confidence:.0%}"
+        head = (
+            f"Comparison({label_of(self.outcome, self.by)}; {len(self.models)} models on "
+            f"{fmt.count(self.n_items, 'item')} in {fmt.count(self.n_clusters, 'cluster')}; "
+            f"estimand={self.estimand})"
+        )
+        return (
+            head
+            + "\n"
+            + fmt.text_table(["model", "score", f"{pct} CI", "rank", f"rank {pct} CI"], rows)
+            + f"\n\npairwise ({self.method}, p adjusted by {self.adjust}; "
+            f"{min(10, len(self.delta))} of {len(self.delta)} shown):\n"
+            + fmt.text_table(["a - b", "delta", f"{pct} CI", "p", "p adjusted"], prow)
+            + "".join(f"\n  note: {n}" for n in self.notes)
+        )
+
+    def _repr_html_(self) -> str:
+        board = self.leaderboard()
+        pairs = self.pairs()
+        return fmt.html_table(
+            list(board.columns),
+            board.itertuples(index=False),
+            f"Leaderboard: {label_of(self.outcome, self.by)}",
+            self.notes,
+        ) + fmt.html_table(
+            list(pairs.columns),
+            pairs.itertuples(index=False),
+            f"Pairwise differences (p adjusted by {self.adjust})",
+        )
+
+
+def build_comparison(
+    design: ComparisonDesign, options: opt.PairedOptions, *, baseline: Any = None
+) -> Comparison:
+    """``compare`` on a design."""
+    from clusterstats.adapters.frame import check_binary
+    from clusterstats.core.paired import summarize_comparison
+    from clusterstats.core.summary import summarize_interval
+
+    if design.strata is not None:
+        policy.check_lonely(design.strata, design.strata_labels, options.lonely)
+    baseline_index = None
+    if baseline is not None:
+        if baseline not in design.models:
+            raise InvalidOptionError(
+                f"baseline {baseline!r} is not one of the models {list(design.models)}"
+            )
+        baseline_index = design.models.index(baseline)
+    n_clusters = int(design.codes.max()) + 1
+    counts = np.bincount(design.codes, minlength=n_clusters).astype(np.float64)
+    totals = np.column_stack(
+        [np.bincount(design.codes, weights=row, minlength=n_clusters) for row in design.values]
+    )
+    # missing="ipw": each cluster's items answered by every model stand for all its items
+    # (weights n_g / r_g, cluster fixed-effect propensities, for which the cluster-robust
+    # variance of the weighted sums is exactly the stacked sandwich).
+    scale = np.ones(n_clusters)
+    if options.missing == "ipw":
+        scale = design.cluster_items / counts
+        counts = design.cluster_items.copy()
+        totals = totals * scale[:, None]
+    s = summarize_comparison(
+        totals,
+        counts,
+        estimand=options.estimand,
+        method=options.method,
+        adjust=options.adjust,
+        confidence=options.confidence,
+        baseline=baseline_index,
+        n_resamples=options.n_resamples,
+        rng=options.rng.generator(),
+        strata=design.strata,
+        lonely=options.lonely,
+    )
+    is_binary = check_binary(design.values.ravel())  # a view: values is C-contiguous
+    score_low, score_high, score_method = [], [], ""
+    with policy.once() as warned:
+        for j, row in enumerate(design.values):
+            squares = (
+                totals[:, j]  # 0/1 values are their own squares
+                if is_binary
+                else np.bincount(design.codes, weights=row * row, minlength=n_clusters) * scale
+            )
+            sums = ClusterSums(counts, totals[:, j], squares)
+            if design.strata is not None:
+                from clusterstats.core.strata import summarize_stratified
+
+                ci = summarize_stratified(
+                    sums,
+                    design.strata,
+                    estimand=options.estimand,
+                    method="auto",
+                    confidence=options.confidence,
+                    is_binary=is_binary,
+                    lonely=options.lonely,
+                )
+            else:
+                ci = summarize_interval(
+                    sums,
+                    estimand=options.estimand,
+                    method="auto",
+                    confidence=options.confidence,
+                    is_binary=is_binary,
+                )
+            score_low.append(ci.low)
+            score_high.append(ci.high)
+            score_method = score_method or ci.method
+    notes = list(warned)
+    if design.n_dropped_items:
+        notes.append(
+            f"how='inner': {design.n_dropped_items} items missing for some model were left out"
+        )
+    if design.n_missing_items and options.missing == "ipw":
+        notes.append(
+            f"{design.n_missing_items} items with a missing outcome for some model were handled "
+            "by inverse-probability weighting: in each cluster the items every model answered "
+            "stand for all its items (cluster fixed-effect propensities)"
+        )
+        if design.lost_cluster_items.size:
+            notes.append(
+                f"{design.lost_cluster_items.size} clusters had no item answered by every model: "
+                "nothing observed can stand in for them"
+            )
+    elif design.n_missing_items:
+        verb = {"fail": "counted as failures", "pass": "counted as passes"}.get(
+            options.missing, "dropped"
+        )
+        notes.append(
+            f"{design.n_missing_items} items with a missing outcome for some model were {verb}"
+        )
+    labels = design.models
+    return Comparison(
+        models=labels,
+        score=tuple(s.means),
+        score_low=tuple(score_low),
+        score_high=tuple(score_high),
+        score_method=score_method,
+        rank=tuple(s.rank),
+        rank_low=tuple(s.rank_low),
+        rank_high=tuple(s.rank_high),
+        pair_a=tuple(labels[i] for i in s.pair_a),
+        pair_b=tuple(labels[i] for i in s.pair_b),
+        delta=tuple(s.delta),
+        se=tuple(s.se),
+        low=tuple(s.low),
+        high=tuple(s.high),
+        p_value=tuple(s.p_value),
+        p_adjusted=tuple(s.p_adjusted),
+        df=s.df,
+        method=s.method,
+        adjust=options.adjust,
+        estimand=options.estimand,
+        confidence=options.confidence,
+        baseline=baseline,
+        n_items=int(design.values.shape[1]),
+        n_clusters=n_clusters,
+        n_resamples=options.n_resamples,
+        n_dropped_items=design.n_dropped_items,
+        n_missing_items=design.n_missing_items,
+        outcome=design.outcome,
+        by=design.by,
+        notes=tuple(notes),
+    )
+
+
+def compare(
+    data: Any,
+    outcome: Hashable,
+    by: opt.By | None = None,
+    *,
+    model: Hashable,
+    on: Hashable | Sequence[Hashable] | None = None,
+    rerun: Hashable | None = None,
+    baseline: Any = None,
+    how: opt.How = "strict",
+    estimand: opt.Estimand = "pooled",
+    method: opt.CompareMethod = "auto",
+    adjust: opt.Adjust = "holm",
+    confidence: float = 0.95,
+    missing: opt.MissingOrIPW = "drop",
+    responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    lonely: opt.Lonely = "fail",
+    n_resamples: int = 9999,
+    rng: int | np.random.Generator | None = None,
+    case: Hashable = "case",
+) -> Comparison:
+    """Compare many models on the same clustered items.
+
+    ``data`` is long: one row per (model, item, run), the model in column ``model`` and the
+    item key in ``on`` (column(s), or the index); rows sharing the model and the item are an
+    error unless ``rerun`` names the run-id column, and then are averaged. A (case, rerun)
+    Dataset holds the models along a ``model`` dim and its cases are the items. Returns a
+    :class:`~clusterstats.Comparison` with every pairwise difference (or each model against
+    ``baseline``), cluster-robust (CR2 by default) with p-values adjusted across the family
+    (``adjust="holm"`` controls the family-wise error, Holm 1979; ``"bh"`` the false
+    discovery rate, Benjamini & Hochberg 1995), and a leaderboard: each model's score with
+    its ``cluster_ci`` interval and the interval of its rank from one cluster bootstrap whose
+    draws all models share. Models come in sorted label order and each pair is
+    ``model_a - model_b`` in that order, whatever the order of the rows.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, xarray.Dataset or dask DataFrame
+        Long results, or a (case, rerun) Dataset with a model dim.
+    outcome : column label
+        The outcome (0/1 or a score).
+    by : column label or list of labels, optional
+        The cluster of each item (for a Dataset a coordinate along ``case``; default: the
+        cases).
+    model : column label (dim name for a Dataset)
+        Which model a row belongs to.
+    on : column label(s), optional
+        The item key of a frame (default: the index).
+    rerun : column label, optional
+        The run id, when items have several rows per model.
+    baseline : model label, optional
+        Compare every model with this one only.
+    how : {"strict", "inner"}
+        Items some model lacks: an error (default), or left out and counted.
+    estimand : {"pooled", "cluster_mean", "stratum_mean"}
+        As in ``cluster_ci`` (``"stratum_mean"`` with strata).
+    method : {"auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile"}
+        ``"auto"`` is CR2 (the stratified linearisation with strata); the bootstrap reuses the
+        rank bootstrap's draws.
+    adjust : {"holm", "bh", "none"}
+        Multiplicity adjustment of the p-values.
+    confidence : float
+        Nominal coverage.
+    missing : {"drop", "fail", "pass", "raise", "ipw"}
+        As in ``paired_delta`` (``"ipw"``: the items every model answered stand for all the
+        items of their cluster).
+    responded : column label, optional
+        A response indicator (True = a usable response).
+    strata : column label, optional
+        A stratified design: the covariance of all models from one stratified linearisation,
+        and the Rao–Wu rank bootstrap within strata.
+    nest : bool
+        With ``strata``: cluster ids are local to their stratum.
+    lonely : {"fail", "adjust", "average", "certainty"}
+        With ``strata``: a stratum with a single cluster.
+    n_resamples : int
+        Replicates of the rank bootstrap.
+    rng : int, numpy.random.Generator or None
+        Seed or generator of the rank bootstrap.
+    case : dim name
+        For a Dataset: the case dim.
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> import clusterstats
+    >>> demo = clusterstats.load_demo_data()
+    >>> res = demo.eval.compare("correct", by="src", model="model", on="question_id",
+    ...                         how="inner", rng=0)
+    >>> res.leaderboard()["model"].tolist()[0]
+    'Meta-Llama-3.1-70B-Instruct'
+    >>> len(res.pairs())
+    6
+    """
+    options = opt.compare_options(
+        how=how,
+        estimand=estimand,
+        method=method,
+        adjust=adjust,
+        confidence=confidence,
+        missing=missing,
+        strata=strata,
+        nest=nest,
+        lonely=lonely,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+    design = adapters.comparison_design(
+        data,
+        outcome,
+        by,
+        model=model,
+        on=on,
+        rerun=rerun,
+        how=options.how,
+        missing=options.missing,
+        responded=responded,
+        strata=strata,
+        nest=options.nest,
+        case=case,
+    )
+    return build_comparison(design, options, baseline=baseline)

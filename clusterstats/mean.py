@@ -1,0 +1,826 @@
+"""The mean of clustered outcomes: ``cluster_ci``, ``icc``, ``design_effect`` and their results.
+
+Each public function validates its options once (:mod:`clusterstats._options`), asks the
+adapters for one design whatever the input (:mod:`clusterstats.adapters`), and hands both to
+the builder below, which every backend shares; the numbers come from
+:mod:`clusterstats.core`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from clusterstats import _display as fmt
+from clusterstats import _options as opt
+from clusterstats import _policies as policy
+from clusterstats import adapters
+from clusterstats._design import MeanDesign, MeanGroup
+from clusterstats._result import GroupedResults, Result, label_of
+from clusterstats.core import intervals as iv
+from clusterstats.core.intervals import Method
+from clusterstats.core.summary import (
+    summarize_design_effect,
+    summarize_icc,
+    summarize_interval,
+)
+from clusterstats.core.variance import icc_anova, iid_variance
+from clusterstats.errors import FewClustersWarning, InvalidOptionError, warn
+
+__all__ = [
+    "ICC",
+    "ClusterCI",
+    "DesignEffect",
+    "build_cluster_ci",
+    "build_design_effect",
+    "build_icc",
+    "cluster_ci",
+    "design_effect",
+    "grouped",
+    "icc",
+]
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ClusterCI(Result):
+    """A confidence interval for the mean of clustered outcomes.
+
+    Attributes
+    ----------
+    outcome : str or None
+        The outcome analysed (None for plain arrays).
+    by : tuple of str
+        The cluster column(s).
+    estimand : {"pooled", "cluster_mean", "stratum_mean"}
+        ``"pooled"``: the share over all rows (large clusters weigh more);
+        ``"cluster_mean"``: the mean of the cluster means (each cluster counts once);
+        ``"stratum_mean"`` (with strata): the mean of the stratum means.
+    method : str
+        The interval method actually used (``"auto"`` is resolved, e.g. ``"korn_graubard"``).
+    confidence : float
+        Nominal coverage, e.g. 0.95.
+    estimate, se, low, high : float
+        The point estimate, its standard error and the interval. ``se`` is NaN when the
+        interval comes from a fallback that has no standard error (degenerate data).
+    df : float
+        Degrees of freedom of the reference t distribution (NaN for bootstrap/fallbacks).
+    n_rows, n_clusters : int
+        Rows and clusters used (after dropping missing outcomes).
+    cluster_size_mean, cluster_size_min, cluster_size_max : float, int, int
+        Summary of the rows per cluster.
+    icc : float
+        One-way ANOVA intraclass correlation (raw; can be negative; NaN if undefined).
+    design_effect, n_eff : float
+        Empirical design effect (clustered variance ÷ iid variance, as R survey's
+        ``deff="replace"``) and the effective number of independent rows ``n_rows / deff``.
+    naive_low, naive_high : float
+        The interval that treats rows as independent (Wilson for binary outcomes, t otherwise).
+    widening : float
+        Clustered width ÷ naive width.
+    n_missing, n_missing_clusters : int
+        Rows with a missing outcome, and the clusters they belong to.
+    n_resamples : int or None
+        Bootstrap replicates, for bootstrap methods.
+    notes : tuple of str
+        Everything a reader should know: fallbacks, few clusters, estimand differences.
+    """
+
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    estimand: str
+    method: str
+    confidence: float
+    estimate: float
+    se: float
+    low: float
+    high: float
+    df: float
+    n_rows: int
+    n_clusters: int
+    cluster_size_mean: float
+    cluster_size_min: int
+    cluster_size_max: int
+    icc: float
+    design_effect: float
+    n_eff: float
+    naive_low: float
+    naive_high: float
+    widening: float
+    n_missing: int = 0
+    n_missing_clusters: int = 0
+    n_resamples: int | None = None
+    notes: tuple[str, ...] = ()
+
+    _html: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("estimate", "estimate"),
+        ("low", "low"),
+        ("high", "high"),
+        ("naive_low", "naive low"),
+        ("naive_high", "naive high"),
+        ("widening", "widening"),
+        ("icc", "ICC"),
+        ("design_effect", "design effect"),
+        ("n_eff", "n_eff"),
+        ("n_rows", "rows"),
+        ("n_clusters", "clusters"),
+    )
+    _grouped: ClassVar[tuple[tuple[str, str], ...]] = _html
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """``(low, high)``."""
+        return (self.low, self.high)
+
+    def _caption(self) -> str:
+        return (
+            f"{label_of(self.outcome, self.by)} — {self.confidence:.0%} CI, "
+            f"estimand {self.estimand}, method {self.method}"
+        )
+
+    def _grouped_heading(self, over: str) -> str:
+        return (
+            f"ClusterCI over {over}: {label_of(self.outcome, self.by)}; "
+            f"{self.confidence:.0%} CI, estimand={self.estimand}, method={self.method}"
+        )
+
+    def _grouped_title(self) -> str:
+        return f"{label_of(self.outcome, self.by)}: {self.confidence:.0%} CI, {self.method}"
+
+    def _lines(self) -> list[str]:
+        pct = f"{self.confidence:.0%}"
+        if self.cluster_size_min == self.cluster_size_max:
+            sizes = f"{fmt.count(self.cluster_size_min, 'row')} each"
+        else:
+            sizes = (
+                f"size {self.cluster_size_min:,}–{self.cluster_size_max:,}, "
+                f"mean {fmt.number(self.cluster_size_mean, 3)}"
+            )
+        missing = (
+            f"; {fmt.count(self.n_missing, 'row')} had a missing outcome" if self.n_missing else ""
+        )
+        return [
+            f"ClusterCI({label_of(self.outcome, self.by)}; estimand={self.estimand}, "
+            f"method={self.method})",
+            f"  estimate {fmt.number(self.estimate)}  {pct} CI "
+            f"{fmt.interval(self.low, self.high)}  se {fmt.number(self.se)}",
+            f"  naive (iid rows) CI {fmt.interval(self.naive_low, self.naive_high)}  "
+            f"widening ×{fmt.number(self.widening, 3)}",
+            f"  {fmt.count(self.n_rows, 'row')} in {fmt.count(self.n_clusters, 'cluster')} "
+            f"({sizes}){missing}",
+            f"  ICC {fmt.number(self.icc, 3)}  design effect "
+            f"{fmt.number(self.design_effect, 3)}  effective n {fmt.number(self.n_eff, 4)}",
+        ]
+
+    def plot(self, *, ax: Any = None) -> Any:
+        """Forest plot of the clustered interval beside the naive one (needs matplotlib).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure by default).
+
+        Returns
+        -------
+        matplotlib Axes
+        """
+        from clusterstats._plotting import forest
+
+        return forest(
+            [label_of(self.outcome, self.by)],
+            [self.estimate],
+            [self.low],
+            [self.high],
+            [self.naive_low],
+            [self.naive_high],
+            title=f"{self.confidence:.0%} CI, {self.method}",
+            ax=ax,
+        )
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ICC(Result):
+    """One-way ANOVA intraclass correlation with its confidence interval.
+
+    Attributes
+    ----------
+    outcome : str or None
+    by : tuple of str
+    method : str
+        ``"anova"``.
+    ci_method : str
+        Searle's exact interval for balanced clusters (``"searle_f"``), the same formula
+        with ``n0`` for unbalanced ones (``"searle_f_n0"``, as R's ``ICC::ICCest``), or
+        ``"undefined"``; the interval always contains the estimate.
+    confidence : float
+    icc : float
+        The raw estimate ``(MSB - MSW) / (MSB + (n0 - 1) MSW)``; it can be negative.
+    icc_truncated : float
+        ``max(icc, 0)``: the value design effects use.
+    low, high : float
+        The interval.
+    n_rows, n_clusters : int
+    cluster_size_mean : float
+    n0 : float
+        The ANOVA "average" cluster size ``(N - sum n^2 / N) / (G - 1)``.
+    msb, msw, var_between, var_within : float
+        Mean squares and the variance components they imply.
+    notes : tuple of str
+    """
+
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    method: str
+    ci_method: str
+    confidence: float
+    icc: float
+    icc_truncated: float
+    low: float
+    high: float
+    n_rows: int
+    n_clusters: int
+    cluster_size_mean: float
+    n0: float
+    msb: float
+    msw: float
+    var_between: float
+    var_within: float
+    notes: tuple[str, ...] = ()
+
+    _html: ClassVar[tuple[tuple[str, str], ...]] = tuple(
+        (f, f) for f in ("icc", "low", "high", "ci_method", "n_rows", "n_clusters", "n0")
+    )
+
+    def _lines(self) -> list[str]:
+        return [
+            f"ICC({label_of(self.outcome, self.by)}; method={self.method})",
+            f"  icc {fmt.number(self.icc)}  {self.confidence:.0%} CI "
+            f"{fmt.interval(self.low, self.high)} ({self.ci_method})",
+            f"  {fmt.count(self.n_rows, 'row')} in {fmt.count(self.n_clusters, 'cluster')} "
+            f"(mean size {fmt.number(self.cluster_size_mean, 3)}, n0 {fmt.number(self.n0, 4)})",
+        ]
+
+    def __float__(self) -> float:
+        return float(self.icc)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class DesignEffect(Result):
+    """Design effects of clustered data, and the effective sample size they imply.
+
+    Attributes
+    ----------
+    outcome : str or None
+    by : tuple of str
+    estimand : {"pooled", "cluster_mean"}
+    empirical : float
+        Cluster-robust (CR1) variance of the estimate ÷ its variance if rows were independent
+        (``s^2 / N``): R survey's ``deff="replace"``.
+    kish : float
+        ``1 + (m̄ - 1) * icc_truncated`` (pooled estimand only; Kish 1965).
+    unequal_sizes : float
+        The exchangeable-correlation value that accounts for unequal sizes:
+        ``1 + icc (sum n^2 / N - 1)`` for the pooled mean, ``N/G^2 sum (1 + (n_g-1) icc)/n_g``
+        for the mean of cluster means.
+    icc, icc_truncated : float
+    n_eff : float
+        ``n_rows / empirical``.
+    widening : float
+        ``sqrt(empirical)``: how much wider than the naive interval an honest one is.
+    n_rows, n_clusters : int
+    cluster_size_mean : float
+    notes : tuple of str
+    """
+
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    estimand: str
+    empirical: float
+    kish: float
+    unequal_sizes: float
+    icc: float
+    icc_truncated: float
+    n_eff: float
+    widening: float
+    n_rows: int
+    n_clusters: int
+    cluster_size_mean: float
+    notes: tuple[str, ...] = ()
+
+    _html: ClassVar[tuple[tuple[str, str], ...]] = tuple(
+        (f, f)
+        for f in (
+            "empirical",
+            "kish",
+            "unequal_sizes",
+            "icc",
+            "n_eff",
+            "widening",
+            "n_rows",
+            "n_clusters",
+        )
+    )
+
+    def _lines(self) -> list[str]:
+        return [
+            f"DesignEffect({label_of(self.outcome, self.by)}; estimand={self.estimand})",
+            f"  empirical {fmt.number(self.empirical)}  kish {fmt.number(self.kish)}  "
+            f"unequal sizes {fmt.number(self.unequal_sizes)}  (icc {fmt.number(self.icc, 3)})",
+            f"  {fmt.count(self.n_rows, 'row')} worth {fmt.number(self.n_eff)} independent "
+            f"rows; intervals ×{fmt.number(self.widening, 3)} wider than naive",
+        ]
+
+    def __float__(self) -> float:
+        return float(self.empirical)
+
+
+# -- builders: the same for every backend ----------------------------------------------------
+
+
+def grouped(design: Any, results: Sequence[Any]) -> Any:
+    """One result without grouping, else a :class:`GroupedResults` over the design's groups."""
+    if design.over is None:
+        return results[0]
+    labels = design.group_labels if hasattr(design, "group_labels") else None
+    if labels is None:
+        labels = tuple(label for label, _ in design.groups)
+    return GroupedResults(over=design.over, groups=tuple(labels), results=tuple(results))
+
+
+def _size_summary(sums: Any) -> dict[str, Any]:
+    counts = sums.counts
+    return {
+        "n_rows": sums.n_rows,
+        "n_clusters": sums.n_clusters,
+        "cluster_size_mean": float(counts.mean()),
+    }
+
+
+def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions) -> ClusterCI:
+    applied = policy.apply_missing(group, design, options.missing)
+    generator = options.rng.generator()
+    if applied.strata is not None:
+        from clusterstats.core.strata import summarize_stratified
+
+        policy.check_lonely(applied.strata, applied.strata_labels, options.lonely)
+        try:
+            s = summarize_stratified(
+                applied.sums,
+                applied.strata,
+                estimand=options.estimand,
+                method=options.method,
+                confidence=options.confidence,
+                is_binary=design.is_binary,
+                lonely=options.lonely,
+                n_resamples=options.n_resamples,
+                rng=generator,
+            )
+        except ValueError as error:
+            raise InvalidOptionError(str(error)) from None
+    else:
+        s = summarize_interval(
+            applied.sums,
+            estimand=options.estimand,
+            method=options.method,
+            confidence=options.confidence,
+            is_binary=design.is_binary,
+            icc_prior=options.icc,
+            n_resamples=options.n_resamples,
+            rng=generator,
+        )
+    notes = list(s.notes)
+    if applied.n_missing:
+        notes.insert(
+            0, policy.missing_note(applied.n_missing, applied.n_missing_clusters, options.missing)
+        )
+        if applied.missing_p_value < 0.05:
+            notes.insert(1, policy.varying_missingness_note(applied.missing_p_value))
+    return ClusterCI(
+        **{**s._asdict(), "notes": tuple(notes)},
+        confidence=options.confidence,
+        estimand=options.estimand,
+        **_size_summary(applied.sums),
+        cluster_size_min=int(applied.sums.counts.min()),
+        cluster_size_max=int(applied.sums.counts.max()),
+        n_missing=applied.n_missing,
+        n_missing_clusters=applied.n_missing_clusters,
+        outcome=design.outcome,
+        by=design.by,
+    )
+
+
+def _ipw_interval_of(
+    group: MeanGroup, index: int, design: MeanDesign, options: opt.IntervalOptions
+) -> ClusterCI:
+    """One ``ClusterCI`` by inverse-probability weighting (``missing="ipw"``)."""
+    from clusterstats.core import missing as mi
+    from clusterstats.core.summary import summarize_interval as interval
+
+    rows = None if design.responses is None else design.responses[index]
+    fitted = policy.ipw_fit(
+        group,
+        design,
+        rows,
+        propensity=options.propensity,
+        min_propensity=options.min_propensity,
+    )
+    fit, observed = fitted.fit, fitted.observed
+    n_rows = observed.n_rows
+    try:
+        result = mi.ipw_interval(
+            fit,
+            method=options.method,
+            confidence=options.confidence,
+            is_binary=design.is_binary,
+            n_rows=n_rows,
+        )
+    except ValueError as error:
+        raise InvalidOptionError(str(error)) from None
+    notes = [
+        f"inverse-probability weighted (Hájek) with {fitted.described}; the variance accounts "
+        "for the estimated propensities"
+    ]
+    if fit.n_lost_clusters:
+        lost = fitted.lost_clusters
+        shown = ", ".join(map(repr, lost[:5])) + (", ..." if len(lost) > 5 else "")
+        notes.append(
+            f"{fit.n_lost_clusters} clusters had no usable response at all ({shown}): nothing "
+            "observed can stand in for them, so the estimate covers the other clusters"
+        )
+    if fit.truncated_weight_share > 0:
+        notes.append(
+            f"propensities below {options.min_propensity} were raised to it: "
+            f"{fit.truncated_weight_share:.1%} of the total weight was cut"
+        )
+    notes.append(f"effective n of the weights (Kish): {fit.kish_n:.1f} responding rows")
+    notes.extend(result.notes)
+    if fit.n_clusters < iv.FEW_CLUSTERS:
+        message = (
+            f"only {fit.n_clusters} clusters: the {result.method} interval is itself "
+            f"uncertain with fewer than {iv.FEW_CLUSTERS} clusters"
+        )
+        warn(message, FewClustersWarning)
+        notes.append(message)
+    naive = interval(
+        observed,
+        estimand="pooled",
+        method="naive",
+        confidence=options.confidence,
+        is_binary=design.is_binary,
+    )
+    iid = iid_variance(observed)
+    deff = fit.variance / iid if iid > 0 else math.nan
+    widths = (naive.high - naive.low, result.high - result.low)
+    return ClusterCI(
+        estimate=result.estimate,
+        se=result.se,
+        low=result.low,
+        high=result.high,
+        confidence=options.confidence,
+        method=result.method,
+        estimand="pooled",
+        df=result.df,
+        n_rows=n_rows,
+        n_clusters=fit.n_clusters,
+        cluster_size_mean=float(observed.counts.mean()),
+        cluster_size_min=int(observed.counts.min()),
+        cluster_size_max=int(observed.counts.max()),
+        icc=icc_anova(observed).icc,
+        design_effect=deff,
+        n_eff=n_rows / deff if deff > 0 else math.nan,
+        naive_low=naive.low,
+        naive_high=naive.high,
+        widening=widths[1] / widths[0] if widths[0] > 0 else math.nan,
+        n_missing=fitted.n_missing,
+        n_missing_clusters=fitted.n_missing_clusters,
+        outcome=design.outcome,
+        by=design.by,
+        notes=tuple(notes),
+    )
+
+
+def build_cluster_ci(
+    design: MeanDesign, options: opt.IntervalOptions
+) -> ClusterCI | GroupedResults[ClusterCI]:
+    """``cluster_ci`` on a design: one interval per group."""
+    policy.check_binary_method(options.method, design.is_binary)
+    if options.missing == "ipw":
+        results = [
+            _ipw_interval_of(group, index, design, options)
+            for index, group in enumerate(design.groups)
+        ]
+    else:
+        results = [_interval_of(group, design, options) for group in design.groups]
+    return grouped(design, results)
+
+
+def build_icc(design: MeanDesign, *, confidence: float, missing: str) -> ICC | GroupedResults:
+    """``icc`` on a design."""
+    results = []
+    for group in design.groups:
+        sums = policy.apply_missing(group, design, missing).sums
+        s = summarize_icc(sums, confidence=confidence)
+        results.append(
+            ICC(
+                **s._asdict(),
+                confidence=confidence,
+                method="anova",
+                **_size_summary(sums),
+                outcome=design.outcome,
+                by=design.by,
+            )
+        )
+    return grouped(design, results)
+
+
+def build_design_effect(
+    design: MeanDesign, *, estimand: str, missing: str
+) -> DesignEffect | GroupedResults:
+    """``design_effect`` on a design."""
+    results = []
+    for group in design.groups:
+        sums = policy.apply_missing(group, design, missing).sums
+        s = summarize_design_effect(sums, estimand=estimand)
+        results.append(
+            DesignEffect(
+                **s._asdict(),
+                estimand=estimand,
+                **_size_summary(sums),
+                outcome=design.outcome,
+                by=design.by,
+            )
+        )
+    return grouped(design, results)
+
+
+# -- the public functions --------------------------------------------------------------------
+
+
+def cluster_ci(
+    data: Any,
+    outcome: Any,
+    by: opt.By | None = None,
+    *,
+    estimand: opt.Estimand | Literal["stratum_mean"] = "pooled",
+    method: Method = "auto",
+    confidence: float = 0.95,
+    over: Hashable | None = None,
+    missing: opt.MissingOrIPW = "drop",
+    responded: Hashable | None = None,
+    propensity: opt.Propensity = "cluster",
+    covariates: Sequence[Hashable] | None = None,
+    min_propensity: float = 0.05,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    lonely: opt.Lonely = "fail",
+    icc: float | None = None,
+    n_resamples: int = 9999,
+    rng: int | np.random.Generator | None = None,
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
+) -> ClusterCI | GroupedResults[ClusterCI]:
+    """Confidence interval for a mean (pass rate or score) of clustered rows.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, xarray.Dataset, dask DataFrame, or None
+        One row per graded example (a DataFrame, pandas or dask); a Dataset laid out as
+        ``(case, rerun)`` (each variable's runs of a case along ``rerun``, other dims such
+        as ``model`` giving one result each); or None, with ``outcome`` and ``by`` array-likes.
+    outcome : column label (or array-like)
+        Binary (0/1, bool) or continuous outcome; a variable of a Dataset.
+    by : column label, list of labels (or array-like), optional
+        The cluster; several columns are combined (a cluster is one combination). Required
+        for frames; for a Dataset, a coordinate along ``case`` (default: each case is a
+        cluster of its runs).
+    estimand : {"pooled", "cluster_mean", "stratum_mean"}
+        ``"pooled"`` (default): share over all rows, ``sum(y) / n``. ``"cluster_mean"``: mean
+        of the cluster means, each cluster counting once. ``"stratum_mean"`` (with
+        ``strata``): mean of the stratum means ("macro" accuracy). Always named in the result.
+    method : str
+        ``"auto"`` (default; see :func:`clusterstats.core.intervals.auto_method`),
+        ``"naive"`` (iid rows, for comparison), ``"cr1"`` (cluster-robust, ``t(G-1)``),
+        ``"cr2"`` (Bell & McCaffrey 2002, Satterthwaite df), ``"wilson"`` (Wilson on the
+        effective n, binary), ``"korn_graubard"`` (Korn & Graubard 1998: Clopper–Pearson on
+        the df-adjusted effective n, binary), ``"korn_graubard_guarded"`` (the same with a
+        variance floor from the ICC model and df from the clusters that carry the variance),
+        ``"bootstrap"``/``"bootstrap_bca"`` and ``"bootstrap_percentile"`` (cluster
+        bootstrap; whole clusters are resampled).
+    confidence : float
+        Nominal coverage, strictly between 0 and 1.
+    over : column label, optional
+        One interval per value of this column (e.g. ``"model"``), in sorted label order. A
+        Dataset's extra dims play this part.
+    missing : {"drop", "fail", "pass", "raise", "ipw"}
+        A missing outcome (NaN, or ``responded`` False) is dropped (complete case; counted in
+        the result, with a note when the missing rate varies across clusters), counted as a
+        failure or as a pass (binary outcomes: the two bounds), raises
+        :class:`~clusterstats.errors.MissingOutcomeError`, or is handled by inverse-probability
+        weighting (``"ipw"``): the normalised (Hájek) mean of the responses weighted by
+        ``1/π``, with response propensities ``π`` that include the cluster, and a stacked
+        sandwich variance that accounts for their estimation.
+    responded : column label, optional
+        Explicit response indicator (bool; True = a usable response). Where it is False the
+        outcome is a placeholder and is ignored. For a Dataset, a variable with the outcome's
+        dims (NaN where no run happened).
+    propensity : {"cluster", "shrunk", "logistic"}
+        With ``missing="ipw"``: each cluster's own response rate (cluster fixed effects, the
+        default: the weighted responses of a cluster then stand exactly for its rows), the
+        rates shrunk towards the overall rate (empirical Bayes: steadier weights, but biased
+        towards complete case when missingness depends on the cluster), or a logistic model
+        with cluster effects plus ``covariates``.
+    covariates : list of column labels, optional
+        Numeric columns (for a Dataset, coordinates along ``case``) for
+        ``propensity="logistic"``.
+    min_propensity : float
+        With ``missing="ipw"``, propensities are floored at this value (weights capped at its
+        inverse); the share of weight cut is reported.
+    strata : column label, optional
+        A stratified design: clusters are independent within fixed strata (e.g. benchmark
+        categories), strata independent. The variance is R survey's linearised one for
+        ``svydesign(ids=~by, strata=~strata)`` with ``clusters - strata`` df (Lumley 2010).
+    nest : bool
+        With ``strata``: cluster ids are local to their stratum (R's ``nest=TRUE``); without
+        it, an id found in two strata is an error.
+    lonely : {"fail", "adjust", "average", "certainty"}
+        With ``strata``: what to do with a stratum that has a single cluster (R survey's
+        ``survey.lonely.psu``); the default raises an error that names those strata.
+    icc : float, optional
+        An ICC from a pilot; used only when the data have no variance (e.g. no failures) to
+        set the effective n of the fallback interval to ``n / (1 + (m̄ - 1) icc)``.
+    n_resamples : int
+        Bootstrap replicates.
+    rng : int, numpy.random.Generator or None
+        Seed or generator for the bootstrap. With groups, an int seed seeds each group's
+        bootstrap alike, so each group's interval equals the one computed for that group alone.
+    case, rerun : dim names
+        For a Dataset: its case and rerun dims.
+
+    Returns
+    -------
+    ClusterCI, or GroupedResults of ClusterCI over the groups.
+
+    Warns
+    -----
+    FewClustersWarning
+        Fewer than 20 clusters.
+    DegenerateDataWarning
+        Zero variance (e.g. every outcome passed); a Clopper–Pearson fallback is used.
+
+    Examples
+    --------
+    >>> import pandas as pd, clusterstats
+    >>> df = pd.DataFrame({"doc": [d for d in range(30) for _ in range(4)],
+    ...                    "passed": [int((d * 7 + i) % 5 > 1) for d in range(30)
+    ...                               for i in range(4)]})
+    >>> res = clusterstats.cluster_ci(df, "passed", by="doc")
+    >>> res.method, res.estimand, round(res.estimate, 3)
+    ('korn_graubard_guarded', 'pooled', 0.6)
+    """
+    options = opt.interval_options(
+        estimand=estimand,
+        method=method,
+        confidence=confidence,
+        missing=missing,
+        propensity=propensity,
+        covariates=covariates,
+        min_propensity=min_propensity,
+        strata=strata,
+        nest=nest,
+        lonely=lonely,
+        icc=icc,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+    design = adapters.mean_design(
+        data,
+        outcome,
+        by,
+        over=over,
+        responded=responded,
+        strata=strata,
+        nest=options.nest,
+        covariates=options.covariates,
+        case=case,
+        rerun=rerun,
+    )
+    return build_cluster_ci(design, options)
+
+
+def icc(
+    data: Any,
+    outcome: Any,
+    by: opt.By | None = None,
+    *,
+    confidence: float = 0.95,
+    over: Hashable | None = None,
+    missing: opt.Missing = "drop",
+    responded: Hashable | None = None,
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
+) -> ICC | GroupedResults[ICC]:
+    """Intraclass correlation: the share of outcome variance that lies between clusters.
+
+    One-way ANOVA estimator with the ``n0`` average cluster size (valid for unequal sizes and
+    binary outcomes), with Searle's F interval (Searle 1971; exact for balanced clusters;
+    with ``n0`` in place of the common size for unbalanced ones, as R's ``ICC::ICCest``).
+    The raw estimate can be negative; ``icc_truncated`` is ``max(icc, 0)``. When the ICC is
+    undefined (all outcomes equal, every cluster of size 1) the result holds NaN and a
+    :class:`~clusterstats.errors.DegenerateDataWarning` is emitted.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, xarray.Dataset, dask DataFrame, or None
+        As in :func:`cluster_ci`.
+    outcome : column label (or array-like)
+        Binary or continuous outcome.
+    by : column label, list of labels (or array-like), optional
+        The cluster (for a Dataset, a coordinate along ``case``; default: the cases).
+    confidence : float
+        Coverage of the interval.
+    over : column label, optional
+        One result per value of this column.
+    missing : {"drop", "fail", "pass", "raise"}
+        As in :func:`cluster_ci`.
+    responded : column label, optional
+        Explicit response indicator, as in :func:`cluster_ci`.
+    case, rerun : dim names
+        For a Dataset: its case and rerun dims.
+
+    Returns
+    -------
+    ICC, or GroupedResults of ICC.
+
+    Examples
+    --------
+    >>> import pandas as pd, clusterstats
+    >>> df = pd.DataFrame({"g": [1, 1, 2, 2, 3, 3], "y": [1.0, 1.2, 2.0, 2.2, 3.1, 2.9]})
+    >>> round(clusterstats.icc(df, "y", by="g").icc, 3)
+    0.978
+    """
+    level = opt.check_confidence(confidence)
+    opt.check_choice("missing", missing, opt.MISSING)
+    design = adapters.mean_design(
+        data, outcome, by, over=over, responded=responded, case=case, rerun=rerun
+    )
+    return build_icc(design, confidence=level, missing=missing)
+
+
+def design_effect(
+    data: Any,
+    outcome: Any,
+    by: opt.By | None = None,
+    *,
+    estimand: opt.Estimand = "pooled",
+    over: Hashable | None = None,
+    missing: opt.Missing = "drop",
+    responded: Hashable | None = None,
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
+) -> DesignEffect | GroupedResults[DesignEffect]:
+    """Design effect of clustering: how much it inflates the variance of the mean.
+
+    Reports the empirical design effect (CR1 variance ÷ iid variance, R survey's
+    ``deff="replace"``), Kish's ``1 + (m̄ - 1) ρ̂`` (Kish 1965) and the unequal-size value
+    ``1 + ρ̂ (Σn²/N - 1)``, the effective n and the widening factor ``sqrt(deff)``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, xarray.Dataset, dask DataFrame, or None
+        As in :func:`cluster_ci`.
+    outcome : column label (or array-like)
+        Binary or continuous outcome.
+    by : column label, list of labels (or array-like), optional
+        The cluster (for a Dataset, a coordinate along ``case``; default: the cases).
+    estimand : {"pooled", "cluster_mean"}
+        Whose variance is inflated: the pooled mean or the mean of cluster means.
+    over : column label, optional
+        One result per value of this column.
+    missing : {"drop", "fail", "pass", "raise"}
+        As in :func:`cluster_ci`.
+    responded : column label, optional
+        Explicit response indicator, as in :func:`cluster_ci`.
+    case, rerun : dim names
+        For a Dataset: its case and rerun dims.
+
+    Returns
+    -------
+    DesignEffect, or GroupedResults of DesignEffect.
+
+    Examples
+    --------
+    >>> import pandas as pd, clusterstats
+    >>> df = pd.DataFrame({"g": [1, 1, 2, 2, 3, 3], "y": [1.0, 1.2, 2.0, 2.2, 3.1, 2.9]})
+    >>> d = clusterstats.design_effect(df, "y", by="g")
+    >>> round(d.empirical, 3), round(d.n_eff, 2)
+    (2.459, 2.44)
+    """
+    opt.check_choice("estimand", estimand, opt.ESTIMANDS)
+    opt.check_choice("missing", missing, opt.MISSING)
+    design = adapters.mean_design(
+        data, outcome, by, over=over, responded=responded, case=case, rerun=rerun
+    )
+    return build_design_effect(design, estimand=estimand, missing=missing)

@@ -1,0 +1,502 @@
+"""Did B beat A? ``paired_delta``: the paired difference on shared clustered items.
+
+The adapters match the items of the two sides (two frames, two columns, two Datasets);
+the builder below computes the interval on the per-item differences, the same for every
+backend.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from clusterstats import _display as fmt
+from clusterstats import _options as opt
+from clusterstats import adapters
+from clusterstats._design import PairedDesign, PairedItems
+from clusterstats._result import GroupedResults, Result, label_of
+from clusterstats.core import intervals as iv
+from clusterstats.errors import InvalidOptionError
+from clusterstats.mean import grouped
+
+__all__ = ["PairedDelta", "build_paired_delta", "paired_delta"]
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PairedDelta(Result):
+    """A paired difference ``A - B`` between two sets of results on the same clustered items.
+
+    Attributes
+    ----------
+    label_a, label_b : str
+        Names of the two sides.
+    outcome : str or None
+    by : tuple of str
+    estimand : {"pooled", "cluster_mean"}
+    method : str
+        The interval method actually used.
+    confidence : float
+    delta, se, low, high, df : float
+        The difference of the chosen estimand, its standard error and interval (cluster-robust
+        on the per-item differences, or a paired cluster bootstrap).
+    p_value, test : float, str
+        Two-sided test of "no difference" (``"cr2_t"`` or ``"cr1_t"``: the cluster-robust t).
+    mean_a, mean_b : float
+        The two sides' estimates on the matched items.
+    se_unpaired, correlation : float
+        What pairing bought: the SE if the two sides were independent samples (each still
+        clustered), and the correlation of the two sides' per-item values.
+    naive_low, naive_high : float
+        The paired interval that ignores clusters (t on per-item differences).
+    icc : float
+        ICC of the per-item differences.
+    mcnemar_a_only, mcnemar_b_only : int or None
+        Discordant items (A passed and B failed; B passed and A failed), for binary items
+        with one run on each side.
+    mcnemar_statistic, mcnemar_p_value, mcnemar_exact_p_value : float
+        Plain McNemar (chi-square and exact binomial), which ignores clusters.
+    clustered_mcnemar_statistic, clustered_mcnemar_p_value : float
+        Obuchowski's (1998) clustered McNemar.
+    rerun_variance_share : float
+        Share of the per-item differences' variance due to rerun noise (NaN without reruns).
+    n_items, n_clusters, n_dropped_a, n_dropped_b, n_missing_items, max_runs : int
+        Matched items and clusters; items only on one side (``how="inner"``); items dropped
+        for a missing outcome; the largest number of runs averaged into one item.
+    n_resamples : int or None
+    notes : tuple of str
+    """
+
+    label_a: str = "A"
+    label_b: str = "B"
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    estimand: str
+    method: str
+    confidence: float
+    delta: float
+    se: float
+    low: float
+    high: float
+    df: float
+    p_value: float
+    test: str
+    mean_a: float
+    mean_b: float
+    se_unpaired: float
+    correlation: float
+    naive_low: float
+    naive_high: float
+    icc: float
+    mcnemar_a_only: int | None
+    mcnemar_b_only: int | None
+    mcnemar_statistic: float
+    mcnemar_p_value: float
+    mcnemar_exact_p_value: float
+    clustered_mcnemar_statistic: float
+    clustered_mcnemar_p_value: float
+    rerun_variance_share: float
+    n_items: int
+    n_clusters: int
+    n_dropped_a: int = 0
+    n_dropped_b: int = 0
+    n_missing_items: int = 0
+    max_runs: int = 1
+    n_resamples: int | None = None
+    notes: tuple[str, ...] = ()
+
+    _html: ClassVar[tuple[tuple[str, str], ...]] = tuple(
+        (f, f)
+        for f in (
+            "delta",
+            "low",
+            "high",
+            "p_value",
+            "mean_a",
+            "mean_b",
+            "se",
+            "se_unpaired",
+            "correlation",
+            "n_items",
+            "n_clusters",
+        )
+    )
+
+    def _lines(self) -> list[str]:
+        pct = f"{self.confidence:.0%}"
+        lines = [
+            f"PairedDelta({self.label_a} - {self.label_b}: {label_of(self.outcome, self.by)}; "
+            f"estimand={self.estimand}, method={self.method})",
+            f"  delta {fmt.number(self.delta)}  {pct} CI {fmt.interval(self.low, self.high)}  "
+            f"se {fmt.number(self.se)}  p {fmt.number(self.p_value, 3)} ({self.test})",
+            f"  {self.label_a} {fmt.number(self.mean_a)}  {self.label_b} "
+            f"{fmt.number(self.mean_b)}  on {fmt.count(self.n_items, 'item')} in "
+            f"{fmt.count(self.n_clusters, 'cluster')}",
+            f"  pairing: se {fmt.number(self.se)} paired vs {fmt.number(self.se_unpaired)} "
+            f"unpaired (correlation {fmt.number(self.correlation, 3)})"
+            + (
+                ""
+                if math.isnan(self.naive_low)
+                else f"; naive paired CI {fmt.interval(self.naive_low, self.naive_high)}"
+            ),
+        ]
+        if self.mcnemar_a_only is not None:
+            lines.append(
+                f"  discordant items: {self.mcnemar_a_only:,} only {self.label_a}, "
+                f"{self.mcnemar_b_only:,} only {self.label_b}; McNemar p "
+                f"{fmt.number(self.mcnemar_p_value, 3)}, clustered (Obuchowski) p "
+                f"{fmt.number(self.clustered_mcnemar_p_value, 3)}"
+            )
+        if self.max_runs > 1:
+            lines.append(
+                f"  up to {self.max_runs} runs per item averaged; rerun noise is "
+                f"{fmt.number(self.rerun_variance_share, 3)} of the differences' variance"
+            )
+        return lines
+
+
+# -- the builder -----------------------------------------------------------------------------
+
+
+def _item_fields(items: PairedItems, label_a: str, label_b: str, design: PairedDesign):
+    return {
+        "n_items": int(items.a.shape[0]),
+        "n_dropped_a": items.n_dropped_a,
+        "n_dropped_b": items.n_dropped_b,
+        "n_missing_items": items.n_missing_items,
+        "max_runs": items.max_runs,
+        "label_a": label_a,
+        "label_b": label_b,
+        "outcome": design.outcome,
+        "by": design.by,
+    }
+
+
+def _ipw_paired(
+    items: PairedItems, labels: tuple[str, str], design: PairedDesign, options: opt.PairedOptions
+) -> PairedDelta:
+    """A ``PairedDelta`` by inverse-probability weighting of the items answered on both
+    sides, with cluster response propensities and the stacked sandwich variance."""
+    from clusterstats.core.missing import hajek_cluster_propensity
+
+    label_a, label_b = labels
+    codes = items.codes
+    g = int(codes.max()) + 1
+    n_g = np.concatenate([items.cluster_items, items.lost_cluster_items])
+    r_g = np.concatenate(
+        [
+            np.bincount(codes, minlength=g).astype(np.float64),
+            np.zeros(items.lost_cluster_items.size),
+        ]
+    )
+
+    def fit(values: np.ndarray):
+        totals = np.concatenate(
+            [
+                np.bincount(codes, weights=values, minlength=g),
+                np.zeros(items.lost_cluster_items.size),
+            ]
+        )
+        return hajek_cluster_propensity(n_g, r_g, totals, shrink=False)
+
+    diff, side_a, side_b = fit(items.a - items.b), fit(items.a), fit(items.b)
+    se = math.sqrt(diff.variance)
+    low, high = iv.t_interval(diff.estimate, diff.variance, diff.df, options.confidence)
+    p_value = iv.t_test_p_value(diff.estimate, se, diff.df)
+    a, b = items.a, items.b
+    correlation = float(np.corrcoef(a, b)[0, 1]) if np.ptp(a) > 0 and np.ptp(b) > 0 else math.nan
+    notes = [
+        f"{items.n_missing_items} items with a missing outcome on a side were handled by "
+        "inverse-probability weighting (Hájek, each cluster's rate of being answered on both "
+        "sides); the variance accounts for the estimated propensities",
+        f"effective n of the weights (Kish): {diff.kish_n:.1f} items",
+    ]
+    if diff.n_lost_clusters:
+        notes.append(
+            f"{diff.n_lost_clusters} clusters had no item answered on both sides: nothing "
+            "observed can stand in for them"
+        )
+    if diff.truncated_weight_share > 0:
+        notes.append(f"{diff.truncated_weight_share:.1%} of the weight was cut by the floor")
+    if items.n_dropped_a or items.n_dropped_b:
+        notes.append(
+            f"how='inner': {items.n_dropped_a} items only in {label_a} and "
+            f"{items.n_dropped_b} only in {label_b} were left out"
+        )
+    nan = math.nan
+    return PairedDelta(
+        delta=diff.estimate,
+        se=se,
+        low=low,
+        high=high,
+        df=diff.df,
+        method="ipw_t",
+        p_value=p_value,
+        test="ipw_t" if se > 0 else "none",
+        mean_a=side_a.estimate,
+        mean_b=side_b.estimate,
+        se_unpaired=math.sqrt(side_a.variance + side_b.variance),
+        correlation=correlation,
+        naive_low=nan,
+        naive_high=nan,
+        icc=nan,
+        mcnemar_a_only=None,
+        mcnemar_b_only=None,
+        mcnemar_statistic=nan,
+        mcnemar_p_value=nan,
+        mcnemar_exact_p_value=nan,
+        clustered_mcnemar_statistic=nan,
+        clustered_mcnemar_p_value=nan,
+        rerun_variance_share=nan,
+        n_resamples=None,
+        notes=tuple(notes),
+        confidence=options.confidence,
+        estimand="pooled",
+        **_item_fields(items, label_a, label_b, design),
+        n_clusters=diff.n_clusters,
+    )
+
+
+def _stratified(s: Any, items: PairedItems, options: opt.PairedOptions) -> Any:
+    """Replace the interval, test and unpaired SE of a paired summary by their stratified
+    versions (R survey's linearisation of the per-item differences)."""
+    from clusterstats import _policies as policy
+    from clusterstats.core.grouping import cluster_sums
+    from clusterstats.core.strata import stratified_variance, summarize_stratified
+
+    strata = items.strata
+    policy.check_lonely(strata, items.strata_labels, options.lonely)
+    sums = cluster_sums(items.a - items.b, items.codes)
+    chosen = "cr1" if options.method == "auto" else options.method
+    try:
+        interval = summarize_stratified(
+            sums,
+            strata,
+            estimand=options.estimand,
+            method=chosen,
+            confidence=options.confidence,
+            is_binary=False,
+            lonely=options.lonely,
+            n_resamples=options.n_resamples,
+            rng=options.rng.generator(),
+        )
+    except ValueError as error:
+        raise InvalidOptionError(str(error)) from None
+    variance = stratified_variance(sums, strata, options.estimand, lonely=options.lonely)
+    se = math.sqrt(variance.variance)
+    p_value = iv.t_test_p_value(interval.estimate, se, variance.df)
+    unpaired = sum(
+        stratified_variance(
+            cluster_sums(side, items.codes), strata, options.estimand, lonely=options.lonely
+        ).variance
+        for side in (items.a, items.b)
+    )
+    return s._replace(
+        se=interval.se,
+        low=interval.low,
+        high=interval.high,
+        df=interval.df,
+        method=f"stratified_{interval.method}",
+        p_value=p_value,
+        test="stratified_t",
+        se_unpaired=math.sqrt(unpaired),
+        n_resamples=interval.n_resamples,
+        notes=(*interval.notes, *(n for n in s.notes if "estimand" not in n)),
+    )
+
+
+def _paired_of(
+    items: PairedItems, labels: tuple[str, str], design: PairedDesign, options: opt.PairedOptions
+) -> PairedDelta:
+    from clusterstats.core.paired import summarize_paired
+
+    label_a, label_b = labels
+    stratified = items.strata is not None
+    s = summarize_paired(
+        items.a,
+        items.b,
+        items.codes,
+        estimand=options.estimand,
+        # with strata the interval is replaced below: skip an unstratified bootstrap
+        method="cr1" if stratified else options.method,
+        confidence=options.confidence,
+        single_run_binary=items.single_run_binary,
+        within_a=items.within_a,
+        runs_a=items.runs_a,
+        within_b=items.within_b,
+        runs_b=items.runs_b,
+        n_resamples=options.n_resamples,
+        rng=options.rng.generator(),
+    )
+    if stratified:
+        s = _stratified(s, items, options)
+    notes = list(s.notes)
+    if items.n_dropped_a or items.n_dropped_b:
+        notes.insert(
+            0,
+            f"how='inner': {items.n_dropped_a} items only in {label_a} and "
+            f"{items.n_dropped_b} only in {label_b} were left out",
+        )
+    if items.n_missing_items:
+        verb = "dropped" if options.missing == "drop" else "handled"
+        notes.insert(
+            0, f"{items.n_missing_items} items with a missing outcome on one side were {verb}"
+        )
+    return PairedDelta(
+        **{**s._asdict(), "notes": tuple(notes)},
+        confidence=options.confidence,
+        estimand=options.estimand,
+        **_item_fields(items, label_a, label_b, design),
+        n_clusters=int(items.codes.max()) + 1,
+    )
+
+
+def build_paired_delta(
+    design: PairedDesign, options: opt.PairedOptions, *, labels: tuple[str, str] | None = None
+) -> PairedDelta | GroupedResults[PairedDelta]:
+    """``paired_delta`` on a design: one difference per group."""
+    names = labels if labels is not None else design.default_labels
+    build = _ipw_paired if options.missing == "ipw" else _paired_of
+    return grouped(design, [build(items, names, design, options) for _, items in design.groups])
+
+
+def paired_delta(
+    data: Any,
+    other: Any,
+    outcome: Hashable,
+    by: opt.By | None = None,
+    *,
+    on: Hashable | Sequence[Hashable] | None = None,
+    rerun: Hashable | None = None,
+    how: opt.How = "strict",
+    estimand: opt.Estimand = "pooled",
+    method: opt.PairedMethod = "auto",
+    confidence: float = 0.95,
+    missing: opt.MissingOrIPW = "drop",
+    responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    lonely: opt.Lonely = "fail",
+    labels: tuple[str, str] | None = None,
+    n_resamples: int = 9999,
+    rng: int | np.random.Generator | None = None,
+    case: Hashable = "case",
+) -> PairedDelta | GroupedResults[PairedDelta]:
+    """Paired difference between two sets of results on the same clustered items.
+
+    Three layouts:
+
+    * **two frames** (``other`` is a DataFrame): ``delta = data - other`` on column
+      ``outcome``, items matched on ``on`` (column(s), or the index when ``None``);
+    * **two columns** (``other`` is a column label of ``data``): ``delta = data[other] -
+      data[outcome]``, each row (or each ``on`` key) an item. So
+      ``df.eval.paired_delta("passed_b", "passed_a", by="doc")`` is B - A;
+    * **two Datasets** laid out as (case, rerun): the cases are the items, matched by their
+      label; extra dims (the same on both) give one difference each.
+
+    Several rows with one key are an error unless ``rerun`` names the column of the run id:
+    then they are reruns of the item and are averaged first (the result reports the largest
+    number of runs and the share of variance that rerun noise contributes; Miller 2024).
+    Items are then paired; the interval is cluster-robust on the per-item differences
+    (``cr2`` by default, ``cr1``, ``naive`` ignoring clusters) or a paired cluster
+    bootstrap (both sides' items of a drawn cluster go together).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, xarray.Dataset or dask DataFrame
+        Side A (or, with ``other`` a column label, both sides).
+    other : DataFrame, Dataset, or column label
+        Side B: a second frame (or Dataset) of the same items, or the column of ``data``
+        holding side A (the difference is then ``data[other] - data[outcome]``).
+    outcome : column label
+        The outcome (0/1 or a score).
+    by : column label or list of labels, optional
+        The cluster of each item (for Datasets a coordinate along ``case``; default: each
+        case is its own cluster).
+    on : column label(s), optional
+        The item key of frames (default: the index).
+    rerun : column label, optional
+        The run id of frames whose items have several rows.
+    how : {"strict", "inner"}
+        ``"strict"``: items present on one side only are an error naming counts and examples;
+        ``"inner"``: compare the common items and report how many were dropped per side.
+        An item in different clusters on the two sides is always an error.
+    estimand : {"pooled", "cluster_mean"}
+        ``"pooled"``: every item counts once; ``"cluster_mean"``: every cluster counts once.
+    method : {"auto", "naive", "cr1", "cr2", "bootstrap", "bootstrap_bca", "bootstrap_percentile"}
+        ``"auto"`` is ``"cr2"`` (``"cr1"`` with strata).
+    confidence : float
+        Nominal coverage.
+    missing : {"drop", "fail", "pass", "raise", "ipw"}
+        As in ``cluster_ci``. With ``"drop"``, an item with no non-missing run on a side is
+        dropped from the comparison and counted in ``n_missing_items``: comparing a model's
+        answered questions with another model's all questions would not be paired.
+        ``"fail"``/``"pass"`` count a missing outcome as 0/1 on that side. ``"ipw"`` weights
+        the items answered on both sides by the inverse of their cluster's rate of being
+        answered on both (Hájek), with the cluster-robust (stacked) variance and a t interval
+        on ``G - 1`` df (method ``"ipw_t"``).
+    responded : column label, optional
+        A response indicator (bool; True = a usable response) in each frame (or, for two
+        columns, for both): where it is False the outcome counts as missing.
+    strata : column label, optional
+        A stratified design, as in ``cluster_ci``: the variance of the differences is the
+        stratified linearised one with ``clusters - strata`` df (method ``"cr1"``, or the
+        Rao–Wu bootstrap within strata).
+    nest : bool
+        With ``strata``: cluster ids are local to their stratum.
+    lonely : {"fail", "adjust", "average", "certainty"}
+        With ``strata``: what to do with a stratum of a single cluster.
+    labels : (str, str), optional
+        Names of the two sides in the output (default: "A", "B", or the two column names).
+    n_resamples : int
+        Bootstrap replicates.
+    rng : int, numpy.random.Generator or None
+        Seed or generator for the bootstrap.
+    case : dim name
+        For Datasets: the case dim.
+
+    Returns
+    -------
+    PairedDelta, or GroupedResults of PairedDelta for Datasets with extra dims.
+
+    Examples
+    --------
+    >>> import pandas as pd, clusterstats
+    >>> df = pd.DataFrame({"doc": [d for d in range(24) for _ in range(3)],
+    ...                    "new": [int((d + i) % 4 != 0) for d in range(24) for i in range(3)],
+    ...                    "old": [int((d + i) % 3 != 0) for d in range(24) for i in range(3)]})
+    >>> d = df.eval.paired_delta("new", "old", by="doc")
+    >>> d.label_a, d.label_b, round(d.delta, 4), d.method
+    ('new', 'old', 0.0833, 'cr2')
+    """
+    options = opt.paired_options(
+        how=how,
+        estimand=estimand,
+        method=method,
+        confidence=confidence,
+        missing=missing,
+        strata=strata,
+        nest=nest,
+        lonely=lonely,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+    design = adapters.paired_design(
+        data,
+        other,
+        outcome,
+        by,
+        on=on,
+        rerun=rerun,
+        how=options.how,
+        missing=options.missing,
+        responded=responded,
+        strata=strata,
+        nest=options.nest,
+        case=case,
+        labels=labels,
+    )
+    return build_paired_delta(design, options, labels=labels)

@@ -1,0 +1,178 @@
+"""Stratified benchmarks: per-stratum estimates beside the overall micro and macro ones
+(``stratum_table``). The stratified variance itself is the ``strata=`` option of every
+statistic (R survey's linearisation; :mod:`clusterstats.core.strata`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from clusterstats import _options as opt
+from clusterstats import _policies as policy
+from clusterstats import adapters
+from clusterstats._design import MeanDesign
+from clusterstats.core.intervals import Method
+from clusterstats.mean import build_cluster_ci
+
+__all__ = ["stratum_table"]
+
+ESTIMANDS_OVERALL = ("pooled", "cluster_mean", "stratum_mean")
+
+
+def _per_stratum(design: MeanDesign) -> MeanDesign:
+    """The design split by stratum: one group per stratum, without the strata."""
+    group = design.groups[0]
+    assert group.strata is not None
+    groups = []
+    for code in np.unique(group.strata):
+        inside = group.strata == code
+        groups.append(
+            dataclasses.replace(
+                group,
+                label=design.strata_labels[code],
+                table=group.table.subset(inside),
+                cluster_ids=group.cluster_ids[inside],
+                strata=None,
+            )
+        )
+    return dataclasses.replace(design, groups=tuple(groups), over="stratum", strata_labels=())
+
+
+def stratum_table(
+    data: Any,
+    outcome: Hashable,
+    by: opt.By | None = None,
+    *,
+    strata: Hashable,
+    nest: bool = False,
+    lonely: opt.Lonely = "fail",
+    method: Method = "auto",
+    confidence: float = 0.95,
+    missing: opt.Missing = "drop",
+    responded: Hashable | None = None,
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
+) -> pd.DataFrame:
+    """Per-stratum estimates and the overall ones, in one table.
+
+    One row per stratum (its pooled estimate and clustered interval, rows, clusters, and the
+    weight it carries in each overall estimand), then one row per overall estimand of the
+    stratified design: ``pooled`` (micro: every row counts once), ``cluster_mean`` and
+    ``stratum_mean`` (macro: every stratum counts once). The data are reduced once; every
+    row is computed from that one design.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, xarray.Dataset or dask DataFrame
+        As in :func:`cluster_ci`.
+    outcome : column label
+        The outcome.
+    by : column label or list of labels, optional
+        The cluster (for a Dataset, a coordinate along ``case``; default: the cases).
+    strata : column label
+        The stratum of each cluster (for a Dataset, a coordinate along ``case``).
+    nest : bool
+        Cluster ids are local to their stratum (R survey's ``nest=TRUE``).
+    lonely : {"fail", "adjust", "average", "certainty"}
+        A stratum with a single cluster, in the overall rows (R survey's
+        ``survey.lonely.psu``).
+    method : str
+        Interval method, as in :func:`cluster_ci`.
+    confidence : float
+        Nominal coverage.
+    missing : {"drop", "fail", "pass", "raise"}
+        As in :func:`cluster_ci`.
+    responded : column label, optional
+        Explicit response indicator, as in :func:`cluster_ci`.
+    case, rerun : dim names
+        For a Dataset: its case and rerun dims.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``stratum``, ``estimand``, ``estimate``, ``low``, ``high``, ``method``,
+        ``n_rows``, ``n_clusters``, ``weight_pooled``, ``weight_cluster_mean``,
+        ``weight_stratum_mean``. The warnings of the per-stratum intervals (few clusters, by
+        nature) are kept in ``table.attrs["notes"]``.
+
+    Examples
+    --------
+    >>> import clusterstats
+    >>> demo = clusterstats.load_demo_data()
+    >>> llama = demo[demo.model == "Meta-Llama-3.1-70B-Instruct"]
+    >>> table = clusterstats.stratum_table(llama, "correct", by="src", strata="category")
+    >>> table["estimand"].tolist()[-3:]
+    ['pooled', 'cluster_mean', 'stratum_mean']
+    """
+    opt.check_choice("missing", missing, opt.MISSING)
+    base = opt.interval_options(
+        method=method,
+        confidence=confidence,
+        missing=missing,
+        strata=strata,
+        nest=nest,
+        lonely=lonely,
+    )
+    design = adapters.mean_design(
+        data,
+        outcome,
+        by,
+        responded=responded,
+        strata=strata,
+        nest=base.nest,
+        case=case,
+        rerun=rerun,
+    )
+    with policy.once(reemit=False) as notes:
+        per_options = dataclasses.replace(base, strata=None)
+        per = build_cluster_ci(_per_stratum(design), per_options)
+        overall = {
+            estimand: build_cluster_ci(design, dataclasses.replace(base, estimand=estimand))
+            for estimand in ESTIMANDS_OVERALL
+        }
+    results, labels = per.results, per.groups
+    n_total = sum(r.n_rows for r in results)
+    g_total = sum(r.n_clusters for r in results)
+    h = len(results)
+    rows = []
+    for label, r in sorted(zip(labels, results, strict=True), key=lambda item: str(item[0])):
+        rows.append(
+            {
+                "stratum": label,
+                "estimand": "pooled",
+                "estimate": r.estimate,
+                "low": r.low,
+                "high": r.high,
+                "method": r.method,
+                "n_rows": r.n_rows,
+                "n_clusters": r.n_clusters,
+                "weight_pooled": r.n_rows / n_total,
+                "weight_cluster_mean": r.n_clusters / g_total,
+                "weight_stratum_mean": 1.0 / h,
+            }
+        )
+    for estimand, r in overall.items():
+        rows.append(
+            {
+                "stratum": "(all)",
+                "estimand": estimand,
+                "estimate": r.estimate,
+                "low": r.low,
+                "high": r.high,
+                "method": r.method,
+                "n_rows": r.n_rows,
+                "n_clusters": r.n_clusters,
+                "weight_pooled": 1.0,
+                "weight_cluster_mean": 1.0,
+                "weight_stratum_mean": 1.0,
+            }
+        )
+    table = pd.DataFrame(rows)
+    # Per-stratum intervals rest on few clusters by nature: their warnings become notes.
+    table.attrs["notes"] = tuple(notes)
+    return table

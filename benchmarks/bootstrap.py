@@ -106,7 +106,7 @@ def run_clusterstats(df: pd.DataFrame, method: str, n_resamples: int):
 
 def chunk_rows(n_clusters: int) -> int:
     """Replicates per chunk, exactly as clusterstats.core.bootstrap chooses them."""
-    return max(1, _bootstrap_module._CHUNK_ELEMENTS // n_clusters)
+    return max(1, _bootstrap_module.CHUNK_ELEMENTS // n_clusters)
 
 
 def draw_floor(n_clusters: int, n_resamples: int, chunk: int, seed: int = 0) -> None:

@@ -406,6 +406,30 @@ def check_clustering(
     error is largest, since clustering at a finer level than the true dependence
     understates it, and the two-way one when two crossed groupings both matter.
 
+    Parameters
+    ----------
+    data : pandas.DataFrame, xarray.Dataset or dask DataFrame
+        As in :func:`cluster_ci`. For a Dataset, candidates are its ``case`` and ``rerun``
+        dims (or the frame columns they came from) and any coordinate with the outcome's dims.
+    outcome : column label
+        The outcome.
+    candidates : sequence of column labels (or lists of labels)
+        The groupings to compare; a list is one grouping of combined columns.
+    time : column label, optional
+        Timestamps, to test windows of ``window`` as a grouping.
+    window : str, optional
+        A pandas frequency (``"10min"``, ``"1h"``), with ``time``.
+    confidence : float
+        Coverage of the ICC intervals.
+    missing : {"drop", "fail", "pass", "raise"}
+        As in :func:`cluster_ci`.
+    case, rerun : dim names
+        For a Dataset: its case and rerun dims.
+
+    Returns
+    -------
+    ClusteringCheck
+
     Examples
     --------
     >>> import clusterstats

@@ -152,10 +152,33 @@ def read_lm_eval(path: Any) -> pd.DataFrame:
     directory per model, one JSON object per line with ``doc_id``, ``doc``, ``target``,
     ``filter``, ``metrics`` and one field per metric, e.g. ``"acc": 1.0``).
 
-    Returns columns ``model`` (the directory name), ``task`` (from the file name),
-    ``doc_id``, ``filter``, ``target``, one column per metric listed in ``metrics``, and one
-    ``doc_<field>`` column per scalar field of the document, to cluster by (e.g. a subject
-    or source field).
+    Parameters
+    ----------
+    path : path, directory, or a list of these
+        ``samples_*.jsonl`` files, or directories searched for them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``model`` (the directory name), ``task`` (from the file name), ``doc_id``,
+        ``filter``, ``target``, one column per metric listed in ``metrics``, and one
+        ``doc_<field>`` column per scalar field of the document, to cluster by (e.g. a
+        subject or source field).
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib, clusterstats
+    >>> folder = pathlib.Path(tempfile.mkdtemp()) / "my-model"
+    >>> folder.mkdir()
+    >>> lines = [{"doc_id": i, "doc": {"subject": f"s{i % 3}"}, "target": "A", "filter": "none",
+    ...           "metrics": ["acc"], "acc": float(i % 2)} for i in range(6)]
+    >>> text = "".join(json.dumps(line) + chr(10) for line in lines)  # one object per line
+    >>> _ = (folder / "samples_mmlu_2024-06-01T12-00-00.jsonl").write_text(text)
+    >>> frame = clusterstats.read_lm_eval(folder)
+    >>> frame[["model", "task", "doc_id", "acc", "doc_subject"]].head(2)
+          model  task  doc_id  acc doc_subject
+    0  my-model  mmlu       0  0.0          s0
+    1  my-model  mmlu       1  1.0          s1
     """
     frames = []
     for file in _sample_files(path):

@@ -287,6 +287,18 @@ def _grouped(design: CaseDesign, results: list[Any]) -> Any:
     )
 
 
+def _present(
+    design: CaseDesign, moments: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The moments, labels and cluster codes of the cases that have a run in this group (a
+    case with no run at all, e.g. absent for one model, is not a case of the group)."""
+    has = moments[:, 0] > 0
+    if has.all():
+        return moments, design.case_labels, design.codes
+    codes = None if design.codes is None else design.codes[has]
+    return moments[has], design.case_labels[has], codes
+
+
 def build_pass_statistic(
     statistic: str, design: CaseDesign, options: opt.PassOptions
 ) -> PassAtK | GroupedResults[PassAtK]:
@@ -297,13 +309,14 @@ def build_pass_statistic(
     k = options.k
 
     def build(label: Any, moments: np.ndarray) -> PassAtK:
+        moments, labels, codes = _present(design, moments)
         runs, passes = moments[:, 0], moments[:, 1]
         short = runs < k
         if short.all():
             raise EmptyDataError(f"no case has {k} runs (the most is {int(runs.max())})")
         if short.any() and options.fewer_runs == "raise":
             where = "" if label is None else f" for {label!r}"
-            examples = design.case_labels[short][:3].tolist()
+            examples = labels[short][:3].tolist()
             raise InvalidOptionError(
                 f"{int(short.sum())} cases have fewer than k={k} runs{where} (e.g. {examples}, "
                 f"with {sorted(set(runs[short].astype(int).tolist()))[:5]} runs); pass "
@@ -311,7 +324,7 @@ def build_pass_statistic(
             )
         keep = ~short
         values = per_case(runs[keep], passes[keep], k)
-        sums = cluster_sums(values, None if design.codes is None else design.codes[keep])
+        sums = cluster_sums(values, None if codes is None else codes[keep])
         if sums.n_clusters < 2:
             raise EmptyDataError("a pass statistic needs at least two cases with enough runs")
         is_binary = bool(np.all((values == 0.0) | (values == 1.0)))
@@ -363,12 +376,13 @@ def build_flakiness(
         raise InvalidOutcomeError("flakiness needs a binary outcome (0/1 per run)")
 
     def build(moments: np.ndarray) -> Flakiness:
+        moments, labels, codes = _present(design, moments)
         runs, passes = moments[:, 0], moments[:, 1]
         keep = runs >= 2
         if keep.sum() < 2:
             raise EmptyDataError("flakiness needs at least two cases with two or more runs")
         runs_k, passes_k = runs[keep], passes[keep]
-        codes = None if design.codes is None else design.codes[keep]
+        codes = None if codes is None else codes[keep]
         summary = flaky_cases(runs_k, passes_k)
         s = summarize_interval(
             cluster_sums(summary.flaky.astype(np.float64), codes),
@@ -404,7 +418,7 @@ def build_flakiness(
             outcome=design.outcome,
             by=design.by,
             notes=tuple(dict.fromkeys(notes)),
-            case_labels=tuple(design.case_labels[keep].tolist()),
+            case_labels=tuple(labels[keep].tolist()),
             case_runs=tuple(runs_k.astype(int).tolist()),
             case_passes=tuple(passes_k.astype(int).tolist()),
         )

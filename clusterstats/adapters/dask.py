@@ -157,13 +157,16 @@ def mean_design(
         raise InvalidOutcomeError(
             f"{int(checks[0])} rows have {responded!r} True but no {outcome!r} value"
         )
-    table = table.sort_index().reset_index()
-    table.columns = [*keys, "rows", "answered", "total", "square", "other"]
-    return _design_from_table(table, outcome, by_labels, over, strata, nest, shift)
+    table = table.sort_index()
+    cells = table.index.to_frame(index=False)
+    cells.columns = keys  # the caller's names again, in a frame that holds nothing else
+    sums = {name: table[name].to_numpy(dtype=np.float64) for name in table.columns}
+    return _design_from_table(cells, sums, outcome, by_labels, over, strata, nest, shift)
 
 
 def _design_from_table(
-    table: pd.DataFrame,
+    cells: pd.DataFrame,
+    sums: dict[str, np.ndarray],
     outcome: Hashable,
     by_labels: list[Hashable],
     over: Hashable | None,
@@ -171,26 +174,26 @@ def _design_from_table(
     nest: bool,
     shift: float,
 ) -> MeanDesign:
-    """A MeanDesign from the aggregated table: one row per (group, cluster) cell."""
-    codes, names = frame_adapter.cluster_codes(table, by_labels, with_names=True)
+    """A MeanDesign from the aggregated cells (one row per group, cluster and stratum: the
+    key columns) and their sums."""
+    codes, names = frame_adapter.cluster_codes(cells, by_labels, with_names=True)
     stratum_of_cluster, stratum_labels = None, ()
     if strata is not None:
-        codes, stratum_of_cluster, stratum_labels = stratify(table, codes, strata, nest=nest)
+        codes, stratum_of_cluster, stratum_labels = stratify(cells, codes, strata, nest=nest)
         if nest:
-            names = frame_adapter.first_row_names(table, by_labels, codes)
+            names = frame_adapter.first_row_names(cells, by_labels, codes)
     if over is None:
-        group_codes, group_labels = np.zeros(len(table), dtype=np.intp), [None]
+        group_codes, group_labels = np.zeros(len(cells), dtype=np.intp), [None]
     else:
-        group_codes, group_labels = over_groups(table[over], over)
+        group_codes, group_labels = over_groups(cells[over], over)
     groups = []
     for index, label in enumerate(group_labels):
         part = group_codes == index
-        cells = codes[part]
-        order = np.argsort(cells, kind="stable")
-        ids = cells[order]
-        sel = table.loc[part].iloc[order]
-        rows = sel["rows"].to_numpy(dtype=np.float64)
-        answered = sel["answered"].to_numpy(dtype=np.float64)
+        cells_of = codes[part]
+        order = np.argsort(cells_of, kind="stable")
+        ids = cells_of[order]
+        pick = np.flatnonzero(part)[order]
+        rows, answered = sums["rows"][pick], sums["answered"][pick]
         if not (answered > 0).any():
             where = "" if over is None else f" in group {label!r} of {over!r}"
             raise EmptyDataError(f"no non-missing outcomes{where}")
@@ -201,12 +204,12 @@ def _design_from_table(
                 table=ClusterTable(
                     rows,
                     answered if missing else rows,
-                    sel["total"].to_numpy(dtype=np.float64),
-                    sel["square"].to_numpy(dtype=np.float64),
+                    sums["total"][pick],
+                    sums["square"][pick],
                     shift,
                 ),
                 cluster_ids=ids.astype(np.intp),
-                is_binary=not bool(sel["other"].to_numpy().any()),
+                is_binary=not bool(sums["other"][pick].any()),
                 strata=None if stratum_of_cluster is None else stratum_of_cluster[ids],
             )
         )

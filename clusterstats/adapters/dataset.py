@@ -107,7 +107,7 @@ def from_frame(
             f"rerun labels of {rerun!r} are not shared across cases; pass rerun=None to number "
             "the runs of each case 0, 1, ... instead"
         )
-    columns = {str(o): pd.to_numeric(data[o], errors="raise").to_numpy() for o in outcomes}
+    columns = {str(o): _numeric_column(data[o]) for o in outcomes}
     missing_outcome = any(
         bool(np.isnan(np.asarray(v, dtype=float)).any()) for v in columns.values()
     )
@@ -143,6 +143,14 @@ def from_frame(
             for column in constant:
                 dataset = dataset.assign_coords({str(column): ("case", firsts[column].to_numpy())})
     return dataset
+
+
+def _numeric_column(series: pd.Series) -> np.ndarray:
+    """A variable's values: booleans as 0.0/1.0 (a cell with no run must be able to hold
+    NaN), other numbers as they are."""
+    if pd.api.types.is_bool_dtype(series.dtype):
+        return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    return pd.to_numeric(series, errors="raise").to_numpy()
 
 
 # -- validating the layout -------------------------------------------------------------------
@@ -691,6 +699,17 @@ def comparison_design(
     )
 
 
+def _dim_alias(array: xr.DataArray, name: Hashable, case: Hashable, rerun: Hashable) -> Hashable:
+    """A case or rerun dim may be named by the frame column it came from (``to_case_rerun``
+    keeps that name in the dim's ``column`` attribute)."""
+    if name in array.dims or name in array.coords:
+        return name
+    for dim in (case, rerun):
+        if dim in array.coords and array[dim].attrs.get("column") == str(name):
+            return dim
+    return name
+
+
 def rows_design(
     data: Any,
     outcome: Hashable,
@@ -730,6 +749,7 @@ def rows_design(
     for name, columns in groupings:
         per_cell = []
         for column in columns:
+            column = _dim_alias(array, column, case, rerun)
             if column in (case, rerun):
                 variable = array[column]
             elif column in data.variables:

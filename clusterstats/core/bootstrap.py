@@ -27,7 +27,7 @@ __all__ = [
 # Indices drawn per chunk. Small enough that the index block and the gathered values stay
 # in the CPU cache (measured: ~1.9x the cost of the bare draws at G = 10,000), large enough
 # that the Python loop overhead is negligible.
-_CHUNK_ELEMENTS = 1 << 17
+CHUNK_ELEMENTS = 1 << 17
 
 
 def resample_cluster_sums(
@@ -63,7 +63,7 @@ def resample_cluster_sums(
     g, k = stats_matrix.shape
     columns = [np.ascontiguousarray(stats_matrix[:, j]) for j in range(k)]
     out = np.empty((n_resamples, k))
-    chunk = max(1, _CHUNK_ELEMENTS // g)
+    chunk = max(1, CHUNK_ELEMENTS // g)
     for start in range(0, n_resamples, chunk):
         stop = min(start + chunk, n_resamples)
         if indices is None:

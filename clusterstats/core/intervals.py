@@ -97,12 +97,12 @@ def wilson(
 ) -> tuple[float, float]:
     """Wilson score interval for a proportion observed on ``n`` (possibly fractional) trials.
 
-    ``quantile`` replaces the normal quantile (R survey's ``svyciprop(method="wilson")`` uses
-    the t quantile with the design df).
+    ``quantile`` replaces the normal quantile (the design-adjusted version uses the t quantile
+    with the design df).
 
     Examples
     --------
-    300 runs with 30 failures, as if independent (seed 002):
+    300 runs with 30 failures, as if independent:
 
     >>> [round(b, 6) for b in wilson(0.1, 300, 0.95)]
     [0.070948, 0.139166]
@@ -149,7 +149,8 @@ def wilson_effective_n(
     proportion: float, variance: float, df: float, n_rows: float, confidence: float
 ) -> tuple[float, float, float]:
     """Wilson interval on the design-based effective n ``p(1-p)/variance`` (capped at N), with
-    the ``t_{df}`` quantile, as R survey's ``svyciprop(method="wilson")``.
+    the ``t_{df}`` quantile in place of z. R survey (4.1) has no Wilson method; this is the
+    Wilson analogue of its ``svyciprop(method="beta")`` (Korn & Graubard 1998).
 
     Returns ``(low, high, n_eff)``.
     """

@@ -2,7 +2,7 @@
 clusters, the normalised (Hájek) inverse-probability-weighted mean with a stacked sandwich
 variance, bounds, and the δ-adjustment for departures from missing at random.
 
-Notation (REPORT §6): row ``i`` of cluster ``g`` has response indicator ``R_i``, outcome
+Notation: row ``i`` of cluster ``g`` has response indicator ``R_i``, outcome
 ``y_i`` (used only when ``R_i = 1``) and response propensity ``π_i``; ``w_i = 1/π_i``.
 """
 
@@ -119,7 +119,7 @@ def hajek_cluster_propensity(
     ``rows`` (``n_g``), ``responded`` (``r_g``) and ``totals`` (``Σ_{responders} y``) per
     cluster. The propensities are :func:`shrunk_cluster_propensities` (``shrink=True``) or
     the raw rates ``r_g/n_g`` (cluster fixed effects, which make the Hájek mean
-    ``Σ n_g ȳ_g,obs / Σ n_g``, REPORT §6(a)). The variance stacks the estimating equation of
+    ``Σ n_g ȳ_g,obs / Σ n_g``). The variance stacks the estimating equation of
     ``p̄`` with that of the mean (``κ`` held fixed), clustered, times ``G/(G-1)``; with
     fixed effects the correction is exactly zero.
     """
@@ -237,7 +237,8 @@ def hajek_logistic_propensity(
     min_propensity: float = DEFAULT_MIN_PROPENSITY,
 ) -> tuple[IPWEstimate, LogisticFit]:
     """Hájek IPW mean with propensities from :func:`fit_logistic_propensity`, and its stacked
-    sandwich variance (REPORT §6: ``ψ = [R w (y - μ); S(α)]``, the meat summed within
+    sandwich variance (the estimating equations ``ψ = [R w (y - μ); S(α)]`` stacked, the
+    meat summed within
     clusters, times ``G/(G-1)``). ``y`` may hold anything where ``responded`` is 0."""
     r = np.asarray(responded, dtype=np.float64)
     x = np.asarray(covariates, dtype=np.float64)

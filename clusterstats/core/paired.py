@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special, stats
 
-from clusterstats.core.bootstrap import _CHUNK_ELEMENTS
+from clusterstats.core.bootstrap import CHUNK_ELEMENTS
 
 __all__ = [
     "McNemar",
@@ -108,10 +108,10 @@ def pairwise_cluster_robust(
         weights = np.full(g, g / (g - 1.0))
         df = g - 1.0
     else:
-        from clusterstats.core.variance import _satterthwaite_df_cr2
+        from clusterstats.core.variance import satterthwaite_df_cr2
 
         weights = 1.0 / (1.0 - counts / n_items)
-        df = _satterthwaite_df_cr2(counts, n_items)
+        df = satterthwaite_df_cr2(counts, n_items)
     cross = (resid * weights[:, None]).T @ resid / n_items**2
     diag = np.diag(cross)
     variance = diag[:, None] + diag[None, :] - 2.0 * cross
@@ -154,7 +154,7 @@ def rank_intervals(
     model's resampled total is ``C @ cluster_totals``: one matrix product, no loop over models.
     """
     g, m = cluster_totals.shape
-    chunk = max(1, _CHUNK_ELEMENTS // g)
+    chunk = max(1, CHUNK_ELEMENTS // g)
     stacked = np.column_stack([cluster_totals, counts])
     means = np.empty((n_resamples, m))
     offsets = (np.arange(chunk) * g)[:, None]
@@ -198,7 +198,7 @@ def stratified_rank_intervals(
     from clusterstats.core.strata import rao_wu_weights, weighted_means
 
     g, m = cluster_totals.shape
-    chunk = max(1, _CHUNK_ELEMENTS // g)
+    chunk = max(1, CHUNK_ELEMENTS // g)
     means = np.empty((n_resamples, m))
     for start in range(0, n_resamples, chunk):
         rows = min(chunk, n_resamples - start)

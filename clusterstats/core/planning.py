@@ -1,4 +1,5 @@
-"""Planning formulas for clustered evals (REPORT §7; seed 003's budget identity).
+"""Planning formulas for clustered evals: the budget identity of a two-stage design
+(Donner & Klar 2000, ch. 5).
 
 ``K`` clusters of ``m`` rows each, ICC ``ρ`` and row variance ``σ²``:
 ``Var(mean) = σ² (ρ/K + (1 − ρ)/(K m)) = σ² (1 + (m − 1) ρ) / (K m)``.
@@ -24,7 +25,7 @@ __all__ = [
 def variance_of_mean(sigma2: float, icc: float, n_clusters: float, cluster_size: float) -> float:
     """``σ² (1 + (m − 1) ρ) / (K m)``.
 
-    >>> round(variance_of_mean(0.25, 0.3, 30, 10), 10)  # REPORT §7
+    >>> round(variance_of_mean(0.25, 0.3, 30, 10), 10)  # 0.25 * 3.7 / 300
     0.0030833333
     """
     return sigma2 * (1.0 + (cluster_size - 1.0) * icc) / (n_clusters * cluster_size)
@@ -76,8 +77,8 @@ def clusters_for_half_width(
     ``K = q² σ² (1 + (m − 1) ρ) / (m h²)`` with the normal quantile, or iterated with the
     ``t_{K−1}`` quantile (unrounded; round up to plan).
 
-    REPORT §7 (p = 0.5, ρ = 0.3, m = 10, h = 0.05): 142.13, so 143 clusters with z, and 145
-    with the t quantile (REPORT's one t step gives 144.59; the fixed point is 144.56):
+    For p = 0.5, ρ = 0.3, m = 10, h = 0.05: 142.13, so 143 clusters with z, and 145 with
+    the t quantile (one t step gives 144.59; the fixed point is 144.56):
 
     >>> round(clusters_for_half_width(0.25, 0.3, 10, 0.05), 2)
     142.13
@@ -111,7 +112,7 @@ def clusters_for_power(
     ``K = (z_{1−α/2} + z_{power})² σ²_d (1 + (m − 1) ρ_d) / (m δ²)``, with ``σ²_d`` and ``ρ_d``
     the variance and ICC of the per-item differences.
 
-    REPORT §7: σ²_d = 0.2, ρ_d = 0.2, m = 5, δ = 0.03, 80% power; and unclustered (m = 1):
+    For σ²_d = 0.2, ρ_d = 0.2, m = 5, δ = 0.03 and 80% power, and unclustered (m = 1):
 
     >>> round(clusters_for_power(0.2, 0.2, 5, 0.03), 1)
     627.9

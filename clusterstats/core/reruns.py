@@ -226,7 +226,7 @@ def pass_at_k(runs: ArrayLike, passes: ArrayLike, k: int) -> NDArray[np.float64]
     """Per case, the unbiased pass@k of Chen et al. (2021): ``1 - C(n-c, k) / C(n, k)``,
     the chance that at least one of ``k`` runs drawn without replacement passes.
 
-    Needs ``n >= k`` runs. Examples (REPORT §8, ``passk.examples``):
+    Needs ``n >= k`` runs. Examples (six cases; the values follow from the closed form):
 
     >>> n = np.array([10, 10, 10, 10, 10, 5]); c = np.array([0, 1, 3, 7, 10, 2])
     >>> round(float(pass_at_k(n, c, 2).mean()), 5), round(float(pass_at_k(n, c, 5).mean()), 5)

@@ -265,7 +265,7 @@ def summarize_stratified(
     (the binary ``auto``) takes the larger of it and the exchangeable-model variance;
     ``bootstrap`` is the Rao–Wu rescaled bootstrap within strata (percentile).
     """
-    from clusterstats.core.summary import _naive_interval
+    from clusterstats.core.summary import naive_interval
 
     if method not in STRATIFIED_METHODS:
         raise ValueError(
@@ -283,7 +283,7 @@ def summarize_stratified(
     n_rows = float(sums.counts.sum())
     iid = iid_variance(sums)
     icc = icc_anova(sums).icc
-    naive_low, naive_high = _naive_interval(sums, point, is_binary, confidence)
+    naive_low, naive_high = naive_interval(sums, point, is_binary, confidence)
     notes: list[str] = []
     used_resamples = None
     if not variance > 1e-24 * max(float(sums.squares.sum()) / n_rows**2, 1e-300):

@@ -92,7 +92,7 @@ def _require_clusters(sums: ClusterSums) -> None:
         )
 
 
-def _naive_interval(sums: ClusterSums, point: float, is_binary: bool, confidence: float):
+def naive_interval(sums: ClusterSums, point: float, is_binary: bool, confidence: float):
     n_rows = float(sums.counts.sum())
     if is_binary:
         return iv.wilson(point, n_rows, confidence)
@@ -153,7 +153,7 @@ def summarize_interval(
     cr1 = cluster_robust(sums, estimand, "CR1")
     iid_var = iid_variance(sums)
     icc_est = icc_anova(sums)
-    naive_low, naive_high = _naive_interval(sums, point, is_binary, confidence)
+    naive_low, naive_high = naive_interval(sums, point, is_binary, confidence)
 
     degenerate = _is_zero_variance(cr1.variance, sums)
     design_effect = math.nan if degenerate or not iid_var > 0 else cr1.variance / iid_var

@@ -111,10 +111,10 @@ def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> Point
     resid_totals /= leverage_complement
     var = float(resid_totals.sum()) / n_total**2
     del resid_totals, leverage_complement
-    return PointVariance(mu, var, _satterthwaite_df_cr2(sums.counts, n_total))
+    return PointVariance(mu, var, satterthwaite_df_cr2(sums.counts, n_total))
 
 
-def _satterthwaite_df_cr2(counts: np.ndarray, n_total: float) -> float:
+def satterthwaite_df_cr2(counts: np.ndarray, n_total: float) -> float:
     """clubSandwich's Satterthwaite df for CR2 of an unweighted intercept-only model.
 
     The P matrix is ``diag(a) - v v' / N`` with ``a_j = n_j/(1 - n_j/N)`` and

@@ -1,0 +1,391 @@
+"""Every statistic, every option, every backend: the same numbers (to 1e-12) and the same notes.
+
+One synthetic eval is laid out four ways: a long pandas frame (one row per model, item and
+run), a dask DataFrame of it (in partitions that split the runs of an item), the (case,
+rerun) xarray Dataset that ``to_case_rerun`` makes of it (the models along a ``model`` dim),
+and that Dataset chunked with dask (cases and runs split across chunks). Items are nested in
+documents (the clusters), documents in categories (the strata); some runs are missing and
+a response indicator marks others as unanswered; items have unequal run counts.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import clusterstats as cs
+
+dd = pytest.importorskip("dask.dataframe")
+
+TOL = 1e-12
+
+
+def _eval_rows(seed: int = 7) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for doc in range(26):
+        cat = f"cat{doc % 4}"
+        difficulty = rng.normal()
+        for item in range(int(rng.integers(2, 6))):
+            runs = int(rng.integers(1, 4))
+            for model, skill in (("alpha", 0.3), ("beta", -0.1), ("gamma", 0.0)):
+                for run in range(runs):
+                    p = 1.0 / (1.0 + math.exp(-(skill - difficulty + rng.normal(0, 0.5))))
+                    rows.append((model, f"d{doc:02d}-{item}", run, f"doc{doc:02d}", cat, p))
+    frame = pd.DataFrame(rows, columns=["model", "item", "run", "doc", "cat", "p"])
+    frame["y"] = (rng.random(len(frame)) < frame["p"]).astype(float)
+    frame["score"] = frame["p"] * 10 + rng.normal(0, 1, len(frame))
+    frame.loc[rng.random(len(frame)) < 0.04, "y"] = np.nan  # missing outcomes
+    frame.loc[rng.random(len(frame)) < 0.04, "score"] = np.nan
+    frame["answered"] = (rng.random(len(frame)) > 0.05) & frame.y.notna() & frame.score.notna()
+    per_item = pd.Series(rng.normal(size=frame["item"].nunique()).round(3))
+    frame["x"] = per_item.iloc[pd.factorize(frame["item"])[0]].to_numpy()  # along case
+    return frame.drop(columns="p")
+
+
+@pytest.fixture(scope="module")
+def layouts() -> dict[str, Any]:
+    frame = _eval_rows()
+    dataset = cs.to_case_rerun(
+        frame,
+        case="item",
+        rerun="run",
+        outcome=["y", "score", "answered"],
+        dims=["model"],
+        coords=["doc", "cat", "x"],
+    )
+    return {
+        "pandas": frame,
+        "dask": dd.from_pandas(frame, npartitions=7),
+        "xarray": dataset,
+        "xarray-chunked": dataset.chunk({"case": 9, "rerun": 2}),
+    }
+
+
+def _quiet(call: Callable[[], Any]) -> tuple[Any, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    return result, [
+        str(w.message) for w in caught if issubclass(w.category, cs.ClusterStatsWarning)
+    ]
+
+
+def _frame_of(result: Any) -> pd.DataFrame:
+    if isinstance(result, pd.DataFrame):
+        return result
+    for name in ("to_frame", "pairs"):
+        if hasattr(result, name):
+            return getattr(result, name)()
+    raise TypeError(type(result))
+
+
+def assert_same(a: Any, b: Any) -> None:
+    """The two results have the same frame (numbers to 1e-12, everything else exactly) and
+    the same notes."""
+    fa, fb = _frame_of(a).reset_index(drop=True), _frame_of(b).reset_index(drop=True)
+    assert list(fa.columns) == list(fb.columns)
+    assert fa.shape == fb.shape
+    for column in fa.columns:
+        x, y = fa[column].tolist(), fb[column].tolist()
+        for i, (u, v) in enumerate(zip(x, y, strict=True)):
+            if isinstance(u, float) and isinstance(v, float):
+                if math.isnan(u) and math.isnan(v):
+                    continue
+                assert math.isclose(u, v, rel_tol=TOL, abs_tol=1e-14), (column, i, u, v)
+            else:
+                assert u == v, (column, i, u, v)
+    notes_a = getattr(a, "notes", None)
+    if notes_a is not None:
+        assert tuple(notes_a) == tuple(b.notes)
+    if hasattr(a, "leaderboard"):
+        assert_same(a.leaderboard(), b.leaderboard())
+
+
+def _on(layout: str, frame_call: Callable, dataset_call: Callable, layouts: dict) -> Any:
+    data = layouts[layout]
+    return _quiet(lambda: (dataset_call if layout.startswith("xarray") else frame_call)(data))
+
+
+BACKENDS = ["dask", "xarray", "xarray-chunked"]
+
+MEAN_CASES = {
+    "auto": {},
+    "cr1": {"method": "cr1"},
+    "cr2 cluster_mean": {"method": "cr2", "estimand": "cluster_mean"},
+    "korn_graubard": {"method": "korn_graubard"},
+    "bootstrap": {"method": "bootstrap", "n_resamples": 199, "rng": 3},
+    "fail": {"missing": "fail"},
+    "pass wilson": {"missing": "pass", "method": "wilson"},
+    "responded": {"responded": "answered"},
+    "ipw": {"missing": "ipw"},
+    "ipw shrunk": {"missing": "ipw", "propensity": "shrunk", "responded": "answered"},
+    "ipw logistic": {"missing": "ipw", "propensity": "logistic", "covariates": ["x"]},
+    "strata": {"strata": "cat"},
+    "strata macro": {"strata": "cat", "estimand": "stratum_mean", "method": "cr1"},
+    "strata bootstrap": {"strata": "cat", "method": "bootstrap", "n_resamples": 199, "rng": 1},
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", list(MEAN_CASES))
+def test_cluster_ci(layouts, backend, case):
+    options = MEAN_CASES[case]
+
+    def frame_call(d):
+        return cs.cluster_ci(d, "y", "doc", over="model", **options)
+
+    def dataset_call(d):
+        return cs.cluster_ci(d, "y", "doc", **options)
+
+    expected, expected_warnings = _on("pandas", frame_call, dataset_call, layouts)
+    got, got_warnings = _on(backend, frame_call, dataset_call, layouts)
+    assert_same(expected, got)
+    assert got_warnings == expected_warnings
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("outcome", ["y", "score"])
+def test_continuous_and_binary_icc_and_design_effect(layouts, backend, outcome):
+    for function, options in (
+        (cs.icc, {}),
+        (cs.icc, {"missing": "drop", "responded": "answered"}),
+        (cs.design_effect, {"estimand": "cluster_mean"}),
+        (cs.cluster_ci, {"method": "cr2"}),
+    ):
+        expected, _ = _on(
+            "pandas",
+            lambda d, f=function, o=options: f(d, outcome, "doc", over="model", **o),
+            None,
+            layouts,
+        )
+        got, _ = _on(
+            backend,
+            lambda d, f=function, o=options: f(d, outcome, "doc", over="model", **o),
+            lambda d, f=function, o=options: f(d, outcome, "doc", **o),
+            layouts,
+        )
+        assert_same(expected, got)
+
+
+def test_cases_as_clusters_by_default_on_datasets(layouts):
+    expected, _ = _quiet(lambda: cs.cluster_ci(layouts["pandas"], "y", "item", over="model"))
+    for layout in ("xarray", "xarray-chunked"):
+        got, _ = _quiet(lambda d=layouts[layout]: d.eval.cluster_ci("y"))
+        assert_same(expected.to_frame().drop(columns="by"), got.to_frame().drop(columns="by"))
+
+
+def test_arrays_give_the_frame_numbers(layouts):
+    frame = layouts["pandas"]
+    one = frame[frame.model == "beta"]
+    for options in ({}, {"method": "cr2"}, {"missing": "fail"}):
+        expected, _ = _quiet(lambda o=options: cs.cluster_ci(one, "y", "doc", **o))
+        got, _ = _quiet(
+            lambda o=options: cs.cluster_ci(None, one["y"].to_numpy(), one["doc"].to_numpy(), **o)
+        )
+        assert_same(
+            expected.to_frame().drop(columns=["outcome", "by"]),
+            got.to_frame().drop(columns=["outcome", "by"]),
+        )
+
+
+PAIRED_CASES = {
+    "auto": {},
+    "cr1 cluster_mean": {"method": "cr1", "estimand": "cluster_mean"},
+    "bootstrap": {"method": "bootstrap", "n_resamples": 199, "rng": 2},
+    "fail": {"missing": "fail"},
+    "responded": {"responded": "answered"},
+    "ipw": {"missing": "ipw"},
+    "strata": {"strata": "cat"},
+    "strata bootstrap": {"strata": "cat", "method": "bootstrap", "n_resamples": 199, "rng": 2},
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", list(PAIRED_CASES))
+def test_paired_delta(layouts, backend, case):
+    options = PAIRED_CASES[case]
+
+    def frame_call(d):
+        return cs.paired_delta(
+            d[d.model == "alpha"],
+            d[d.model == "beta"],
+            "y",
+            "doc",
+            on="item",
+            rerun="run",
+            **options,
+        )
+
+    def dataset_call(d):
+        return cs.paired_delta(d.sel(model="alpha"), d.sel(model="beta"), "y", "doc", **options)
+
+    expected, expected_warnings = _on("pandas", frame_call, dataset_call, layouts)
+    got, got_warnings = _on(backend, frame_call, dataset_call, layouts)
+    assert_same(expected, got)
+    assert got_warnings == expected_warnings
+
+
+COMPARE_CASES = {
+    "auto": {},
+    "cr1 cluster_mean baseline": {"method": "cr1", "estimand": "cluster_mean", "baseline": "beta"},
+    "bootstrap bh": {"method": "bootstrap", "adjust": "bh"},
+    "fail": {"missing": "fail"},
+    "responded ipw": {"responded": "answered", "missing": "ipw"},
+    "strata": {"strata": "cat"},
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", list(COMPARE_CASES))
+def test_compare(layouts, backend, case):
+    options = {"n_resamples": 199, "rng": 4, **COMPARE_CASES[case]}
+
+    def frame_call(d):
+        return cs.compare(d, "y", "doc", model="model", on="item", rerun="run", **options)
+
+    def dataset_call(d):
+        return cs.compare(d, "y", "doc", model="model", **options)
+
+    expected, expected_warnings = _on("pandas", frame_call, dataset_call, layouts)
+    got, got_warnings = _on(backend, frame_call, dataset_call, layouts)
+    assert_same(expected, got)
+    assert got_warnings == expected_warnings
+
+
+def _one_model(data: Any) -> Any:
+    if hasattr(data, "sel") and not hasattr(data, "columns"):
+        return data.sel(model="gamma")
+    return data[data.model == "gamma"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_report_stratum_table_missing_report_and_plans(layouts, backend):
+    calls = {
+        "report": lambda d: cs.report(_one_model(d), "y", "doc"),
+        "stratum_table": lambda d: cs.stratum_table(_one_model(d), "y", "doc", strata="cat"),
+        "missing_report": lambda d: cs.missing_report(_one_model(d), "y", "doc", threshold=0.4),
+        "pilot_plan": lambda d: cs.pilot_plan(_one_model(d), "score", "doc", target_half_width=0.3),
+    }
+    for name, call in calls.items():
+        expected, expected_warnings = _on("pandas", call, call, layouts)
+        got, got_warnings = _on(backend, call, call, layouts)
+        assert_same(expected, got)
+        assert got_warnings == expected_warnings, name
+        if name == "stratum_table":
+            assert got.attrs["notes"] == expected.attrs["notes"]
+        if name == "missing_report":
+            assert_same(expected.per_cluster(), got.per_cluster())
+            assert_same(expected.delta_table(), got.delta_table())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_report_over_groups(layouts, backend):
+    expected, _ = _quiet(lambda: cs.report(layouts["pandas"], "y", "doc", over="model"))
+    data = layouts[backend]
+    got, _ = _quiet(
+        lambda: (
+            cs.report(data, "y", "doc")
+            if backend.startswith("xarray")
+            else cs.report(data, "y", "doc", over="model")
+        )
+    )
+    assert_same(expected, got)
+    assert expected.to_markdown() == got.to_markdown()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_check_clustering(layouts, backend):
+    def call(d):
+        return cs.check_clustering(_one_model(d), "y", ["doc", "cat", "run"])
+
+    expected, _ = _on("pandas", call, call, layouts)
+    got, _ = _on(backend, call, call, layouts)
+    assert_same(expected, got)
+    assert expected.nested == got.nested
+    assert expected.crossed == got.crossed
+    assert expected.recommendation == got.recommendation
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("statistic", ["pass_at_k", "pass_hat_k", "flakiness"])
+def test_rerun_statistics(layouts, backend, statistic):
+    answered = layouts["pandas"].dropna(subset=["y"])
+    frame_layouts = {"pandas": answered, "dask": dd.from_pandas(answered, npartitions=5)}
+    function = getattr(cs, statistic)
+    extra = {} if statistic == "flakiness" else {"k": 1}
+
+    def frame_call(d):
+        return function(d, "y", by="doc", case="item", rerun="run", over="model", **extra)
+
+    def dataset_call(d):
+        return function(d, "y", by="doc", **extra)
+
+    expected, _ = _quiet(lambda: frame_call(answered))
+    data = frame_layouts.get(backend, layouts[backend])
+    got, _ = _quiet(lambda: (dataset_call if backend.startswith("xarray") else frame_call)(data))
+    assert_same(expected, got)
+
+
+def _variants(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The same rows in other dtypes and layouts."""
+    pyarrow = pytest.importorskip("pyarrow")
+    del pyarrow
+    doc_codes = frame["doc"].str[3:].astype(int)
+    return {
+        "shuffled": frame.sample(frac=1.0, random_state=0),
+        "categorical doc": frame.assign(doc=frame["doc"].astype("category")),
+        "arrow strings": frame.assign(
+            doc=frame["doc"].astype("string[pyarrow]"),
+            model=frame["model"].astype("string[pyarrow]"),
+        ),
+        "integer doc": frame.assign(doc=doc_codes * 7 + 3),
+        "nullable outcome": frame.assign(y=frame["y"].astype("Float64")),
+        "object outcome": frame.assign(y=frame["y"].astype(object)),
+        "non-default index": frame.set_index(np.arange(len(frame)) * 3 + 11),
+    }
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "shuffled",
+        "categorical doc",
+        "arrow strings",
+        "integer doc",
+        "nullable outcome",
+        "object outcome",
+        "non-default index",
+    ],
+)
+def test_dtypes_and_layouts_of_a_frame(layouts, variant):
+    frame = layouts["pandas"]
+    other = _variants(frame)[variant]
+    calls = [
+        lambda d: cs.cluster_ci(d, "y", "doc", over="model"),
+        lambda d: cs.cluster_ci(d, "y", "doc", over="model", strata="cat", method="cr1"),
+        lambda d: cs.cluster_ci(d, "y", "doc", over="model", missing="ipw"),
+        lambda d: cs.cluster_ci(
+            d, "y", "doc", over="model", method="bootstrap", rng=0, n_resamples=199
+        ),
+        lambda d: cs.compare(
+            d, "y", "doc", model="model", on="item", rerun="run", rng=0, n_resamples=199
+        ),
+        lambda d: cs.paired_delta(
+            d[d.model == "alpha"], d[d.model == "gamma"], "y", "doc", on="item", rerun="run"
+        ),
+    ]
+    for call in calls:
+        expected, _ = _quiet(lambda c=call: c(frame))
+        got, _ = _quiet(lambda c=call: c(other))
+        if variant == "integer doc":  # other labels, the same clusters in the same order
+            expected_frame = _frame_of(expected).drop(columns="notes", errors="ignore")
+            assert_same(expected_frame, _frame_of(got).drop(columns="notes", errors="ignore"))
+        else:
+            assert_same(expected, got)

@@ -138,20 +138,24 @@ class PairedDesign:
 
 @dataclass(frozen=True)
 class ComparisonDesign:
-    """The input of ``compare``: per-item values of every model on the items they share."""
+    """The input of ``compare``: per-cluster sums of every model's per-item values, on the
+    items every model has (a model's value on an item is the mean of its runs)."""
 
-    values: NDArray[np.float64]  # (models, items): one contiguous row per model
-    codes: NDArray[np.intp]  # cluster index per item
+    totals: NDArray[np.float64]  # (clusters, models): each cluster's sum of each model's values
+    squares: NDArray[np.float64]  # (clusters, models): the same for the squared values
+    counts: NDArray[np.float64]  # (clusters,): items per cluster
     models: tuple[Any, ...]
+    is_binary: bool  # every per-item value is 0 or 1
+    n_items: int
     n_dropped_items: int  # items some model lacks (how="inner")
     n_missing_items: int  # items dropped because a model's outcome was missing
     outcome: str = ""
     by: tuple[str, ...] = ()
-    # For missing="ipw": items per cluster (usable or not) in the order of ``codes``, and the
+    # For missing="ipw": items per cluster (usable or not) in the order of ``totals``, and the
     # item counts of clusters where no item is usable.
     cluster_items: NDArray[np.float64] | None = None
     lost_cluster_items: NDArray[np.float64] | None = None
-    strata: NDArray[np.intp] | None = None  # stratum code of each cluster (``codes`` order)
+    strata: NDArray[np.intp] | None = None  # stratum code of each cluster (``totals`` order)
     strata_labels: tuple[Any, ...] = ()
 
 

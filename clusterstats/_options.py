@@ -301,6 +301,47 @@ class PairedOptions:
     rng: Seed = Seed(None)
 
 
+def _pairing_options(
+    *,
+    estimands: Sequence[str],
+    methods: Sequence[str],
+    how: Any,
+    estimand: Any,
+    method: Any,
+    adjust: Any,
+    confidence: Any,
+    missing: Any,
+    strata: Hashable | None,
+    nest: Any,
+    lonely: Any,
+    n_resamples: Any,
+    rng: Any,
+) -> PairedOptions:
+    """The checks that ``paired_delta`` and ``compare`` share."""
+    level = check_confidence(confidence)
+    check_choice("how", how, ALIGNMENTS)
+    check_choice("estimand", estimand, estimands)
+    check_choice("method", method, methods)
+    check_choice("adjust", adjust, ADJUSTMENTS)
+    check_choice("missing", missing, MISSING_OR_IPW)
+    check_choice("lonely", lonely, LONELY)
+    if strata is not None and missing == "ipw":
+        raise InvalidOptionError("strata= and missing='ipw' cannot be combined yet")
+    return PairedOptions(
+        how=how,
+        estimand=estimand,
+        method=method,
+        confidence=level,
+        missing=missing,
+        strata=strata,
+        nest=check_flag("nest", nest),
+        lonely=lonely,
+        adjust=adjust,
+        n_resamples=check_n_resamples(n_resamples),
+        rng=check_seed(rng),
+    )
+
+
 def paired_options(
     *,
     how: Any = "strict",
@@ -315,14 +356,21 @@ def paired_options(
     rng: Any = None,
 ) -> PairedOptions:
     """Validate the options of ``paired_delta``."""
-    level = check_confidence(confidence)
-    check_choice("how", how, ALIGNMENTS)
-    check_choice("estimand", estimand, ESTIMANDS)
-    check_choice("method", method, PAIRED_METHODS)
-    check_choice("missing", missing, MISSING_OR_IPW)
-    check_choice("lonely", lonely, LONELY)
-    if strata is not None and missing == "ipw":
-        raise InvalidOptionError("strata= and missing='ipw' cannot be combined yet")
+    options = _pairing_options(
+        estimands=ESTIMANDS,
+        methods=PAIRED_METHODS,
+        how=how,
+        estimand=estimand,
+        method=method,
+        adjust="holm",
+        confidence=confidence,
+        missing=missing,
+        strata=strata,
+        nest=nest,
+        lonely=lonely,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
     if missing == "ipw" and (estimand != "pooled" or method != "auto"):
         raise InvalidOptionError(
             "missing='ipw' estimates the pooled difference with its stacked sandwich "
@@ -333,18 +381,7 @@ def paired_options(
             "with strata, a paired difference takes method 'auto' (= 'cr1', the stratified "
             f"linearised variance), 'cr1' or 'bootstrap' (Rao–Wu within strata), not {method!r}"
         )
-    return PairedOptions(
-        how=how,
-        estimand=estimand,
-        method=method,
-        confidence=level,
-        missing=missing,
-        strata=strata,
-        nest=check_flag("nest", nest),
-        lonely=lonely,
-        n_resamples=check_n_resamples(n_resamples),
-        rng=check_seed(rng),
-    )
+    return options
 
 
 def compare_options(
@@ -362,35 +399,29 @@ def compare_options(
     rng: Any = None,
 ) -> PairedOptions:
     """Validate the options of ``compare``."""
-    level = check_confidence(confidence)
-    check_choice("how", how, ALIGNMENTS)
-    check_choice("estimand", estimand, STRATIFIED_ESTIMANDS if strata is not None else ESTIMANDS)
-    check_choice("method", method, COMPARE_METHODS)
-    check_choice("adjust", adjust, ADJUSTMENTS)
-    check_choice("missing", missing, MISSING_OR_IPW)
-    check_choice("lonely", lonely, LONELY)
+    options = _pairing_options(
+        estimands=STRATIFIED_ESTIMANDS if strata is not None else ESTIMANDS,
+        methods=COMPARE_METHODS,
+        how=how,
+        estimand=estimand,
+        method=method,
+        adjust=adjust,
+        confidence=confidence,
+        missing=missing,
+        strata=strata,
+        nest=nest,
+        lonely=lonely,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
     if strata is not None and method == "cr2":
         raise InvalidOptionError(
             "with strata, compare uses the stratified linearised variance (method 'auto' or "
             "'cr1') or the Rao–Wu bootstrap within strata ('bootstrap'), not 'cr2'"
         )
-    if strata is not None and missing == "ipw":
-        raise InvalidOptionError("strata= and missing='ipw' cannot be combined yet")
     if missing == "ipw" and estimand != "pooled":
         raise InvalidOptionError("missing='ipw' estimates pooled scores; use estimand='pooled'")
-    return PairedOptions(
-        how=how,
-        estimand=estimand,
-        method=method,
-        confidence=level,
-        missing=missing,
-        strata=strata,
-        nest=check_flag("nest", nest),
-        lonely=lonely,
-        adjust=adjust,
-        n_resamples=check_n_resamples(n_resamples),
-        rng=check_seed(rng),
-    )
+    return options
 
 
 @dataclass(frozen=True)

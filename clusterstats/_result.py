@@ -34,7 +34,32 @@ class _Columns:
 
 
 class Result:
-    """Base of the one-row results (``ClusterCI``, ``ICC``, ``PairedDelta``, ...)."""
+    """Base of the one-row results: ``ClusterCI``, ``ICC``, ``DesignEffect``, ``PairedDelta``,
+    ``PassAtK`` and ``Flakiness``.
+
+    Results are frozen dataclasses. Values are stored unrounded; only the printed form
+    rounds. Every result has a readable ``repr`` (``print(result)``), an HTML table for
+    Jupyter, ``to_dict()`` and ``to_frame()``. Every result has the fields ``outcome`` (the
+    outcome column, None for array input), ``by`` (the cluster columns, a tuple) and
+    ``notes`` (a tuple of strings: fallbacks, few clusters, estimand differences, missing
+    rows, a negative ICC).
+
+    Attributes
+    ----------
+    columns : tuple of str
+        Class attribute: the names of the fields, in order, which are the keys of
+        ``to_dict()`` and the columns of ``to_frame()``. They never depend on the options
+        used.
+
+    Examples
+    --------
+    >>> import clusterstats
+    >>> res = clusterstats.datasets.load("bbh").eval.cluster_ci("correct", by="task")
+    >>> list(res.to_frame().columns) == list(res.to_dict()) == list(res.columns)
+    True
+    >>> res.to_dict()["by"], res.to_frame()["by"].iloc[0]
+    (('task',), 'task')
+    """
 
     #: Columns of ``to_frame()``, in order (also the keys of ``to_dict()``).
     columns: ClassVar[tuple[str, ...]] = _Columns()  # type: ignore[assignment]
@@ -44,7 +69,8 @@ class Result:
     _grouped: ClassVar[tuple[tuple[str, str], ...] | None] = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The result as a flat dict of plain Python values (``by`` and ``notes`` as tuples)."""
+        """The result as a flat dict of plain Python values, one key per field in the order of
+        ``columns`` (``by`` and ``notes`` as tuples)."""
         return {name: getattr(self, name) for name in type(self).columns}
 
     def _row(self) -> dict[str, Any]:
@@ -54,7 +80,8 @@ class Result:
         return row
 
     def to_frame(self):
-        """A one-row :class:`pandas.DataFrame` with fixed snake_case columns."""
+        """A one-row pandas DataFrame whose columns are ``columns``, in order; ``by`` is joined
+        with ``", "`` and ``notes`` with ``"; "``."""
         import pandas as pd
 
         return pd.DataFrame([self._row()], columns=list(type(self).columns))
@@ -99,14 +126,48 @@ R = TypeVar("R", bound=Result)
 @dataclass(frozen=True, repr=False)
 class GroupedResults(Generic[R]):
     """One result per group: per value of an ``over=`` column (pandas, dask), or per
-    combination of a Dataset's extra dims (xarray, e.g. ``model``). Groups of an ``over=``
-    column come in sorted label order (labels of mixed types that cannot be sorted keep their
-    order of first appearance); a Dataset's groups follow its coordinates.
+    combination of a Dataset's extra dims (xarray, e.g. ``model``).
 
-    Behaves like a read-only mapping from group label to result (a tuple of labels when there
-    are several dims); ``to_frame()`` stacks the groups' rows under one leading column per
-    dim, ``sel(model=...)`` picks one result by name, and ``to_xarray()`` lays the numbers out
-    as an :class:`xarray.Dataset` over the dims.
+    Groups of an ``over=`` column come in sorted label order (labels of mixed types that
+    cannot be sorted keep their order of first appearance); a Dataset's groups follow its
+    coordinates. It behaves like a read-only mapping from group label to result:
+
+    - ``grouped[label]`` returns that group's result (``label`` is a tuple of labels when
+      there are several dims); an unknown label raises ``KeyError``;
+    - ``sel(model="gpt-4o")`` returns one result named by dim (every dim named once);
+    - ``len(grouped)``, ``iter(grouped)`` (the labels) and ``items()`` (label, result
+      pairs);
+    - ``dims``: the dim names, as a tuple;
+    - ``to_frame()`` stacks the groups' rows under one leading column per dim, followed by
+      the result class's ``columns``;
+    - ``to_xarray()`` returns an xarray Dataset over the dims;
+    - ``print(grouped)`` shows one table row per group; Jupyter shows an HTML table;
+    - ``plot()`` (results of ``cluster_ci``) draws a forest plot, one row per group.
+
+    Attributes
+    ----------
+    over : str or tuple of str
+        The ``over=`` column, or the tuple of a Dataset's extra dims.
+    groups : tuple
+        The group labels, in order (tuples of labels for several dims).
+    results : tuple of results
+        One result per group, in the order of ``groups``.
+
+    Examples
+    --------
+    >>> import clusterstats
+    >>> df = clusterstats.datasets.load("bbh")
+    >>> grouped = df.eval.design_effect("correct", by="task", over="condition")
+    >>> print(type(grouped).__name__, grouped.over, grouped.groups, len(grouped))
+    GroupedResults condition ('cot', 'direct') 2
+    >>> for label, result in grouped.items():
+    ...     print(label, type(result).__name__, round(float(result), 2))
+    cot DesignEffect 48.46
+    direct DesignEffect 46.9
+    >>> list(grouped.to_frame().columns[:4])
+    ['condition', 'outcome', 'by', 'estimand']
+    >>> grouped.sel(condition="direct") is grouped["direct"]
+    True
     """
 
     over: str | tuple[str, ...]
@@ -134,6 +195,7 @@ class GroupedResults(Generic[R]):
             raise KeyError(f"no group {group!r}; groups are {list(self.groups)}") from None
 
     def items(self) -> Iterator[tuple[Any, R]]:
+        """(label, result) pairs, in the order of ``groups``."""
         return iter(zip(self.groups, self.results, strict=True))
 
     def sel(self, **labels: Any) -> R:
@@ -155,8 +217,8 @@ class GroupedResults(Generic[R]):
         return pd.DataFrame(rows, columns=columns)
 
     def to_xarray(self):
-        """An :class:`xarray.Dataset` over the dims: one variable per numeric column
-        (``estimate``, ``low``, ``high``, ...); text columns that are the same for every group
+        """An xarray Dataset over the dims: one variable per numeric column (``estimate``,
+        ``low``, ``high``, ...); the text columns that are the same for every group
         (``method``, ``estimand``, ...) and ``confidence`` become attributes."""
         import numpy as np
         import xarray as xr
@@ -187,7 +249,17 @@ class GroupedResults(Generic[R]):
 
     def plot(self, *, ax: Any = None) -> Any:
         """Forest plot, one row per group: the clustered interval beside the naive one
-        (results of ``cluster_ci`` only; needs matplotlib). Returns the matplotlib Axes."""
+        (results of ``cluster_ci`` only; needs matplotlib, as ``ClusterCI.plot``).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure by default).
+
+        Returns
+        -------
+        matplotlib Axes
+        """
         from clusterstats._plotting import forest
 
         first = self.results[0] if self.results else None

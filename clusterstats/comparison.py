@@ -24,13 +24,67 @@ __all__ = ["Comparison", "build_comparison", "compare"]
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Comparison:
-    """Many models on the same clustered items: a leaderboard and pairwise differences.
+    """Many models on the same clustered items: a leaderboard and pairwise differences
+    (returned by ``compare``).
 
-    ``leaderboard()`` has one row per model: its score with a clustered interval, its rank
-    and a bootstrap interval of the rank (one set of cluster draws shared by all models).
-    ``pairs()`` (also ``to_frame()``) has one row per comparison ``a - b``: the difference,
-    its cluster-robust SE and interval, and p-values raw and adjusted across the family
-    (``adjust``: Holm or Benjamini–Hochberg).
+    ``leaderboard()`` returns one row per model, best first, with columns ``model``,
+    ``score``, ``low``, ``high`` (its ``cluster_ci`` interval), ``rank``, ``rank_low``,
+    ``rank_high`` (the bootstrap interval of its rank, 1 = best, from one set of cluster draws
+    shared by all models) and ``method``. ``pairs()`` (also ``to_frame()``) returns one row
+    per comparison ``model_a - model_b`` with columns ``model_a``, ``model_b``, ``delta``,
+    ``se``, ``low``, ``high``, ``df``, ``p_value``, ``p_adjusted``, ``adjust``, ``method``,
+    ``estimand`` and ``confidence``: the difference, its cluster-robust SE and interval, and
+    the p-values raw and adjusted across the family. The class attributes
+    ``LEADERBOARD_COLUMNS`` and ``PAIR_COLUMNS`` list those columns. It prints both tables,
+    and in Jupyter renders both as HTML.
+
+    Attributes
+    ----------
+    models : tuple
+        The model labels, in sorted order.
+    score : tuple of float
+        Each model's estimate (``estimand``), in the order of ``models``.
+    score_low, score_high : tuple of float
+        Each model's ``cluster_ci`` interval (``method="auto"``).
+    score_method : str
+        The method of those intervals.
+    rank : tuple of float
+        Each model's rank by score (1 = best).
+    rank_low, rank_high : tuple of float
+        The bootstrap interval of each rank.
+    pair_a, pair_b : tuple
+        The two models of each comparison, ``pair_a - pair_b``.
+    delta, se, low, high : tuple of float
+        Each comparison's difference, standard error and interval.
+    p_value, p_adjusted : tuple of float
+        Each comparison's two-sided p-value, raw and adjusted by ``adjust``.
+    df : float
+        Degrees of freedom of the reference t (NaN for the bootstraps).
+    method : str
+        The method of the pairwise intervals (``"auto"`` resolved).
+    adjust : {"holm", "bh", "none"}
+        The multiplicity adjustment: Holm (family-wise error) or Benjamini–Hochberg (false
+        discovery rate).
+    estimand : str
+        As in ``cluster_ci``.
+    confidence : float
+        Nominal coverage.
+    baseline : model label or None
+        The model every other one was compared with (None: every pair).
+    n_items, n_clusters : int
+        Items compared and their clusters.
+    n_resamples : int
+        Replicates of the rank bootstrap.
+    n_dropped_items : int
+        Items some model lacks, left out (``how="inner"``).
+    n_missing_items : int
+        Items with a missing outcome for some model.
+    outcome : str or None
+        The outcome column.
+    by : tuple of str
+        The cluster column(s).
+    notes : tuple of str
+        Everything a reader should know.
     """
 
     models: tuple[Any, ...]
@@ -91,7 +145,7 @@ class Comparison:
     )
 
     def leaderboard(self):
-        """One row per model, best first."""
+        """One row per model, best first, with the columns of ``LEADERBOARD_COLUMNS``."""
         import pandas as pd
 
         frame = pd.DataFrame(
@@ -110,7 +164,8 @@ class Comparison:
         return frame.sort_values(["rank", "model"], kind="stable").reset_index(drop=True)
 
     def pairs(self):
-        """One row per comparison ``model_a - model_b``."""
+        """One row per comparison ``model_a - model_b``, with the columns of
+        ``PAIR_COLUMNS``."""
         import pandas as pd
 
         n = len(self.delta)
@@ -195,7 +250,6 @@ def build_comparison(
     design: ComparisonDesign, options: opt.PairedOptions, *, baseline: Any = None
 ) -> Comparison:
     """``compare`` on a design."""
-    from clusterstats.adapters.frame import check_binary
     from clusterstats.core.paired import summarize_comparison
     from clusterstats.core.summary import summarize_interval
 
@@ -208,11 +262,8 @@ def build_comparison(
                 f"baseline {baseline!r} is not one of the models {list(design.models)}"
             )
         baseline_index = design.models.index(baseline)
-    n_clusters = int(design.codes.max()) + 1
-    counts = np.bincount(design.codes, minlength=n_clusters).astype(np.float64)
-    totals = np.column_stack(
-        [np.bincount(design.codes, weights=row, minlength=n_clusters) for row in design.values]
-    )
+    n_clusters = int(design.counts.shape[0])
+    counts, totals, squares = design.counts, design.totals, design.squares
     # missing="ipw": each cluster's items answered by every model stand for all its items
     # (weights n_g / r_g, cluster fixed-effect propensities, for which the cluster-robust
     # variance of the weighted sums is exactly the stacked sandwich).
@@ -221,6 +272,7 @@ def build_comparison(
         scale = design.cluster_items / counts
         counts = design.cluster_items.copy()
         totals = totals * scale[:, None]
+        squares = squares * scale[:, None]
     s = summarize_comparison(
         totals,
         counts,
@@ -234,16 +286,11 @@ def build_comparison(
         strata=design.strata,
         lonely=options.lonely,
     )
-    is_binary = check_binary(design.values.ravel())  # a view: values is C-contiguous
+    is_binary = design.is_binary
     score_low, score_high, score_method = [], [], ""
     with policy.once() as warned:
-        for j, row in enumerate(design.values):
-            squares = (
-                totals[:, j]  # 0/1 values are their own squares
-                if is_binary
-                else np.bincount(design.codes, weights=row * row, minlength=n_clusters) * scale
-            )
-            sums = ClusterSums(counts, totals[:, j], squares)
+        for j in range(len(design.models)):
+            sums = ClusterSums(counts, totals[:, j], squares[:, j])
             if design.strata is not None:
                 from clusterstats.core.strata import summarize_stratified
 
@@ -314,7 +361,7 @@ def build_comparison(
         estimand=options.estimand,
         confidence=options.confidence,
         baseline=baseline,
-        n_items=int(design.values.shape[1]),
+        n_items=design.n_items,
         n_clusters=n_clusters,
         n_resamples=options.n_resamples,
         n_dropped_items=design.n_dropped_items,
@@ -354,13 +401,17 @@ def compare(
     item key in ``on`` (column(s), or the index); rows sharing the model and the item are an
     error unless ``rerun`` names the run-id column, and then are averaged. A (case, rerun)
     Dataset holds the models along a ``model`` dim and its cases are the items. Returns a
-    :class:`~clusterstats.Comparison` with every pairwise difference (or each model against
-    ``baseline``), cluster-robust (CR2 by default) with p-values adjusted across the family
+    ``Comparison`` with every pairwise difference (or each model against ``baseline``),
+    cluster-robust (CR2 by default) with p-values adjusted across the family
     (``adjust="holm"`` controls the family-wise error, Holm 1979; ``"bh"`` the false
     discovery rate, Benjamini & Hochberg 1995), and a leaderboard: each model's score with
-    its ``cluster_ci`` interval and the interval of its rank from one cluster bootstrap whose
-    draws all models share. Models come in sorted label order and each pair is
-    ``model_a - model_b`` in that order, whatever the order of the rows.
+    its ``cluster_ci`` interval (``method="auto"``) and the interval of its rank from one
+    cluster bootstrap whose draws all models share. Models come in sorted label order (in
+    order of first appearance if the labels cannot be sorted) and each pair is
+    ``model_a - model_b`` in that order, so the result does not depend on the order of the
+    rows. Rows that arrive as one block per model, each block listing the same items in the
+    same order, are reduced without hashing every row; any other order gives the same
+    result by the general path.
 
     Parameters
     ----------
@@ -374,13 +425,14 @@ def compare(
     model : column label (dim name for a Dataset)
         Which model a row belongs to.
     on : column label(s), optional
-        The item key of a frame (default: the index).
+        The item key of a frame (default: the index; a dask DataFrame needs ``on``).
     rerun : column label, optional
         The run id, when items have several rows per model.
     baseline : model label, optional
         Compare every model with this one only.
     how : {"strict", "inner"}
-        Items some model lacks: an error (default), or left out and counted.
+        Items some model lacks: ``AlignmentError`` (default), or left out and counted in
+        ``n_dropped_items``.
     estimand : {"pooled", "cluster_mean", "stratum_mean"}
         As in ``cluster_ci`` (``"stratum_mean"`` with strata).
     method : {"auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile"}
@@ -391,13 +443,17 @@ def compare(
     confidence : float
         Nominal coverage.
     missing : {"drop", "fail", "pass", "raise", "ipw"}
-        As in ``paired_delta`` (``"ipw"``: the items every model answered stand for all the
-        items of their cluster).
+        As in ``paired_delta``, over all models: with ``"drop"``, an item missing for any
+        model leaves the comparison for all of them; with ``"ipw"``, the items every model
+        answered stand for all the items of their cluster (cluster fixed-effect propensities,
+        for which the cluster-robust variance is exactly the stacked sandwich).
     responded : column label, optional
         A response indicator (True = a usable response).
     strata : column label, optional
-        A stratified design: the covariance of all models from one stratified linearisation,
-        and the Rao–Wu rank bootstrap within strata.
+        A stratified design, as in ``cluster_ci``: every pair gets the stratified linearised
+        variance (all pairs from one matrix product), and the rank intervals come from Rao–Wu
+        draws within strata shared by every model. ``method`` is then ``"auto"``, ``"cr1"``
+        or a bootstrap, not ``"cr2"``.
     nest : bool
         With ``strata``: cluster ids are local to their stratum.
     lonely : {"fail", "adjust", "average", "certainty"}
@@ -412,6 +468,14 @@ def compare(
     Returns
     -------
     Comparison
+
+    Raises
+    ------
+    AlignmentError
+        Items some model lacks (``how="strict"``), an item in different clusters, or several
+        rows per model and item without ``rerun``.
+    InvalidOptionError
+        An invalid option value or combination, or a ``baseline`` that is not a model.
 
     Examples
     --------

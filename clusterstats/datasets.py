@@ -35,15 +35,16 @@ class DatasetInfo:
     Attributes
     ----------
     name : str
-        The name :func:`load` takes.
+        The name ``load`` takes.
     title : str
         One line saying what the rows are.
     n_rows : int
-        Rows of the DataFrame :func:`load` returns.
+        Rows of the DataFrame ``load`` returns.
     clusters : str
         The clustering that matters for the dataset's error bars.
     columns : tuple of (name, dtype, meaning)
-        Every column, in order, with the dtype :func:`load` gives it.
+        Every column, in order, with the dtype ``load`` gives it (``dtypes`` maps each name
+        to it).
     source : str
         The upstream repository and files the rows were reshaped from.
     licence : str
@@ -55,7 +56,7 @@ class DatasetInfo:
     file : str
         The compressed CSV in ``clusterstats/data``.
     sha256 : str
-        SHA-256 of the decompressed CSV, as written by the build script.
+        SHA-256 of the decompressed CSV, which is the build script's output byte for byte.
     """
 
     name: str
@@ -72,7 +73,7 @@ class DatasetInfo:
 
     @property
     def dtypes(self) -> dict[str, str]:
-        """The dtype :func:`load` gives each column (``"string"`` is pandas' default)."""
+        """The dtype ``load`` gives each column (``"string"`` is pandas' default)."""
         return {name: dtype for name, dtype, _ in self.columns}
 
     def __repr__(self) -> str:
@@ -224,11 +225,16 @@ def info(name: str) -> DatasetInfo:
     Parameters
     ----------
     name : str
-        One of :func:`list`.
+        One of ``list()``.
 
     Returns
     -------
     DatasetInfo
+
+    Raises
+    ------
+    InvalidOptionError
+        An unknown name; the message lists the names.
 
     Examples
     --------
@@ -248,14 +254,22 @@ def info(name: str) -> DatasetInfo:
 def load(name: str) -> pd.DataFrame:
     """Load a bundled dataset as a new DataFrame.
 
+    Four real datasets of published per-item LLM results ship with the package
+    (xz-compressed CSV, about 170 kB in all), each with its licence and provenance in
+    ``clusterstats/data/``. From a shell, ``clusterstats datasets NAME --to FILE`` writes
+    one to a file.
+
     Parameters
     ----------
     name : str
-        ``"mmlu_pro"`` (MMLU-Pro, 4 models x 12,032 questions in 91 sources nested in 14
-        categories, with its missing answers), ``"bbh"`` (BIG-Bench Hard, chain-of-thought
-        and direct answers on the same 6,511 questions in 27 tasks), ``"cruxeval"`` (800
-        problems x 10 samples, two tasks) or ``"tau_bench_airline"`` (50 tasks x 4 trials in
-        34 users). :func:`info` gives each one's columns, dtypes, source and licence.
+        ``"mmlu_pro"``: 48,128 rows, MMLU-Pro, 4 models x 12,032 questions with the missing
+        answers (``pred_missing``, ``absent``), in 91 ``src`` nested in 14 ``category``
+        (Apache-2.0). ``"bbh"``: 13,022 rows, BIG-Bench Hard, code-davinci-002 with
+        chain-of-thought and direct answers on the same 6,511 questions in 27 ``task``
+        (MIT). ``"cruxeval"``: 16,000 rows, CRUXEval, Code Llama 7B, 800 ``problem_id`` x 10
+        samples, input and output prediction (MIT). ``"tau_bench_airline"``: 200 rows,
+        τ-bench airline, gpt-4o agent, 50 ``task_id`` x 4 trials in 34 ``user_id`` (MIT).
+        ``info`` gives each one's columns, dtypes, source and licence.
 
     Returns
     -------
@@ -263,6 +277,11 @@ def load(name: str) -> pd.DataFrame:
         The rows in the order the build script wrote them; text columns have pandas'
         default string dtype, ``mmlu_pro``'s ``correct`` is a nullable ``Int64`` (missing
         where a question is absent from a model's file), every other column is ``int64``.
+
+    Raises
+    ------
+    InvalidOptionError
+        An unknown name; the message lists the names.
 
     Examples
     --------
@@ -285,7 +304,8 @@ def load_demo_data() -> pd.DataFrame:
     values) its first 24 questions by ``question_id`` (all of them where a source has fewer),
     for all four models: 8,692 rows with columns ``model``, ``question_id``, ``category``,
     ``src`` and ``correct`` (a nullable 0/1 integer, missing where a question is absent from
-    a model's file). It is cut from ``load("mmlu_pro")`` (Apache-2.0; see :func:`info`).
+    a model's file). It is cut from ``load("mmlu_pro")`` (Apache-2.0; the licence and
+    provenance are in ``clusterstats/data/PROVENANCE.md``).
 
     Returns
     -------

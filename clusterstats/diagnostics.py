@@ -31,10 +31,38 @@ __all__ = ["ClusteringCheck", "Report", "check_clustering", "report"]
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Report:
-    """What to report about a clustered eval result: per group, the clusters and their sizes,
-    the ICC with its interval, the clustered interval and how it was computed, the naive
-    interval beside it, the design effect, the effective n, missing rows, and a sentence a
-    reader can quote (the items Campbell et al. 2012 ask a cluster trial to report)."""
+    """What to report about a clustered eval result, per group (returned by ``report``).
+
+    For each group: the clusters and the distribution of their sizes, the ICC with its
+    interval, the clustered interval and how it was computed, the naive interval beside it,
+    the design effect, the effective n, missing rows, and a sentence a reader can quote (the
+    items Campbell et al. 2012 ask a cluster trial to report). It prints as text, renders
+    as HTML in Jupyter, and gives:
+
+    - ``sentences()``: one quotable sentence per group, e.g. "2,173 examples in 91 src
+      clusters are worth about 636 independent examples; the 95% interval is ±3.9 points,
+      not ±2.1";
+    - ``to_frame()``: one row per group, with the columns of ``columns``: ``group``,
+      ``n_rows``, ``n_clusters``, ``cluster_size_min``, ``cluster_size_median``,
+      ``cluster_size_max``, ``icc``, ``icc_low``, ``icc_high``, ``estimate``, ``low``,
+      ``high``, ``method``, ``estimand``, ``naive_low``, ``naive_high``, ``design_effect``,
+      ``n_eff``, ``n_missing``, ``sentence``;
+    - ``to_markdown()``: a table and the sentences, for a pull-request description;
+    - ``plot()``: the forest plot.
+
+    Attributes
+    ----------
+    results : tuple of ClusterCI
+        The clustered interval of each group.
+    iccs : tuple of ICC
+        The ICC of each group.
+    groups : tuple
+        The group labels (``(None,)`` without groups).
+    over : str or None
+        The grouping column (or dims, joined with ", "), or None.
+    cluster_size_median : tuple of float
+        The median cluster size of each group.
+    """
 
     results: tuple[ClusterCI, ...]
     iccs: tuple[ICC, ...]
@@ -187,7 +215,18 @@ class Report:
         return "\n".join(lines)
 
     def plot(self, *, ax: Any = None) -> Any:
-        """Forest plot: the clustered and naive intervals, one row per group."""
+        """Forest plot: the clustered and naive intervals, one row per group (needs
+        matplotlib, as ``ClusterCI.plot``).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure by default).
+
+        Returns
+        -------
+        matplotlib Axes
+        """
         from clusterstats._plotting import forest
 
         first = self.results[0]
@@ -221,13 +260,12 @@ def report(
     distribution of their sizes, the ICC with its interval, the clustered interval and how it
     was computed, the naive interval beside it, the design effect and effective n, missing
     rows, and a sentence a reader can quote (the items of the CONSORT extension to cluster
-    trials, Campbell et al. 2012). Renders as text, HTML, Markdown (``to_markdown()``) and a
-    frame (``to_frame()``); ``plot()`` draws the forest plot. The data are reduced once.
+    trials, Campbell et al. 2012). The data are reduced once.
 
     Parameters
     ----------
     data : pandas.DataFrame, xarray.Dataset or dask DataFrame
-        As in :func:`cluster_ci`.
+        As in ``cluster_ci``.
     outcome : column label
         The outcome.
     by : column label or list of labels, optional
@@ -235,15 +273,15 @@ def report(
     over : column label, optional
         One row per value of this column (a Dataset's extra dims play this part).
     estimand : {"pooled", "cluster_mean"}
-        As in :func:`cluster_ci`.
+        As in ``cluster_ci``.
     method : str
-        As in :func:`cluster_ci` (bootstraps are seeded with 0, so the report is reproducible).
+        As in ``cluster_ci`` (bootstraps are seeded with 0, so the report is reproducible).
     confidence : float
         Nominal coverage.
     missing : {"drop", "fail", "pass", "raise"}
-        As in :func:`cluster_ci`.
+        As in ``cluster_ci``.
     responded : column label, optional
-        Explicit response indicator, as in :func:`cluster_ci`.
+        Explicit response indicator, as in ``cluster_ci``.
     case, rerun : dim names
         For a Dataset: its case and rerun dims.
 
@@ -290,21 +328,32 @@ def report(
 @dataclass(frozen=True, kw_only=True, repr=False)
 class ClusteringCheck:
     """Candidate groupings side by side, nested levels decomposed, crossed pairs combined,
-    and a recommendation.
+    and a recommendation (returned by ``check_clustering``).
+
+    ``to_frame()`` has one row per candidate, with the columns of ``columns`` (the keys of
+    each ``candidates`` dict); ``nested_frame()`` and ``crossed_frame()`` give the other two
+    tables.
 
     Attributes
     ----------
+    outcome : str
+        The outcome column.
     candidates : tuple of dict
-        Per grouping: ``grouping``, ``n_clusters``, ``size_min``, ``size_mean``,
-        ``size_max``, ``icc``, ``icc_low``, ``icc_high``, ``design_effect``, ``se``,
-        ``widening`` (clustered ÷ naive interval width).
-    nested : tuple of (grouping, variance_share)
+        Per grouping: ``grouping`` (its name), ``n_clusters``, ``size_min``, ``size_mean``,
+        ``size_max``, ``icc``, ``icc_low``, ``icc_high`` (the ICC and its interval),
+        ``design_effect``, ``se`` (the CR1 standard error) and ``widening`` (clustered ÷
+        naive standard error).
+    nested : tuple of (level, variance_share)
         For groupings nested in one another, coarse to fine: the share of the outcome
-        variance at each level (ICC increments of the one-way ANOVA), then ``within``.
+        variance at each level (increments of the one-way ICCs), then ``within``.
     crossed : tuple of dict
-        For groupings that cross (neither nests in the other): the two-way
-        (Cameron–Gelbach–Miller) standard error beside each one-way one.
+        One dict per crossed pair (neither nests in the other): ``groupings``,
+        ``se_two_way`` (the two-way cluster-robust standard error of Cameron, Gelbach &
+        Miller 2011), ``se_first`` and ``se_second`` (the one-way ones).
     recommendation : str
+        The grouping to cluster by, and why.
+    notes : tuple of str
+        E.g. an undefined ICC, or fewer than 20 clusters in a grouping.
     """
 
     outcome: str
@@ -399,17 +448,19 @@ def check_clustering(
     For each candidate grouping (a column, or a list of columns combined) and, with
     ``time=``/``window=``, for windows of a timestamp column (failures bunching in time,
     e.g. an API outage): the number of clusters, their sizes, the ICC with its interval,
-    the design effect and the widening of the interval. Groupings nested in one another
-    (question within document) are decomposed into the variance share of each level;
-    groupings that cross (document × template) get the two-way cluster-robust standard error
-    (Cameron, Gelbach & Miller 2011). The recommendation names the grouping whose standard
-    error is largest, since clustering at a finer level than the true dependence
-    understates it, and the two-way one when two crossed groupings both matter.
+    the design effect, the CR1 standard error and the widening. Groupings nested in one
+    another (question within document) are decomposed into the variance share of each
+    level: increments of the one-way ICCs, coarse to fine, then ``within``. Groupings that
+    cross (document × template) get the two-way cluster-robust standard error of Cameron,
+    Gelbach & Miller (2011), ``V_A + V_B − V_{A∩B}`` (statsmodels' ``cov_cluster_2groups``).
+    The recommendation names the grouping whose standard error is largest, since
+    clustering at a finer level than the true dependence understates it, or the two-way one
+    when it exceeds every one-way standard error by more than 5%.
 
     Parameters
     ----------
     data : pandas.DataFrame, xarray.Dataset or dask DataFrame
-        As in :func:`cluster_ci`. For a Dataset, candidates are its ``case`` and ``rerun``
+        As in ``cluster_ci``. For a Dataset, candidates are its ``case`` and ``rerun``
         dims (or the frame columns they came from) and any coordinate with the outcome's dims.
     outcome : column label
         The outcome.
@@ -422,13 +473,18 @@ def check_clustering(
     confidence : float
         Coverage of the ICC intervals.
     missing : {"drop", "fail", "pass", "raise"}
-        As in :func:`cluster_ci`.
+        As in ``cluster_ci``.
     case, rerun : dim names
         For a Dataset: its case and rerun dims.
 
     Returns
     -------
     ClusteringCheck
+
+    Raises
+    ------
+    InvalidOptionError
+        No candidate (and no ``time``), or ``time`` without ``window``.
 
     Examples
     --------

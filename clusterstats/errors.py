@@ -1,6 +1,6 @@
 """Exceptions and warnings raised by clusterstats.
 
-Every exception subclasses :class:`ClusterStatsError` *and* the builtin exception that a
+Every exception subclasses ``ClusterStatsError`` *and* the builtin exception that a
 user would already catch (``ValueError`` or ``KeyError``), so both ``except ValueError`` and
 ``except clusterstats.ClusterStatsError`` work.
 """
@@ -36,7 +36,16 @@ class ClusterStatsError(Exception):
 
 
 class ColumnNotFoundError(ClusterStatsError, KeyError):
-    """A column named by the caller is not in the frame."""
+    """A column named by the caller is not in the frame (also a ``KeyError``); the message
+    lists the available columns.
+
+    Attributes
+    ----------
+    column : object
+        The label that was not found.
+    available : list
+        The columns the frame has.
+    """
 
     def __init__(self, column: object, available: list[object]) -> None:
         shown = ", ".join(repr(c) for c in available[:20])
@@ -89,7 +98,16 @@ class DegenerateDataError(ClusterStatsError, ValueError):
 
 class FileReadError(ClusterStatsError, ValueError):
     """A file cannot be read as a table of graded rows (missing, empty, malformed, in an
-    unexpected encoding, ...); the message names the file and the problem."""
+    unexpected encoding, ...); the message names the file and the problem. The command line
+    prints it as its one-line error.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    problem : str
+        What is wrong with it.
+    """
 
     def __init__(self, path: object, problem: str) -> None:
         self.path = str(path)
@@ -98,7 +116,7 @@ class FileReadError(ClusterStatsError, ValueError):
 
 
 class ClusterStatsWarning(UserWarning):
-    """Base class of every warning emitted by clusterstats."""
+    """Base class (a ``UserWarning``) of every warning emitted by clusterstats."""
 
 
 class FewClustersWarning(ClusterStatsWarning):

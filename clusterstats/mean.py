@@ -47,12 +47,15 @@ __all__ = [
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class ClusterCI(Result):
-    """A confidence interval for the mean of clustered outcomes.
+    """A confidence interval for the mean of clustered outcomes (returned by ``cluster_ci``).
+
+    The property ``interval`` is ``(low, high)``. The fields below are also the keys of
+    ``to_dict()`` and the columns of ``to_frame()``, in this order (see ``Result``).
 
     Attributes
     ----------
     outcome : str or None
-        The outcome analysed (None for plain arrays).
+        The outcome column (None for plain arrays).
     by : tuple of str
         The cluster column(s).
     estimand : {"pooled", "cluster_mean", "stratum_mean"}
@@ -60,33 +63,52 @@ class ClusterCI(Result):
         ``"cluster_mean"``: the mean of the cluster means (each cluster counts once);
         ``"stratum_mean"`` (with strata): the mean of the stratum means.
     method : str
-        The interval method actually used (``"auto"`` is resolved, e.g. ``"korn_graubard"``).
+        The method actually used: ``"auto"`` is resolved (e.g. to
+        ``"korn_graubard_guarded"``), ``"bootstrap"`` becomes ``"bootstrap_bca"`` (with
+        strata, ``"bootstrap_percentile"``: the Rao–Wu bootstrap), degenerate data give
+        ``"clopper_pearson_fallback"`` or ``"naive_fallback"``, and ``missing="ipw"`` gives
+        ``"ipw_korn_graubard"``, ``"ipw_wilson"`` or ``"ipw_t"``.
     confidence : float
         Nominal coverage, e.g. 0.95.
-    estimate, se, low, high : float
-        The point estimate, its standard error and the interval. ``se`` is NaN when the
-        interval comes from a fallback that has no standard error (degenerate data).
+    estimate : float
+        The point estimate.
+    se : float
+        Its standard error (NaN for the Clopper–Pearson fallback).
+    low, high : float
+        The interval.
     df : float
-        Degrees of freedom of the reference t distribution (NaN for bootstrap/fallbacks).
-    n_rows, n_clusters : int
-        Rows and clusters used (after dropping missing outcomes).
-    cluster_size_mean, cluster_size_min, cluster_size_max : float, int, int
-        Summary of the rows per cluster.
+        Degrees of freedom of the reference t distribution (NaN for the bootstraps and the
+        Clopper–Pearson fallback).
+    n_rows : int
+        Rows used (after dropping missing outcomes).
+    n_clusters : int
+        Clusters used.
+    cluster_size_mean : float
+        Mean rows per cluster.
+    cluster_size_min, cluster_size_max : int
+        The smallest and the largest cluster.
     icc : float
-        One-way ANOVA intraclass correlation (raw; can be negative; NaN if undefined).
-    design_effect, n_eff : float
-        Empirical design effect (clustered variance ÷ iid variance, as R survey's
-        ``deff="replace"``) and the effective number of independent rows ``n_rows / deff``.
+        One-way ANOVA intraclass correlation, raw (it can be negative; NaN if undefined).
+    design_effect : float
+        Empirical design effect: clustered variance ÷ iid variance (R survey's
+        ``deff="replace"``).
+    n_eff : float
+        Effective number of independent rows, ``n_rows / design_effect``; for the
+        Clopper–Pearson fallback, the effective n it used.
     naive_low, naive_high : float
-        The interval that treats rows as independent (Wilson for binary outcomes, t otherwise).
+        The interval that treats rows as independent (Wilson for binary outcomes, t
+        otherwise).
     widening : float
-        Clustered width ÷ naive width.
-    n_missing, n_missing_clusters : int
-        Rows with a missing outcome, and the clusters they belong to.
+        Width of the interval ÷ width of the naive interval.
+    n_missing : int
+        Rows with a missing outcome.
+    n_missing_clusters : int
+        Clusters that contain such rows.
     n_resamples : int or None
         Bootstrap replicates, for bootstrap methods.
     notes : tuple of str
-        Everything a reader should know: fallbacks, few clusters, estimand differences.
+        Everything a reader should know: fallbacks, few clusters, estimand differences,
+        missing rows.
     """
 
     outcome: str | None = None
@@ -176,7 +198,12 @@ class ClusterCI(Result):
         ]
 
     def plot(self, *, ax: Any = None) -> Any:
-        """Forest plot of the clustered interval beside the naive one (needs matplotlib).
+        """Forest plot: the clustered interval (thick) beside the naive one (thin).
+
+        matplotlib is an optional extra (``pip install "clusterstats[plot]"``), imported only
+        when a plot is drawn; without it the call raises an ImportError that says what to
+        install. The other plots (``GroupedResults.plot``, ``Report.plot``, ``Plan.plot``)
+        work the same way.
 
         Parameters
         ----------
@@ -203,19 +230,27 @@ class ClusterCI(Result):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class ICC(Result):
-    """One-way ANOVA intraclass correlation with its confidence interval.
+    """One-way ANOVA intraclass correlation with its confidence interval (returned by ``icc``).
+
+    ``float(result)`` is ``result.icc``. The fields are the columns of ``to_frame()``, in this
+    order.
 
     Attributes
     ----------
     outcome : str or None
+        The outcome column (None for plain arrays).
     by : tuple of str
+        The cluster column(s).
     method : str
         ``"anova"``.
     ci_method : str
-        Searle's exact interval for balanced clusters (``"searle_f"``), the same formula
-        with ``n0`` for unbalanced ones (``"searle_f_n0"``, as R's ``ICC::ICCest``), or
-        ``"undefined"``; the interval always contains the estimate.
+        ``"searle_f"``: Searle's exact interval, for balanced clusters; ``"searle_f_n0"``: the
+        same formula with ``n0`` in place of the common size, for unbalanced ones (as R's
+        ``ICC::ICCest``); ``"degenerate (no within-cluster variation)"`` (every cluster
+        constant, clusters differ: the interval is [1, 1]); or ``"undefined"``. The interval
+        always contains the estimate.
     confidence : float
+        Nominal coverage.
     icc : float
         The raw estimate ``(MSB - MSW) / (MSB + (n0 - 1) MSW)``; it can be negative.
     icc_truncated : float
@@ -223,12 +258,17 @@ class ICC(Result):
     low, high : float
         The interval.
     n_rows, n_clusters : int
+        Rows and clusters used.
     cluster_size_mean : float
+        Mean rows per cluster.
     n0 : float
-        The ANOVA "average" cluster size ``(N - sum n^2 / N) / (G - 1)``.
-    msb, msw, var_between, var_within : float
-        Mean squares and the variance components they imply.
+        The ANOVA average cluster size ``(N - sum n_g^2 / N) / (G - 1)``.
+    msb, msw : float
+        Between- and within-cluster mean squares.
+    var_between, var_within : float
+        The variance components they imply: ``(MSB - MSW) / n0`` and ``MSW``.
     notes : tuple of str
+        E.g. a negative estimate, an undefined ICC.
     """
 
     outcome: str | None = None
@@ -269,30 +309,43 @@ class ICC(Result):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class DesignEffect(Result):
-    """Design effects of clustered data, and the effective sample size they imply.
+    """Design effects of clustered data, and the effective sample size they imply (returned
+    by ``design_effect``).
+
+    ``float(result)`` is ``result.empirical``. The fields are the columns of ``to_frame()``,
+    in this order.
 
     Attributes
     ----------
     outcome : str or None
+        The outcome column (None for plain arrays).
     by : tuple of str
+        The cluster column(s).
     estimand : {"pooled", "cluster_mean"}
+        Whose variance is inflated: the pooled mean or the mean of the cluster means.
     empirical : float
-        Cluster-robust (CR1) variance of the estimate ÷ its variance if rows were independent
-        (``s^2 / N``): R survey's ``deff="replace"``.
+        Cluster-robust (CR1) variance of the estimate ÷ its variance if rows were independent,
+        ``s^2 / N`` (R survey's ``deff="replace"``).
     kish : float
-        ``1 + (m̄ - 1) * icc_truncated`` (pooled estimand only; Kish 1965).
+        ``1 + (m̄ - 1) * icc_truncated`` (Kish 1965), at the mean cluster size ``m̄``; NaN for
+        ``"cluster_mean"``, which it does not describe.
     unequal_sizes : float
-        The exchangeable-correlation value that accounts for unequal sizes:
-        ``1 + icc (sum n^2 / N - 1)`` for the pooled mean, ``N/G^2 sum (1 + (n_g-1) icc)/n_g``
-        for the mean of cluster means.
+        The exchangeable-correlation value for the observed sizes:
+        ``1 + icc_truncated (sum n_g^2 / N - 1)`` for the pooled mean (Eldridge, Ashby &
+        Kerry 2006), ``N/G^2 sum (1 + (n_g - 1) icc_truncated) / n_g`` for the mean of the
+        cluster means.
     icc, icc_truncated : float
+        The raw and the truncated (``max(icc, 0)``) ANOVA ICC.
     n_eff : float
-        ``n_rows / empirical``.
+        ``n_rows / empirical``: the independent rows the data are worth.
     widening : float
-        ``sqrt(empirical)``: how much wider than the naive interval an honest one is.
+        ``sqrt(empirical)``: the ratio of clustered to naive standard errors.
     n_rows, n_clusters : int
+        Rows and clusters used.
     cluster_size_mean : float
+        Mean rows per cluster.
     notes : tuple of str
+        E.g. an undefined design effect.
     """
 
     outcome: str | None = None
@@ -589,70 +642,88 @@ def cluster_ci(
     data : pandas.DataFrame, xarray.Dataset, dask DataFrame, or None
         One row per graded example (a DataFrame, pandas or dask); a Dataset laid out as
         ``(case, rerun)`` (each variable's runs of a case along ``rerun``, other dims such
-        as ``model`` giving one result each); or None, with ``outcome`` and ``by`` array-likes.
+        as ``model`` giving one result each); or None, with ``outcome`` and ``by`` array-likes
+        of equal length.
     outcome : column label (or array-like)
-        Binary (0/1, bool) or continuous outcome; a variable of a Dataset.
+        A binary (0/1, bool) or continuous outcome; a variable of a Dataset. Missing values
+        are handled by ``missing``.
     by : column label, list of labels (or array-like), optional
-        The cluster; several columns are combined (a cluster is one combination). Required
-        for frames; for a Dataset, a coordinate along ``case`` (default: each case is a
-        cluster of its runs).
+        The cluster; several columns are combined (a cluster is one combination of values).
+        Required for frames; for a Dataset, a coordinate along ``case`` (default: each case is
+        a cluster of its runs).
     estimand : {"pooled", "cluster_mean", "stratum_mean"}
         ``"pooled"`` (default): share over all rows, ``sum(y) / n``. ``"cluster_mean"``: mean
         of the cluster means, each cluster counting once. ``"stratum_mean"`` (with
         ``strata``): mean of the stratum means ("macro" accuracy). Always named in the result.
     method : str
-        ``"auto"`` (default; see :func:`clusterstats.core.intervals.auto_method`),
+        ``"auto"`` (default): ``"korn_graubard_guarded"`` for a binary outcome, ``"cr2"``
+        otherwise, whatever the number of clusters (the rule the coverage study supports).
         ``"naive"`` (iid rows, for comparison), ``"cr1"`` (cluster-robust, ``t(G-1)``),
         ``"cr2"`` (Bell & McCaffrey 2002, Satterthwaite df), ``"wilson"`` (Wilson on the
-        effective n, binary), ``"korn_graubard"`` (Korn & Graubard 1998: Clopper–Pearson on
-        the df-adjusted effective n, binary), ``"korn_graubard_guarded"`` (the same with a
-        variance floor from the ICC model and df from the clusters that carry the variance),
+        effective n), ``"korn_graubard"`` (Korn & Graubard 1998: Clopper–Pearson on the
+        df-adjusted effective n), ``"korn_graubard_guarded"`` (the same with a variance floor
+        from the ICC model and df from the clusters that carry the variance),
         ``"bootstrap"``/``"bootstrap_bca"`` and ``"bootstrap_percentile"`` (cluster
-        bootstrap; whole clusters are resampled).
+        bootstrap: whole clusters are resampled). ``"wilson"``, ``"korn_graubard"`` and
+        ``"korn_graubard_guarded"`` need a binary outcome.
     confidence : float
         Nominal coverage, strictly between 0 and 1.
     over : column label, optional
         One interval per value of this column (e.g. ``"model"``), in sorted label order. A
         Dataset's extra dims play this part.
     missing : {"drop", "fail", "pass", "raise", "ipw"}
-        A missing outcome (NaN, or ``responded`` False) is dropped (complete case; counted in
-        the result, with a note when the missing rate varies across clusters), counted as a
-        failure or as a pass (binary outcomes: the two bounds), raises
-        :class:`~clusterstats.errors.MissingOutcomeError`, or is handled by inverse-probability
-        weighting (``"ipw"``): the normalised (Hájek) mean of the responses weighted by
-        ``1/π``, with response propensities ``π`` that include the cluster, and a stacked
-        sandwich variance that accounts for their estimation.
+        What a missing outcome (NaN, or ``responded`` False) means. ``"drop"`` (complete
+        case): those rows are left out and counted in the result, with a note pointing to
+        ``missing_report`` when the missing rate varies across clusters. ``"fail"`` /
+        ``"pass"``: they count as 0 / 1 (binary outcomes only: the lower and upper bounds of
+        a pass rate). ``"raise"``: ``MissingOutcomeError``. ``"ipw"``: inverse-probability
+        weighting, the normalised (Hájek) mean of the responses weighted by ``1/π``, with
+        response propensities ``π`` that include the cluster, and a stacked sandwich variance
+        that accounts for their estimation (method ``"ipw_korn_graubard"`` for a binary
+        outcome, ``"ipw_t"`` for scores). ``"ipw"`` estimates the pooled mean, takes
+        ``method`` ``"auto"``, ``"cr1"``, ``"wilson"`` or ``"korn_graubard"``, and cannot be
+        combined with ``strata`` yet.
     responded : column label, optional
-        Explicit response indicator (bool; True = a usable response). Where it is False the
-        outcome is a placeholder and is ignored. For a Dataset, a variable with the outcome's
-        dims (NaN where no run happened).
+        The response indicator (bool, or 0/1 integers; True = a usable response). Where it is
+        False the outcome is a placeholder and is ignored; any other dtype raises
+        ``InvalidOptionError``. For a Dataset, a variable with the outcome's dims (NaN where
+        no run happened).
     propensity : {"cluster", "shrunk", "logistic"}
-        With ``missing="ipw"``: each cluster's own response rate (cluster fixed effects, the
-        default: the weighted responses of a cluster then stand exactly for its rows), the
-        rates shrunk towards the overall rate (empirical Bayes: steadier weights, but biased
-        towards complete case when missingness depends on the cluster), or a logistic model
-        with cluster effects plus ``covariates``.
+        With ``missing="ipw"``. ``"cluster"`` (default): each cluster's own response rate
+        (cluster fixed effects); the Hájek mean is then ``sum(n_g ȳ_g,obs) / sum(n_g)``, each
+        cluster's responses standing for all its rows, and the propensity correction to the
+        variance is exactly zero. ``"shrunk"``: the rates shrunk towards the overall rate
+        (empirical Bayes): steadier weights, but pulled towards complete case when
+        missingness depends on the cluster. ``"logistic"``: a logistic regression with one
+        intercept per cluster plus ``covariates``.
     covariates : list of column labels, optional
-        Numeric columns (for a Dataset, coordinates along ``case``) for
-        ``propensity="logistic"``.
+        With ``propensity="logistic"``: numeric columns (for a Dataset, coordinates along
+        ``case``) of the response model; missing values in them raise
+        ``InvalidOptionError``.
     min_propensity : float
-        With ``missing="ipw"``, propensities are floored at this value (weights capped at its
-        inverse); the share of weight cut is reported.
+        With ``missing="ipw"``: propensities are floored at this value (default 0.05, so no
+        weight exceeds 20); the share of weight cut is reported in ``notes``.
     strata : column label, optional
         A stratified design: clusters are independent within fixed strata (e.g. benchmark
-        categories), strata independent. The variance is R survey's linearised one for
-        ``svydesign(ids=~by, strata=~strata)`` with ``clusters - strata`` df (Lumley 2010).
+        categories), strata independent. The variance is R survey's linearised
+        ``svymean(~y, svydesign(ids=~by, strata=~strata))`` with ``clusters - strata`` df
+        (Lumley 2010). ``method`` may then be ``"auto"`` (binary: ``korn_graubard_guarded``;
+        scores: ``cr1``), ``"naive"``, ``"cr1"``, ``"wilson"``, ``"korn_graubard"``,
+        ``"korn_graubard_guarded"`` or ``"bootstrap"`` (the Rao–Wu rescaled bootstrap within
+        strata, percentile), and ``estimand`` may be ``"stratum_mean"``.
     nest : bool
         With ``strata``: cluster ids are local to their stratum (R's ``nest=TRUE``); without
-        it, an id found in two strata is an error.
+        it, an id found in two strata raises ``InvalidClusterError``.
     lonely : {"fail", "adjust", "average", "certainty"}
-        With ``strata``: what to do with a stratum that has a single cluster (R survey's
-        ``survey.lonely.psu``); the default raises an error that names those strata.
+        With ``strata``: a stratum with a single cluster cannot estimate its own variance.
+        ``"fail"`` (default) raises ``TooFewClustersError`` naming those strata; the others
+        do what R survey's ``survey.lonely.psu`` options of those names do.
     icc : float, optional
-        An ICC from a pilot; used only when the data have no variance (e.g. no failures) to
-        set the effective n of the fallback interval to ``n / (1 + (m̄ - 1) icc)``.
+        An ICC between 0 and 1, e.g. from a pilot. It is used only when the data have zero
+        variance (e.g. no failures), to set the effective n of the fallback interval to
+        ``n / (1 + (m̄ - 1) icc)`` instead of the number of clusters.
     n_resamples : int
-        Bootstrap replicates.
+        Bootstrap replicates (at least 2).
     rng : int, numpy.random.Generator or None
         Seed or generator for the bootstrap. With groups, an int seed seeds each group's
         bootstrap alike, so each group's interval equals the one computed for that group alone.
@@ -663,12 +734,35 @@ def cluster_ci(
     -------
     ClusterCI, or GroupedResults of ClusterCI over the groups.
 
+    Raises
+    ------
+    ColumnNotFoundError
+        A named column (or variable) is not in the data.
+    InvalidOptionError
+        An invalid option value, or a combination of options that does not go together.
+    InvalidOutcomeError
+        A non-numeric outcome, infinite values, or a binary-only method or missing policy on
+        another outcome.
+    MissingOutcomeError
+        Missing outcomes with ``missing="raise"``.
+    InvalidClusterError
+        Missing cluster ids, or (with ``strata``, without ``nest``) an id in two strata.
+    EmptyDataError
+        No rows, or a group without a non-missing outcome.
+    TooFewClustersError
+        Fewer than two clusters, or a lonely stratum with ``lonely="fail"``.
+    DegenerateDataError
+        A continuous outcome with no variation at all.
+    TypeError
+        ``data`` is none of the inputs above.
+
     Warns
     -----
     FewClustersWarning
-        Fewer than 20 clusters.
+        Fewer than 20 clusters (every method but ``"naive"``).
     DegenerateDataWarning
-        Zero variance (e.g. every outcome passed); a Clopper–Pearson fallback is used.
+        Zero variance (e.g. every outcome passed): a fallback interval is used and named in
+        ``method`` and ``notes``.
 
     Examples
     --------
@@ -727,14 +821,13 @@ def icc(
     One-way ANOVA estimator with the ``n0`` average cluster size (valid for unequal sizes and
     binary outcomes), with Searle's F interval (Searle 1971; exact for balanced clusters;
     with ``n0`` in place of the common size for unbalanced ones, as R's ``ICC::ICCest``).
-    The raw estimate can be negative; ``icc_truncated`` is ``max(icc, 0)``. When the ICC is
-    undefined (all outcomes equal, every cluster of size 1) the result holds NaN and a
-    :class:`~clusterstats.errors.DegenerateDataWarning` is emitted.
+    The raw estimate can be negative (a small negative value means no detectable
+    clustering); ``icc_truncated`` is ``max(icc, 0)``.
 
     Parameters
     ----------
     data : pandas.DataFrame, xarray.Dataset, dask DataFrame, or None
-        As in :func:`cluster_ci`.
+        As in ``cluster_ci``.
     outcome : column label (or array-like)
         Binary or continuous outcome.
     by : column label, list of labels (or array-like), optional
@@ -744,15 +837,21 @@ def icc(
     over : column label, optional
         One result per value of this column.
     missing : {"drop", "fail", "pass", "raise"}
-        As in :func:`cluster_ci`.
+        As in ``cluster_ci``.
     responded : column label, optional
-        Explicit response indicator, as in :func:`cluster_ci`.
+        Explicit response indicator, as in ``cluster_ci``.
     case, rerun : dim names
         For a Dataset: its case and rerun dims.
 
     Returns
     -------
     ICC, or GroupedResults of ICC.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        The ICC is undefined (all outcomes equal, or every cluster a single row): its fields
+        are NaN.
 
     Examples
     --------
@@ -790,7 +889,7 @@ def design_effect(
     Parameters
     ----------
     data : pandas.DataFrame, xarray.Dataset, dask DataFrame, or None
-        As in :func:`cluster_ci`.
+        As in ``cluster_ci``.
     outcome : column label (or array-like)
         Binary or continuous outcome.
     by : column label, list of labels (or array-like), optional
@@ -800,15 +899,21 @@ def design_effect(
     over : column label, optional
         One result per value of this column.
     missing : {"drop", "fail", "pass", "raise"}
-        As in :func:`cluster_ci`.
+        As in ``cluster_ci``.
     responded : column label, optional
-        Explicit response indicator, as in :func:`cluster_ci`.
+        Explicit response indicator, as in ``cluster_ci``.
     case, rerun : dim names
         For a Dataset: its case and rerun dims.
 
     Returns
     -------
     DesignEffect, or GroupedResults of DesignEffect.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        The design effect is undefined: all outcomes equal, every cluster a single row (then
+        every design effect is 1), or a zero cluster-robust variance.
 
     Examples
     --------

@@ -30,32 +30,51 @@ __all__ = ["MissingReport", "missing_report"]
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class MissingReport:
-    """How much of an outcome is missing, where, why, and how much it matters.
+    """How much of an outcome is missing, where, why, and how much it matters (returned by
+    ``missing_report``).
+
+    It prints as text and renders as an HTML table in Jupyter. ``to_frame()`` is the
+    sensitivity table, with the columns of ``columns``: ``analysis``, ``estimate``, ``low``,
+    ``high``, ``method``, ``n_rows``, ``n_missing``. ``per_cluster()``, ``by_reason()`` and
+    ``delta_table()`` give the other tables.
 
     Attributes
     ----------
-    n_rows, n_missing, missing_rate : int, int, float
+    outcome : str
+        The outcome column.
+    by : tuple of str
+        The cluster column(s).
+    n_rows, n_missing : int
+        Rows, and rows with a missing outcome.
+    missing_rate : float
+        ``n_missing / n_rows``.
     n_clusters, n_clusters_with_missing, n_clusters_all_missing : int
+        Clusters; those with a missing row; those with no usable response at all.
     chi_square, chi_square_df, chi_square_p : float
-        Pearson's test that every cluster has the same missing rate; a small p-value means
-        the missing rows concentrate in some clusters (which is what biases complete-case).
+        Pearson's test that every cluster has the same missing rate (``G - 1`` df); a small
+        p-value means the missing rows concentrate in some clusters, which is what biases
+        complete case.
     missing_icc : float
         ICC of the missing indicator within clusters.
     reasons : tuple of (reason, rows, clusters)
-        Missing rows by ``reason=`` label, most frequent first.
+        Missing rows by ``reason=`` label, most frequent first (empty without ``reason``).
     analyses : tuple of (name, ClusterCI)
-        The sensitivity table: ``complete_case``, ``ipw`` and, for a binary outcome,
-        ``missing_as_fail`` and ``missing_as_pass`` (the bounds).
+        The sensitivity table: ``complete_case``, ``ipw`` (cluster propensities) and, for a
+        binary outcome, ``missing_as_fail`` and ``missing_as_pass`` (the bounds).
     deltas : tuple of (δ, estimate)
-        The pooled mean with missing rows imputed at their cluster's observed rate shifted by
-        δ (logit scale for a binary outcome, outcome scale otherwise); δ = 0 is missing at
-        random within clusters.
+        The pooled mean with the missing rows imputed at their cluster's observed rate
+        shifted by δ (logit scale for a binary outcome, outcome scale otherwise); δ = 0 is
+        missing at random within clusters.
     tipping_low, tipping_high : float
         The δ below (above) which the adjusted estimate leaves the IPW interval: how far from
         missing at random the missing rows must be before the conclusion moves by more than
-        the sampling uncertainty (±inf: never within |δ| ≤ 20).
+        the sampling uncertainty (``-inf`` / ``inf``: never within |δ| ≤ 20).
     threshold, tipping_threshold : float or None
-        With ``threshold=``: the δ at which the adjusted estimate crosses it.
+        With ``threshold=``: that value, and the δ at which the adjusted estimate crosses it.
+    notes : tuple of str
+        Everything a reader should know.
+    cluster_labels, cluster_rows, cluster_missing : tuple
+        Each cluster's label, rows and missing rows: the data of ``per_cluster()``.
     """
 
     outcome: str
@@ -127,7 +146,7 @@ class MissingReport:
 
     def by_reason(self):
         """Missing rows per reason: ``reason``, ``rows``, ``share`` (of the missing rows),
-        ``clusters``."""
+        ``clusters`` (empty without ``reason=``)."""
         import pandas as pd
 
         frame = pd.DataFrame(list(self.reasons), columns=["reason", "rows", "clusters"])
@@ -218,11 +237,14 @@ def missing_report(
     tipping points, the δ at which the adjusted estimate leaves the IPW interval (or
     crosses ``threshold``).
 
+    A missing outcome is a NaN, or a row whose ``responded`` indicator is False.
+
     Parameters
     ----------
     data : pandas.DataFrame, xarray.Dataset or dask DataFrame
-        As in :func:`cluster_ci` (a Dataset: cells where a run happened but the outcome is
-        missing; see :func:`to_case_rerun`).
+        As in ``cluster_ci``. In a Dataset a missing outcome is a cell where a run happened
+        but has no outcome: the outcome's ``ran`` variable (added by ``to_case_rerun``) or
+        ``responded`` tells it from "no run".
     outcome : column label
         The outcome, NaN (or ``responded`` False) where missing.
     by : column label or list of labels, optional
@@ -231,7 +253,7 @@ def missing_report(
         Why each missing row is missing (any labels); a variable of the outcome's dims for
         a Dataset.
     responded : column label, optional
-        Explicit response indicator, as in :func:`cluster_ci`.
+        Explicit response indicator, as in ``cluster_ci``.
     confidence : float
         Coverage of every interval.
     threshold : float, optional
@@ -245,6 +267,11 @@ def missing_report(
     Returns
     -------
     MissingReport
+
+    Raises
+    ------
+    InvalidOptionError
+        The outcome has no missing value: there is nothing to report.
 
     Examples
     --------

@@ -28,46 +28,78 @@ __all__ = ["PairedDelta", "build_paired_delta", "paired_delta"]
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class PairedDelta(Result):
-    """A paired difference ``A - B`` between two sets of results on the same clustered items.
+    """A paired difference ``A - B`` between two sets of results on the same clustered items
+    (returned by ``paired_delta``).
+
+    The fields are the columns of ``to_frame()``, in this order.
 
     Attributes
     ----------
     label_a, label_b : str
         Names of the two sides.
     outcome : str or None
+        What was compared (None for the two-column layout).
     by : tuple of str
+        The cluster column(s).
     estimand : {"pooled", "cluster_mean"}
+        ``"pooled"``: every item counts once; ``"cluster_mean"``: every cluster counts once.
     method : str
-        The interval method actually used.
+        The interval method actually used (``"auto"`` resolved; with strata
+        ``"stratified_cr1"`` or ``"stratified_bootstrap_percentile"``; ``"ipw_t"`` with
+        ``missing="ipw"``; ``"discordance_bound_fallback"`` when the sides agree on every
+        item).
     confidence : float
-    delta, se, low, high, df : float
-        The difference of the chosen estimand, its standard error and interval (cluster-robust
-        on the per-item differences, or a paired cluster bootstrap).
-    p_value, test : float, str
-        Two-sided test of "no difference" (``"cr2_t"`` or ``"cr1_t"``: the cluster-robust t).
+        Nominal coverage.
+    delta : float
+        The difference of the two sides' estimates.
+    se : float
+        Its standard error.
+    low, high : float
+        The interval: cluster-robust on the per-item differences, or a paired cluster
+        bootstrap.
+    df : float
+        Degrees of freedom of the reference t (NaN for the bootstraps).
+    p_value : float
+        Two-sided test of no difference.
+    test : str
+        The test behind ``p_value``: ``"cr2_t"`` or ``"cr1_t"``, the cluster-robust t test
+        (bootstrap and naive methods report the CR2 test); ``"stratified_t"`` with strata,
+        ``"ipw_t"`` with ``missing="ipw"``.
     mean_a, mean_b : float
-        The two sides' estimates on the matched items.
-    se_unpaired, correlation : float
-        What pairing bought: the SE if the two sides were independent samples (each still
-        clustered), and the correlation of the two sides' per-item values.
+        Each side's estimate on the matched items.
+    se_unpaired : float
+        What pairing bought: the standard error if the two sides were independent samples
+        (each still clustered).
+    correlation : float
+        The correlation of the two sides' per-item values.
     naive_low, naive_high : float
-        The paired interval that ignores clusters (t on per-item differences).
+        The paired interval that ignores clusters (t on the per-item differences).
     icc : float
         ICC of the per-item differences.
     mcnemar_a_only, mcnemar_b_only : int or None
         Discordant items (A passed and B failed; B passed and A failed), for binary items
-        with one run on each side.
+        with one run on each side (else None).
     mcnemar_statistic, mcnemar_p_value, mcnemar_exact_p_value : float
-        Plain McNemar (chi-square and exact binomial), which ignores clusters.
+        McNemar's test, chi-square and exact binomial; it ignores clusters.
     clustered_mcnemar_statistic, clustered_mcnemar_p_value : float
-        Obuchowski's (1998) clustered McNemar.
+        Obuchowski's (1998) clustered McNemar test.
     rerun_variance_share : float
-        Share of the per-item differences' variance due to rerun noise (NaN without reruns).
-    n_items, n_clusters, n_dropped_a, n_dropped_b, n_missing_items, max_runs : int
-        Matched items and clusters; items only on one side (``how="inner"``); items dropped
-        for a missing outcome; the largest number of runs averaged into one item.
+        The share of the per-item differences' variance that rerun noise contributes
+        (Miller 2024); NaN without reruns.
+    n_items : int
+        Matched items.
+    n_clusters : int
+        Their clusters.
+    n_dropped_a, n_dropped_b : int
+        Items on one side only, left out (``how="inner"``).
+    n_missing_items : int
+        Items left out (or handled) for a missing outcome.
+    max_runs : int
+        The most runs averaged into one item.
     n_resamples : int or None
+        Bootstrap replicates, for bootstrap methods.
     notes : tuple of str
+        Everything a reader should know.
     """
 
     label_a: str = "A"
@@ -417,17 +449,23 @@ def paired_delta(
         The cluster of each item (for Datasets a coordinate along ``case``; default: each
         case is its own cluster).
     on : column label(s), optional
-        The item key of frames (default: the index).
+        The item key of frames: a column, a list of columns, or None (the index). Two dask
+        DataFrames are matched on columns, so they need ``on``.
     rerun : column label, optional
-        The run id of frames whose items have several rows.
+        The run id of frames whose items have several rows (reruns): they are averaged per
+        item. Without it, several rows with one key raise ``AlignmentError``.
     how : {"strict", "inner"}
-        ``"strict"``: items present on one side only are an error naming counts and examples;
-        ``"inner"``: compare the common items and report how many were dropped per side.
-        An item in different clusters on the two sides is always an error.
+        ``"strict"`` (default): an item on one side only raises ``AlignmentError`` with counts
+        and examples; ``"inner"``: compare the common items, counting those dropped per side.
+        An item in different clusters on the two sides, or in several clusters on one side,
+        always raises ``AlignmentError``.
     estimand : {"pooled", "cluster_mean"}
         ``"pooled"``: every item counts once; ``"cluster_mean"``: every cluster counts once.
     method : {"auto", "naive", "cr1", "cr2", "bootstrap", "bootstrap_bca", "bootstrap_percentile"}
-        ``"auto"`` is ``"cr2"`` (``"cr1"`` with strata).
+        ``"auto"`` is ``"cr2"`` (``"cr1"`` with strata; see the paired coverage study);
+        ``"naive"`` ignores the clusters; the bootstraps are a paired cluster bootstrap (both
+        sides' items of a drawn cluster go together). With strata: ``"auto"``, ``"cr1"``,
+        ``"bootstrap"`` or ``"bootstrap_percentile"``.
     confidence : float
         Nominal coverage.
     missing : {"drop", "fail", "pass", "raise", "ipw"}
@@ -437,7 +475,8 @@ def paired_delta(
         ``"fail"``/``"pass"`` count a missing outcome as 0/1 on that side. ``"ipw"`` weights
         the items answered on both sides by the inverse of their cluster's rate of being
         answered on both (Hájek), with the cluster-robust (stacked) variance and a t interval
-        on ``G - 1`` df (method ``"ipw_t"``).
+        on ``G - 1`` df (method ``"ipw_t"``); ``estimand`` and ``method`` then stay at their
+        defaults, and ``strata`` cannot be combined with it yet.
     responded : column label, optional
         A response indicator (bool; True = a usable response) in each frame (or, for two
         columns, for both): where it is False the outcome counts as missing.
@@ -461,6 +500,26 @@ def paired_delta(
     Returns
     -------
     PairedDelta, or GroupedResults of PairedDelta for Datasets with extra dims.
+
+    Raises
+    ------
+    AlignmentError
+        The items cannot be paired: items on one side only (``how="strict"``), an item in
+        different clusters, or several rows per key without ``rerun``.
+    DimensionError
+        Two Datasets with different extra dims, or without the case dim.
+    InvalidOptionError
+        An invalid option value or combination.
+    TypeError
+        ``data`` is not a DataFrame or a Dataset.
+
+    Warns
+    -----
+    FewClustersWarning
+        Fewer than 20 clusters.
+    DegenerateDataWarning
+        The two sides agree on every item: the interval bounds the share of discordant items
+        (``"discordance_bound_fallback"``).
 
     Examples
     --------

@@ -37,31 +37,63 @@ __all__ = [
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Plan:
-    """What a clustered eval design buys, and what the next budget should buy.
+    """What a clustered eval design buys, and what the next budget should buy (returned by
+    ``plan`` and ``pilot_plan``).
+
+    ``to_frame()`` is the options table, with the columns of ``columns``: ``option``,
+    ``n_clusters``, ``cluster_size``, ``rows``, ``n_eff``, ``half_width``. ``icc_table()``
+    lists the answers over the ICC range, and ``plot()`` draws the budget curve. It prints as
+    text and renders as an HTML table in Jupyter.
 
     Attributes
     ----------
-    n_clusters, cluster_size, icc, variance : float
-        The design (``K`` clusters of ``m`` rows) and the assumptions: the ICC ``ρ`` and the
-        row variance ``σ²`` (``p(1 − p)`` for a pass rate).
+    n_clusters, cluster_size : float
+        The design: ``K`` clusters of ``m`` rows.
+    icc : float
+        The assumed ICC ``ρ``.
+    variance : float
+        The row variance ``σ²`` (``p(1 − p)`` for a pass rate).
+    confidence : float
+        Coverage of the planned intervals.
     icc_low, icc_high : float
-        A plausible range of ρ (from a pilot's ICC interval, or given); NaN if none.
-    se, half_width, design_effect, n_eff, n_eff_ceiling : float
-        ``sqrt(σ² (1 + (m − 1) ρ)/(K m))``, its ``t_{K−1}`` half-width, ``1 + (m − 1) ρ``,
-        ``K m / deff`` and the ceiling ``K / ρ`` that deeper clusters never pass.
+        A plausible range of ρ (a pilot's ICC interval, or ``icc_range``); NaN if none.
+    se : float
+        The standard error of the mean, ``sqrt(σ² (1 + (m − 1) ρ) / (K m))``.
+    half_width : float
+        Its ``t_{K−1}`` half-width.
+    design_effect : float
+        ``1 + (m − 1) ρ``.
+    n_eff : float
+        ``K m / design_effect``.
+    n_eff_ceiling : float
+        ``K / ρ``, which deeper clusters never pass.
     options : tuple of (option, K, m, rows, n_eff, half_width)
         The current design and the ways to spend a new budget: double the depth, double the
         clusters, and (with costs) the cost-optimal depth at the same cost.
     optimal_cluster_size : float or None
-        ``m* = sqrt(c_cluster / c_row · (1 − ρ)/ρ)`` when costs are given.
-    target_half_width, clusters_needed : float or None
-        Clusters of ``m`` rows for the target half-width (``t`` quantile, unrounded).
-    effect, power, difference_variance, difference_icc : float or None
-        For a paired comparison: the effect to detect and the pilot's variance and ICC of the
-        per-item differences.
-    minimum_detectable_effect, clusters_for_power : float or None
+        ``m* = sqrt(c_cluster / c_row · (1 − ρ)/ρ)``, when costs are given.
+    cost_per_cluster, cost_per_row : float or None
+        The costs given.
+    target_half_width : float or None
+        The half-width planned for.
+    clusters_needed : float or None
+        Clusters of ``m`` rows for that half-width (``t`` quantile iterated; unrounded).
+    effect : float or None
+        For a paired comparison: the difference to detect.
+    power : float
+        The power to detect it.
+    difference_variance, difference_icc : float or None
+        For a paired comparison: the variance and ICC of the per-item differences.
+    minimum_detectable_effect : float or None
+        The smallest paired difference detectable at ``power`` with the current design.
+    clusters_for_power : float or None
+        Clusters of ``m`` items needed to detect ``effect`` (unrounded).
     by_icc : tuple of (icc, n_eff, half_width, clusters_needed)
         The answers at the low, estimated and high ICC.
+    source : str
+        ``"numbers"``, or the pilot it was estimated from.
+    notes : tuple of str
+        E.g. a negative pilot ICC planned as 0.
     """
 
     n_clusters: float
@@ -180,7 +212,17 @@ class Plan:
     def plot(self, *, ax: Any = None) -> Any:
         """The budget curve: effective n against rows per cluster, for the current clusters
         (with the ceiling K/ρ) and for the current total rows, with the current design
-        marked (needs matplotlib). Returns the matplotlib Axes."""
+        marked (needs matplotlib, as ``ClusterCI.plot``).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure by default).
+
+        Returns
+        -------
+        matplotlib Axes
+        """
         from clusterstats._plotting import budget_curve
 
         return budget_curve(
@@ -221,6 +263,11 @@ def plan(
     ``effect`` with ``power``; and how the answers move over ``icc_range``.
 
     Give the row variance as ``variance`` or, for a pass rate, ``proportion`` (σ² = p(1−p)).
+    The formulas are the closed forms of a two-stage design (Donner & Klar 2000, ch. 5):
+    ``Var = σ² (1 + (m − 1) ρ) / (K m)`` with the ``t_{K−1}`` quantile for the half-width,
+    ``K = q² σ² (1 + (m − 1) ρ) / (m h²)`` for a target half-width ``h`` (``q`` the
+    ``t_{K−1}`` quantile, iterated), and for a paired comparison the minimum detectable
+    effect ``(z_{1−α/2} + z_{power}) sqrt(σ²_d (1 + (m − 1) ρ_d) / (K m))``.
 
     Parameters
     ----------
@@ -245,13 +292,21 @@ def plan(
     effect : float, optional
         For a paired comparison: the difference to detect.
     power : float
-        The power to detect ``effect``.
+        The power to detect ``effect``, strictly between 0 and 1.
     difference_variance, difference_icc : float, optional
-        For a paired comparison: the variance and ICC of the per-item differences.
+        For a paired comparison: the variance and ICC of the per-item differences (both, or
+        neither; ``effect`` needs them).
 
     Returns
     -------
     Plan
+
+    Raises
+    ------
+    InvalidOptionError
+        A non-positive ``n_clusters``, ``cluster_size`` or cost, ``icc`` outside [0, 1],
+        neither or both of ``variance`` and ``proportion``, one cost without the other, or a
+        paired option without the others it needs.
 
     Examples
     --------
@@ -389,27 +444,31 @@ def pilot_plan(
     case: Hashable = "case",
     rerun: Hashable = "rerun",
 ) -> Plan:
-    """A :func:`plan` from pilot data: ``K``, the mean cluster size, the ICC (its
-    confidence interval becomes the plausible range, truncated at 0) and the row variance
-    are estimated first. With ``other`` (a second frame or Dataset of the same items,
-    matched on ``on``) the plan covers the paired comparison ``data − other``: the pilot's
-    variance and ICC of the per-item differences give the minimum detectable effect and the
-    clusters needed to detect ``effect``.
+    """A ``plan`` from pilot data (also ``df.eval.plan(outcome, by, ...)``).
+
+    The pilot's number of clusters ``K``, mean cluster size, ICC and row variance are
+    estimated first; the ICC's confidence interval becomes the plausible range
+    (``icc_range``, truncated at 0), and a negative ICC is planned as 0, with a note. With
+    ``other`` (a second frame or Dataset of the same items, matched on ``on``) the plan
+    covers the paired comparison ``data − other``: the pilot's variance and ICC of the
+    per-item differences give the minimum detectable effect and the clusters needed to
+    detect ``effect``.
 
     Parameters
     ----------
     data : pandas.DataFrame, xarray.Dataset or dask DataFrame
-        The pilot, as in :func:`cluster_ci`.
+        The pilot, as in ``cluster_ci``.
     outcome : column label
         The outcome.
     by : column label or list of labels, optional
         The cluster (for a Dataset, a coordinate along ``case``; default: the cases).
     other : DataFrame or Dataset, optional
-        The second side of a paired comparison on the same items.
+        The second side of a paired comparison on the same items (the common items are
+        compared, as ``paired_delta(how="inner")``).
     on : column label(s), optional
         The item key of frames, with ``other``.
     missing : {"drop", "fail", "pass", "raise"}
-        As in :func:`cluster_ci`.
+        As in ``cluster_ci``.
     confidence : float
         Coverage of the planned intervals.
     cost_per_cluster, cost_per_row : float, optional
@@ -421,13 +480,18 @@ def pilot_plan(
     power : float
         With ``effect``: the power to detect it.
     responded : column label, optional
-        Explicit response indicator, as in :func:`cluster_ci`.
+        Explicit response indicator, as in ``cluster_ci``.
     case, rerun : dim names
         For a Dataset: its case and rerun dims.
 
     Returns
     -------
     Plan
+
+    Raises
+    ------
+    InvalidOptionError
+        ``effect`` without ``other``, or an invalid option.
 
     Examples
     --------
@@ -497,18 +561,24 @@ def pilot_plan(
 
 def kish_design_effect(cluster_size: float, icc: float) -> float:
     """Kish's design effect ``1 + (m - 1) * icc`` for clusters of (average) size ``m``
-    (Kish 1965).
+    (Kish 1965). It does planning arithmetic by hand, as the other formula helpers do: none
+    of them looks at data.
 
     Parameters
     ----------
     cluster_size : float
         ``m``, at least 1.
     icc : float
-        ``ρ`` in [0, 1].
+        ``ρ`` in [0, 1] (use 0 for a negative estimate: it means no detectable clustering).
 
     Returns
     -------
     float
+
+    Raises
+    ------
+    InvalidOptionError
+        ``cluster_size < 1``, or ``icc`` outside [0, 1].
 
     Examples
     --------
@@ -539,6 +609,11 @@ def effective_n(n: float, design_effect: float) -> float:
     -------
     float
 
+    Raises
+    ------
+    InvalidOptionError
+        A design effect that is not positive.
+
     Examples
     --------
     >>> round(effective_n(200, 2.2), 1), round(effective_n(1000, 5.5), 1)
@@ -550,8 +625,8 @@ def effective_n(n: float, design_effect: float) -> float:
 
 
 def wilson_interval(successes: float, n: float, *, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for ``successes`` out of ``n`` (both may be fractional; Wilson
-    1927).
+    """Wilson score interval for ``successes`` out of ``n``, treating the trials as
+    independent (both may be fractional; Wilson 1927).
 
     Parameters
     ----------
@@ -565,7 +640,12 @@ def wilson_interval(successes: float, n: float, *, confidence: float = 0.95) -> 
     Returns
     -------
     (float, float)
-        The interval.
+        The interval ``(low, high)``.
+
+    Raises
+    ------
+    InvalidOptionError
+        Unless ``0 <= successes <= n`` and ``n > 0``.
 
     Examples
     --------
@@ -582,9 +662,8 @@ def adjusted_wilson_interval(
 ) -> tuple[float, float]:
     """Wilson interval on the Kish effective n, keeping the observed proportion.
 
-    ``n_eff = n / (1 + (cluster_size - 1) * icc)``; the proportion ``successes / n`` is kept
-    and the normal quantile is used (the convention under which 30 failures in 300 runs of
-    30 cases at ρ = 0.3 give [5.2%, 18.4%]).
+    ``n_eff = n / (1 + (cluster_size - 1) * icc)`` (Kish 1965); the proportion
+    ``successes / n`` is kept and the normal quantile is used.
 
     Parameters
     ----------
@@ -602,11 +681,18 @@ def adjusted_wilson_interval(
     Returns
     -------
     (float, float)
-        The interval.
+        The interval ``(low, high)``.
+
+    Raises
+    ------
+    InvalidOptionError
+        Unless ``0 <= successes <= n`` and ``n > 0``, or for an invalid ``cluster_size`` or
+        ``icc`` (as ``kish_design_effect``).
 
     Examples
     --------
-    30 cases × 10 reruns, 30 failures, ρ = 0.3:
+    30 cases × 10 reruns, 30 failures, ρ = 0.3, against the naive ``wilson_interval``
+    [7.1%, 13.9%]:
 
     >>> [round(b, 3) for b in adjusted_wilson_interval(30, 300, cluster_size=10, icc=0.3)]
     [0.052, 0.184]
@@ -651,6 +737,17 @@ def rule_of_three(
     -------
     float
         The upper bound.
+
+    Raises
+    ------
+    InvalidOptionError
+        ``n_rows < 1``, ``n_clusters`` outside ``[1, n_rows]``, or ``icc`` without
+        ``n_clusters``.
+
+    See Also
+    --------
+    cluster_ci : on data without a failure, it uses the two-sided version of the same bound
+        (Clopper–Pearson on the effective n).
 
     Examples
     --------

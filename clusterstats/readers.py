@@ -51,15 +51,22 @@ def read_inspect(
 ) -> pd.DataFrame:
     """One row per (sample, epoch) of inspect_ai eval logs.
 
+    It needs inspect_ai (``pip install "clusterstats[inspect]"``), imported only here. The
+    frame is an ordinary DataFrame, so everything else is ``df.eval...``; the command line
+    reads such logs too (``clusterstats ci logs/ --format inspect --outcome score --by
+    doc``).
+
     Parameters
     ----------
     logs : path, directory, EvalLog, or a list of these
-        ``.eval`` or ``.json`` logs (a directory is searched recursively).
+        ``.eval`` or ``.json`` logs (a directory is searched recursively), or an ``EvalLog``
+        already read.
     score : str, optional
         Which scorer's value becomes ``score`` when samples carry several (default: the
         only one; an error lists them otherwise).
     cluster : column name(s), optional
-        Metadata fields the caller will cluster by; checked to exist in every row.
+        Metadata fields the caller will cluster by; checked to exist, and to have a value,
+        in every row.
 
     Returns
     -------
@@ -68,8 +75,22 @@ def read_inspect(
         rerun), ``score`` (numeric, through inspect's ``value_to_float``: C/I/P/N, bools and
         numbers), ``missing_reason`` and one column per sample metadata field. A sample that
         errored or hit a limit is kept with ``score`` NaN and ``missing_reason`` saying why
-        (``"error: ..."``, ``"limit: token"``), so ``missing=`` and ``missing_report`` see
+        (``"error: ..."``, ``"limit: <type>"``), so ``missing=`` and ``missing_report`` see
         it; inspect's own metrics drop such samples.
+
+    Raises
+    ------
+    ImportError
+        inspect_ai is not installed.
+    FileNotFoundError
+        A path that does not exist.
+    EmptyDataError
+        No log, or logs without samples.
+    InvalidOptionError
+        Several scores without ``score``, an unknown ``score``, or a ``cluster`` field
+        missing in some rows.
+    ColumnNotFoundError
+        A ``cluster`` field that no sample has.
     """
     try:
         from inspect_ai.log import read_eval_log
@@ -150,12 +171,13 @@ def read_lm_eval(path: Any) -> pd.DataFrame:
 
     The format followed is lm-evaluation-harness v0.4 (``samples_<task>_<date>.jsonl`` in a
     directory per model, one JSON object per line with ``doc_id``, ``doc``, ``target``,
-    ``filter``, ``metrics`` and one field per metric, e.g. ``"acc": 1.0``).
+    ``filter``, ``metrics`` and one field per metric, e.g. ``"acc": 1.0``). The command line
+    reads them too (``--format lm-eval``).
 
     Parameters
     ----------
     path : path, directory, or a list of these
-        ``samples_*.jsonl`` files, or directories searched for them.
+        ``samples_*.jsonl`` files, or directories searched for them (recursively).
 
     Returns
     -------
@@ -164,6 +186,15 @@ def read_lm_eval(path: Any) -> pd.DataFrame:
         ``filter``, ``target``, one column per metric listed in ``metrics``, and one
         ``doc_<field>`` column per scalar field of the document, to cluster by (e.g. a
         subject or source field).
+
+    Raises
+    ------
+    InvalidOptionError
+        A line that is not JSON or has no ``doc_id`` (not an lm-evaluation-harness sample).
+    EmptyDataError
+        A directory without sample files, or files without samples.
+    FileNotFoundError
+        A path that does not exist.
 
     Examples
     --------

@@ -33,31 +33,49 @@ __all__ = ["Flakiness", "PassAtK", "flakiness", "pass_at_k", "pass_hat_k", "to_c
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class PassAtK(Result):
-    """pass@k or pass^k of test cases run several times, with a clustered interval.
+    """pass@k or pass^k of test cases run several times, with a clustered interval (returned
+    by ``pass_at_k`` and ``pass_hat_k``).
+
+    The property ``name`` is e.g. ``"pass^3"``; ``float(result)`` is the estimate. The fields
+    are the columns of ``to_frame()``, in this order.
 
     Attributes
     ----------
     outcome : str or None
+        The outcome variable.
     by : tuple of str
+        The clusters of cases (empty: every case is its own cluster).
     statistic : {"pass@k", "pass^k"}
         ``pass@k``: the chance that at least one of ``k`` runs passes (Chen et al. 2021);
         ``pass^k``: the chance that all ``k`` runs pass (Yao et al. 2024, τ-bench).
     k : int
+        Runs per draw.
     estimand : str
         ``"case_mean"``: every case counts once, as the published figures are defined.
     method : str
+        The interval method actually used (``"auto"`` resolved).
     confidence : float
-    estimate, se, low, high, df : float
-        The mean over cases of the per-case unbiased estimator, its standard error and
-        interval (clustered by case, or by ``by``), and the df of the reference t.
-    n_cases, n_clusters : int
-        Cases used, and the clusters they fall in (``n_clusters == n_cases`` without ``by``).
+        Nominal coverage.
+    estimate : float
+        The mean over cases of the per-case unbiased estimator.
+    se : float
+        Its standard error (clustered by case, or by ``by``).
+    low, high : float
+        The interval, clipped to [0, 1] (with a note) where a t interval would cross a bound.
+    df : float
+        Degrees of freedom of the reference t (NaN for the bootstraps).
+    n_cases : int
+        Cases used.
+    n_clusters : int
+        The clusters they fall in (``n_clusters == n_cases`` without ``by``).
     runs_min, runs_max : int
         Fewest and most runs of a case used.
     n_excluded : int
         Cases left out for having fewer than ``k`` runs (only with ``fewer_runs="drop"``).
     n_resamples : int or None
+        Bootstrap replicates, for bootstrap methods.
     notes : tuple of str
+        Everything a reader should know.
     """
 
     outcome: str | None = None
@@ -126,30 +144,52 @@ class PassAtK(Result):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Flakiness(Result):
-    """How often reruns of a test case disagree, and what a rerun is worth.
+    """How often reruns of a test case disagree, and what a rerun is worth (returned by
+    ``flakiness``).
+
+    The fields are the columns of ``to_frame()``, in this order, except the per-case data
+    at the end; ``per_case()`` gives those as a table.
 
     Attributes
     ----------
     outcome : str or None
+        The outcome variable.
     by : tuple of str
+        The clusters of cases (empty: every case is its own cluster).
     method : str
+        The interval method of the flaky rate (``"auto"`` resolved).
     confidence : float
-    flaky_rate, low, high : float
-        Share of cases that are flaky (some runs pass, some fail), with its clustered
-        interval (each case counts once; cases grouped by ``by`` when given).
-    n_flaky, n_cases, n_clusters : int
+        Nominal coverage.
+    flaky_rate : float
+        Share of cases that are flaky (some runs pass, some fail: ``0 < passes < runs``).
+    low, high : float
+        Its clustered interval (each case counts once; cases grouped by ``by`` when given).
+    n_flaky : int
+        Flaky cases.
+    n_cases : int
+        Cases with at least two runs.
+    n_clusters : int
+        The clusters they fall in.
     disagreement : float
         Mean over cases of the share of runs that disagree with the case's majority outcome
         (``min(c, n - c) / n``; 0.5 for a tie).
-    runs_mean, runs_min, runs_max : float, int, int
-        Runs per case.
-    icc, icc_low, icc_high : float
-        The ICC of the runs within cases (one-way ANOVA, Searle's interval): 1 when every
-        case's runs agree (at temperature 0, 30 reruns are one run copied 30 times).
+    runs_mean : float
+        Mean runs per case.
+    runs_min, runs_max : int
+        Fewest and most runs of a case.
+    icc : float
+        The ICC of the runs within cases (one-way ANOVA): 1 when every case's runs agree (at
+        temperature 0, 30 reruns are one run copied 30 times).
+    icc_low, icc_high : float
+        Its interval (Searle's).
     effective_runs : float
         What one case's runs are worth as independent runs:
         ``runs_mean / (1 + (runs_mean - 1) * max(icc, 0))``.
     notes : tuple of str
+        Everything a reader should know.
+    case_labels, case_runs, case_passes : tuple
+        Each case's label, runs and passing runs: the data of ``per_case()`` (not columns
+        of ``to_frame()``).
     """
 
     outcome: str | None = None
@@ -236,15 +276,20 @@ def to_case_rerun(
 ) -> Any:
     """Long results (one row per run) as an xarray Dataset with dims ``(*dims, case, rerun)``.
 
+    The ``case`` and ``rerun`` coordinates carry the original column names in their
+    ``column`` attribute. Booleans become 0.0/1.0, so that a cell with no run can hold NaN.
+
     Parameters
     ----------
     data : pandas.DataFrame
         One row per run of a case.
     case : column label
-        The test case; its labels become the ``case`` coordinate.
+        The test case; its labels become the ``case`` coordinate (sorted).
     rerun : column label, optional
-        The run id (shared across cases, e.g. 0..k-1); its labels become the ``rerun``
-        coordinate. ``None`` numbers the runs of each case 0, 1, ... in row order.
+        The run id, shared across cases (e.g. trial 0..k-1); its labels become the ``rerun``
+        coordinate. ``None`` numbers the runs of each case 0, 1, ... in row order. Labels
+        that are not shared across cases (timestamps) would make a mostly empty grid and
+        raise ``AlignmentError``.
     outcome : column label or list of labels
         The variables (0/1 or scores). A combination of case and rerun with no row is NaN,
         which means "no run" (cases may have unequal rerun counts). When some row's outcome
@@ -256,11 +301,19 @@ def to_case_rerun(
     coords : "auto" or list of column labels
         Columns to attach as coordinates along ``case`` (e.g. ``user_id``, to cluster by it
         later). ``"auto"`` attaches every other column that is constant within each case; a
-        listed column that varies within a case is an error.
+        listed column that varies within a case raises ``AlignmentError``.
 
     Returns
     -------
     xarray.Dataset
+
+    Raises
+    ------
+    AlignmentError
+        Two rows with the same (dims, case, rerun), missing ids, rerun labels not shared
+        across cases, or a listed coordinate that varies within a case.
+    ColumnNotFoundError
+        A named column is not in the frame.
 
     Examples
     --------
@@ -268,8 +321,15 @@ def to_case_rerun(
     >>> df = pd.DataFrame({"task": [1, 1, 2, 2, 2], "trial": [0, 1, 0, 1, 2],
     ...                    "user": ["u1", "u1", "u2", "u2", "u2"], "reward": [1, 0, 1, 1, 1]})
     >>> ds = clusterstats.to_case_rerun(df, case="task", rerun="trial", outcome="reward")
-    >>> dict(ds.sizes), ds["user"].values.tolist()
-    ({'case': 2, 'rerun': 3}, ['u1', 'u2'])
+    >>> dict(ds.sizes), ds["user"].values.tolist(), ds["case"].attrs["column"]
+    ({'case': 2, 'rerun': 3}, ['u1', 'u2'], 'task')
+
+    Task 1 has no trial 2: that cell is NaN, "no run". A missing outcome adds ``ran``:
+
+    >>> df.loc[1, "reward"] = float("nan")  # trial 1 of task 1 ran but was not graded
+    >>> ds = clusterstats.to_case_rerun(df, case="task", rerun="trial", outcome="reward")
+    >>> ds["reward"].attrs["ran"], ds["ran"].values.tolist()
+    ('ran', [[True, True, False], [True, True, True]])
     """
     return from_frame(data, case=case, rerun=rerun, outcome=outcome, dims=dims, coords=coords)
 
@@ -448,34 +508,39 @@ def pass_at_k(
     cases, with a clustered interval.
 
     Per case, the unbiased estimator ``1 - C(n-c, k) / C(n, k)`` of Chen et al. (2021) from
-    its ``n`` runs with ``c`` passes; the mean over cases (each case counts once); an interval
-    clustered by case (or by ``by``, a coordinate along ``case``): CR2 by default, or a
-    bootstrap of whole clusters. Runs within a case are never resampled (that would change
-    ``c`` and bias the estimator).
+    its ``n`` runs with ``c`` passes; the mean over cases (each case counts once, estimand
+    ``"case_mean"``); an interval clustered by case (or by ``by``, a coordinate along
+    ``case``): CR2 by default, or a bootstrap of whole clusters of cases. With cases as
+    clusters the CR2 standard error is ``sd / sqrt(P)`` over the ``P`` cases, on ``P - 1``
+    df. Runs within a case are never resampled (that would change ``c`` and bias the
+    estimator). The interval is clipped to [0, 1] (with a note) when a t interval would
+    cross a bound.
 
     Parameters
     ----------
     data : xarray.Dataset with dims (case, rerun), or a long DataFrame (pandas or dask)
-        Dataset: NaN is "no run". Frame: one row per run.
+        Dataset: NaN is "no run". Frame: one row per run, laid out with ``to_case_rerun``.
     outcome : variable or column label
         0/1 per run.
     k : int
         Runs per draw, at least 1.
     by : coordinate along case (column of a frame), optional
-        Clusters of cases (e.g. ``user_id``); default: every case is its own cluster.
+        Clusters of cases (e.g. ``user_id``; for a frame, a column constant within each
+        case); default: every case is its own cluster.
     case, rerun : dim names of a Dataset, or columns of a frame
         ``rerun=None`` (frames only) numbers the runs of each case in row order.
     over : column label, optional
-        For frames: one result per value of a column (e.g. ``"model"``); a Dataset's extra
-        dims play this part.
+        For frames: one result per value of a column (e.g. ``"model"``), in sorted label
+        order; a Dataset's extra dims play this part.
     method : {"auto", "cr2", "cr1", "naive", "bootstrap", "bootstrap_bca", "bootstrap_percentile"}
-        ``"auto"`` is CR2; when every case's estimate is 0 or 1 the per-case values are
-        binary and ``"auto"`` uses the binary rule of :func:`clusterstats.cluster_ci`.
+        ``"auto"`` is CR2; when every per-case value is 0 or 1 (e.g. pass^k with ``k`` equal
+        to the runs) the values are binary and ``"auto"`` follows the binary rule of
+        ``cluster_ci``.
     confidence : float
         Nominal coverage.
     fewer_runs : {"raise", "drop"}
-        Cases with fewer than ``k`` runs: an error naming them (default), or left out and
-        counted in ``n_excluded``.
+        Cases with fewer than ``k`` runs: ``InvalidOptionError`` with the count and examples
+        (default), or left out, counted in ``n_excluded``, with a note.
     n_resamples : int
         Bootstrap replicates.
     rng : int, numpy.random.Generator or None
@@ -483,7 +548,21 @@ def pass_at_k(
 
     Returns
     -------
-    PassAtK, or GroupedResults of PassAtK.
+    PassAtK, or GroupedResults of PassAtK over extra dims or ``over``.
+
+    Raises
+    ------
+    InvalidOutcomeError
+        The outcome is not binary.
+    DimensionError
+        A Dataset variable lacks the case or rerun dim, or ``by`` is not a coordinate along
+        the case dim.
+    ColumnNotFoundError
+        A named column (or variable) is not in the data.
+    InvalidOptionError
+        An invalid option, or cases with fewer than ``k`` runs under ``fewer_runs="raise"``.
+    EmptyDataError
+        Fewer than two cases with ``k`` runs.
 
     Examples
     --------
@@ -525,8 +604,8 @@ def pass_hat_k(
     """pass^k: the chance that all ``k`` runs of a case pass (τ-bench's reliability metric),
     averaged over cases, with a clustered interval.
 
-    Per case the unbiased ``C(c, k) / C(n, k)`` (Yao et al. 2024); everything else as
-    :func:`pass_at_k`.
+    Per case the unbiased ``C(c, k) / C(n, k)`` (Yao et al. 2024), from its ``n`` runs with
+    ``c`` passes; everything else (the interval, the options, the errors) as ``pass_at_k``.
 
     Parameters
     ----------
@@ -543,7 +622,7 @@ def pass_hat_k(
     over : column label, optional
         For frames: one result per value of a column.
     method : {"auto", "cr2", "cr1", "naive", "bootstrap", "bootstrap_bca", "bootstrap_percentile"}
-        As in :func:`pass_at_k`.
+        As in ``pass_at_k``.
     confidence : float
         Nominal coverage.
     fewer_runs : {"raise", "drop"}
@@ -566,6 +645,13 @@ def pass_hat_k(
     >>> res = clusterstats.pass_hat_k(df, "passed", k=2, rerun=None)
     >>> res.name, round(res.estimate, 4)
     ('pass^2', 0.3056)
+
+    On the bundled τ-bench airline runs it gives the published pass^1..4:
+
+    >>> tau = clusterstats.datasets.load("tau_bench_airline")
+    >>> ds = clusterstats.to_case_rerun(tau, case="task_id", rerun="trial", outcome="reward")
+    >>> [round(clusterstats.pass_hat_k(ds, "reward", k=k).estimate, 3) for k in (1, 2, 3, 4)]
+    [0.42, 0.273, 0.22, 0.2]
     """
     options = opt.pass_options(
         k=k,
@@ -614,13 +700,20 @@ def flakiness(
     over : column label, optional
         For frames: one result per value of a column.
     method : str
-        An interval method of :func:`clusterstats.cluster_ci` for the flaky rate.
+        An interval method of ``cluster_ci`` for the flaky rate (a binary mean over cases).
     confidence : float
         Nominal coverage.
 
     Returns
     -------
     Flakiness, or GroupedResults of Flakiness.
+
+    Raises
+    ------
+    InvalidOutcomeError
+        The outcome is not binary.
+    EmptyDataError
+        Fewer than two cases with two or more runs.
 
     Examples
     --------

@@ -26,7 +26,8 @@ def simulate(
     size_difficulty: bool = False,
     seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame | xr.Dataset:
-    """Simulate clustered outcomes whose mean and intraclass correlation are known.
+    """Simulate clustered outcomes whose mean and intraclass correlation are known, for
+    checking intervals by simulation (the coverage study uses the same model).
 
     Parameters
     ----------
@@ -43,18 +44,21 @@ def simulate(
         ``1 + negative binomial`` with mean ``cluster_size`` and this CV, so every cluster has
         at least one row.
     outcome : {"binary", "continuous"}
-        Binary: each cluster draws ``p_j ~ Beta`` with mean ``mean`` and ICC ``icc`` (``p_j =
-        mean`` when ``icc = 0``), and rows are Bernoulli(p_j). Continuous: the normal
-        random-intercept model ``y = mean + u_j + e_ij`` with ``Var u = icc``,
-        ``Var e = 1 - icc``.
+        Binary: each cluster draws ``p_j ~ Beta(a, b)`` with ``a = mean (1 - icc) / icc`` and
+        ``b = (1 - mean)(1 - icc) / icc``, so that ``E p_j = mean`` and the rows' ICC is
+        ``icc`` (``p_j = mean`` when ``icc = 0``), and its rows are Bernoulli(p_j).
+        Continuous: the normal random-intercept model ``y = mean + u_j + e_ij`` with
+        ``u_j ~ N(0, icc)`` and ``e_ij ~ N(0, 1 - icc)`` (total variance 1).
     layout : {"long", "case_rerun"}
         ``"long"``: a DataFrame with columns ``cluster``, ``row`` and ``y``. ``"case_rerun"``:
         an xarray Dataset with variable ``y`` on dims ``(case, rerun)``, NaN where a case has
         fewer reruns than the largest.
     size_difficulty : bool
         Binary only: harder clusters are larger (expected size
-        ``1 + (m - 1)(1 - p_j)/(1 - mean)``), so the pooled and cluster-mean estimands differ.
+        ``1 + (m - 1)(1 - p_j)/(1 - mean)``), so the estimands differ: the cluster mean is
+        ``mean`` and the pooled mean ``mean (1 - icc (m - 1) / m)``.
     seed : int or numpy.random.Generator, optional
+        Seed or generator of the draws.
 
     Returns
     -------
@@ -62,12 +66,20 @@ def simulate(
         ``attrs`` holds the truth: ``true_pooled`` and ``true_cluster_mean`` (the values the
         two estimands estimate), and the parameters.
 
+    Raises
+    ------
+    InvalidOptionError
+        A parameter out of its range, or an unknown ``outcome`` or ``layout``.
+
     Examples
     --------
     >>> import clusterstats
     >>> df = clusterstats.simulate(30, 10, mean=0.1, icc=0.3, seed=1)
     >>> df.shape, list(df.columns), df.attrs["true_pooled"]
     ((300, 3), ['cluster', 'row', 'y'], 0.1)
+    >>> skewed = clusterstats.simulate(400, 20, mean=0.3, icc=0.3, size_difficulty=True, seed=4)
+    >>> round(skewed.attrs["true_pooled"], 4), round(skewed.attrs["true_cluster_mean"], 4)
+    (0.2145, 0.3)
     >>> ds = clusterstats.simulate(5, 4, mean=0.5, icc=0.2, size_cv=0.8, layout="case_rerun",
     ...                            seed=2)
     >>> ds["y"].dims

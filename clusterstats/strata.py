@@ -69,7 +69,7 @@ def stratum_table(
     Parameters
     ----------
     data : pandas.DataFrame, xarray.Dataset or dask DataFrame
-        As in :func:`cluster_ci`.
+        As in ``cluster_ci``.
     outcome : column label
         The outcome.
     by : column label or list of labels, optional
@@ -82,13 +82,13 @@ def stratum_table(
         A stratum with a single cluster, in the overall rows (R survey's
         ``survey.lonely.psu``).
     method : str
-        Interval method, as in :func:`cluster_ci`.
+        Interval method, as in ``cluster_ci``.
     confidence : float
         Nominal coverage.
     missing : {"drop", "fail", "pass", "raise"}
-        As in :func:`cluster_ci`.
+        As in ``cluster_ci``.
     responded : column label, optional
-        Explicit response indicator, as in :func:`cluster_ci`.
+        Explicit response indicator, as in ``cluster_ci``.
     case, rerun : dim names
         For a Dataset: its case and rerun dims.
 
@@ -96,9 +96,11 @@ def stratum_table(
     -------
     pandas.DataFrame
         Columns ``stratum``, ``estimand``, ``estimate``, ``low``, ``high``, ``method``,
-        ``n_rows``, ``n_clusters``, ``weight_pooled``, ``weight_cluster_mean``,
-        ``weight_stratum_mean``. The warnings of the per-stratum intervals (few clusters, by
-        nature) are kept in ``table.attrs["notes"]``.
+        ``n_rows``, ``n_clusters``, ``weight_pooled`` (a stratum's share of the rows),
+        ``weight_cluster_mean`` (its share of the clusters) and ``weight_stratum_mean``
+        (``1/H`` for ``H`` strata); the strata come in sorted order, then the three overall
+        rows, whose ``stratum`` is ``"(all)"``. The warnings of the per-stratum intervals (few
+        clusters, by nature) are kept in ``table.attrs["notes"]`` rather than emitted.
 
     Examples
     --------

@@ -1,5 +1,7 @@
-"""The benchmark and study scripts run (``--quick``); their figures are read by people, not
-asserted (timings are noisy, and coverage claims come from the full runs they document)."""
+"""The benchmark scripts (``benchmarks/``: speed and memory) and the study scripts
+(``studies/``: coverage simulations that write docs pages) run (``--quick``); their figures are
+read by people, not asserted (timings are noisy, and coverage claims come from the full runs
+they document)."""
 
 from __future__ import annotations
 
@@ -9,26 +11,26 @@ from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(
     ("script", "expected"),
     [
-        ("bootstrap.py", "ratio"),
-        ("analytic.py", "ratio"),
-        ("coverage.py", "worst cell"),
-        ("candidates.py", "korn_graubard_guarded"),
-        ("coverage_paired.py", "cr2"),
-        ("compare.py", "ratio"),
-        ("coverage_missing.py", "ipw (cluster)"),
-        ("coverage_strata.py", "stratified auto"),
-        ("dask_scale.py", "ratio"),
+        ("benchmarks/bootstrap.py", "ratio"),
+        ("benchmarks/analytic.py", "ratio"),
+        ("studies/coverage.py", "worst cell"),
+        ("studies/candidates.py", "korn_graubard_guarded"),
+        ("studies/coverage_paired.py", "cr2"),
+        ("benchmarks/compare.py", "ratio"),
+        ("studies/coverage_missing.py", "ipw (cluster)"),
+        ("studies/coverage_strata.py", "stratified auto"),
+        ("benchmarks/dask_scale.py", "ratio"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):
     proc = subprocess.run(
-        [sys.executable, str(BENCHMARKS / script), "--quick"],
+        [sys.executable, str(REPO / script), "--quick"],
         capture_output=True,
         text=True,
         check=False,

@@ -1,7 +1,8 @@
-"""Paired deltas and multi-model comparisons.
+"""Paired deltas (``clusterstats.paired``).
 
-Sources of expected numbers: REPORT §12 "D1 paired" (`reference_values.json`), statsmodels
-(clustered OLS, McNemar, multipletests) as oracles, and identities derived in the tests.
+Sources of expected numbers: the methods reference's "D1 paired" values
+(``tests/reference/methods_reference_values.json``), statsmodels (clustered OLS, McNemar) as
+oracles, and identities derived in the tests.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import pandas as pd
 import pytest
 
 import clusterstats as cs
-from clusterstats.core.paired import adjust_p_values
 
 sm = pytest.importorskip("statsmodels.api")
 
@@ -88,96 +88,6 @@ def test_delta_se_equals_statsmodels_on_bbh(bbh):
     est, se = clustered_ols_se(d, cot["task"].to_numpy())
     assert res.delta == pytest.approx(est, rel=1e-12)
     assert res.se == pytest.approx(se, rel=1e-10)
-
-
-def test_delta_and_compare_equal_statsmodels_on_mmlu(mmlu):
-    models = ["Meta-Llama-3.1-8B-Instruct", "Mixtral-8x7B-Instruct-v0.1"]
-    a = mmlu[mmlu.model == models[0]].set_index("question_id")
-    b = mmlu[mmlu.model == models[1]].set_index("question_id")
-    res = a.eval.paired_delta(b, "correct", by="src", method="cr1")
-    d = (a["correct"] - b.loc[a.index, "correct"]).to_numpy(float)
-    est, se = clustered_ols_se(d, a["src"].to_numpy())
-    assert res.delta == pytest.approx(est, rel=1e-12)
-    assert res.se == pytest.approx(se, rel=1e-10)
-    both = mmlu[mmlu.model.isin(models)]
-    comp = both.eval.compare(
-        "correct", by="src", model="model", on="question_id", method="cr1", n_resamples=200, rng=0
-    )
-    pair = comp.pairs().iloc[0]
-    assert pair["delta"] == pytest.approx(est, rel=1e-12)
-    assert pair["se"] == pytest.approx(se, rel=1e-10)
-
-
-def test_compare_pairs_agree_with_paired_delta(mmlu):
-    comp = quiet(
-        mmlu.eval.compare,
-        "correct",
-        by="src",
-        model="model",
-        on="question_id",
-        n_resamples=300,
-        rng=1,
-    )
-    assert len(comp.pairs()) == 6
-    dropped = mmlu[mmlu.correct.isna()]["question_id"].unique()
-    for row in comp.pairs().itertuples():
-        a = mmlu[(mmlu.model == row.model_a) & ~mmlu.question_id.isin(dropped)]
-        b = mmlu[(mmlu.model == row.model_b) & ~mmlu.question_id.isin(dropped)]
-        single = cs.paired_delta(a, b, "correct", by="src", on="question_id")
-        assert row.delta == pytest.approx(single.delta, rel=1e-12)
-        assert row.se == pytest.approx(single.se, rel=1e-10)
-        assert row.p_value == pytest.approx(single.p_value, rel=1e-8)
-
-
-def test_p_value_adjustment_matches_statsmodels():
-    from statsmodels.stats.multitest import multipletests
-
-    p = np.random.default_rng(0).uniform(0, 0.2, size=25)
-    assert adjust_p_values(p, "holm") == pytest.approx(multipletests(p, method="holm")[1])
-    assert adjust_p_values(p, "bh") == pytest.approx(multipletests(p, method="fdr_bh")[1])
-
-
-def test_baseline_and_bh(mmlu):
-    comp = quiet(
-        mmlu.eval.compare,
-        "correct",
-        by="src",
-        model="model",
-        on="question_id",
-        baseline="Mixtral-8x7B-Instruct-v0.1",
-        adjust="bh",
-        n_resamples=200,
-        rng=0,
-    )
-    pairs = comp.pairs()
-    assert len(pairs) == 3
-    assert set(pairs["model_b"]) == {"Mixtral-8x7B-Instruct-v0.1"}
-    assert (pairs["adjust"] == "bh").all()
-    with pytest.raises(cs.InvalidOptionError, match="baseline"):
-        mmlu.eval.compare("correct", by="src", model="model", on="question_id", baseline="GPT-9")
-
-
-def test_rank_intervals_from_shared_draws():
-    rng = np.random.default_rng(3)
-    rows = []
-    for g in range(40):
-        difficulty = rng.normal()
-        for i in range(10):
-            for model, skill in (("strong", 2.0), ("mid", 0.0), ("twin", 0.02)):
-                p = 1 / (1 + np.exp(-(skill - difficulty)))
-                rows.append((model, f"{g}-{i}", g, int(rng.random() < p)))
-    frame = pd.DataFrame(rows, columns=["model", "item", "doc", "passed"])
-    comp = frame.eval.compare("passed", by="doc", model="model", on="item", rng=5, n_resamples=2000)
-    board = comp.leaderboard().set_index("model")
-    assert board.loc["strong", "rank"] == 1
-    assert (board.loc["strong", "rank_low"], board.loc["strong", "rank_high"]) == (1, 1)
-    # two nearly identical models: their ranks are not separable
-    assert board.loc["mid", "rank_low"] == 2
-    assert board.loc["mid", "rank_high"] == 3
-    again = frame.eval.compare(
-        "passed", by="doc", model="model", on="item", rng=5, n_resamples=2000
-    )
-    assert again.leaderboard().equals(comp.leaderboard())
 
 
 def test_wide_layout_equals_two_frames(bbh, bbh_wide):
@@ -325,122 +235,7 @@ def test_paired_results_display_and_frames(bbh, bbh_wide):
     assert "pairwise" in repr(comp)
 
 
-def small_panel(seed=0, n_docs=25, per_doc=4):
-    rng = np.random.default_rng(seed)
-    rows = []
-    for g in range(n_docs):
-        hard = rng.normal()
-        for i in range(per_doc):
-            for model, skill in (("a", 1.0), ("b", 0.3), ("c", 0.0)):
-                p = 1 / (1 + np.exp(-(skill - hard)))
-                rows.append((model, f"{g}-{i}", g, int(rng.random() < p)))
-    return pd.DataFrame(rows, columns=["model", "item", "doc", "passed"])
-
-
-def test_compare_bootstrap_pairs_share_the_rank_draws():
-    panel = small_panel()
-    boot = panel.eval.compare(
-        "passed", by="doc", model="model", on="item", method="bootstrap", n_resamples=4000, rng=2
-    )
-    analytic = panel.eval.compare(
-        "passed", by="doc", model="model", on="item", rng=2, n_resamples=4000
-    )
-    pairs_b, pairs_a = boot.pairs(), analytic.pairs()
-    assert (pairs_b["method"] == "bootstrap_percentile").all()
-    assert pairs_b["delta"].tolist() == pairs_a["delta"].tolist()
-    # the percentile interval of each pair and the CR2 interval describe the same spread
-    width_b = (pairs_b["high"] - pairs_b["low"]).to_numpy()
-    width_a = (pairs_a["high"] - pairs_a["low"]).to_numpy()
-    assert np.all(np.abs(width_b / width_a - 1) < 0.25)
-    assert boot.leaderboard().equals(analytic.leaderboard())  # same draws, same ranks
-
-
-def test_compare_alignment_errors():
-    panel = small_panel()
-    lacking = panel[~((panel.model == "c") & panel.item.isin(["0-0", "3-1"]))]
-    with pytest.raises(
-        cs.AlignmentError,
-        match=r"2 items are missing for some models "
-        r"\(items lacking per model: 'c': 2\)",
-    ):
-        lacking.eval.compare("passed", by="doc", model="model", on="item")
-    inner = lacking.eval.compare(
-        "passed", by="doc", model="model", on="item", how="inner", n_resamples=200, rng=0
-    )
-    assert inner.n_items == 98
-    assert inner.n_dropped_items == 2
-    doubled = pd.concat([panel, panel.iloc[:3]])
-    with pytest.raises(cs.AlignmentError, match="3 items have more than one row for one model"):
-        doubled.eval.compare("passed", by="doc", model="model", on="item")
-    with pytest.raises(cs.InvalidOptionError, match="at least two models"):
-        panel[panel.model == "a"].eval.compare("passed", by="doc", model="model", on="item")
-
-
-def test_compare_cluster_mean_estimand_matches_paired_delta():
-    panel = small_panel(seed=1)
-    comp = panel.eval.compare(
-        "passed",
-        by="doc",
-        model="model",
-        on="item",
-        estimand="cluster_mean",
-        n_resamples=200,
-        rng=0,
-    )
-    a, c = panel[panel.model == "a"], panel[panel.model == "c"]
-    single = cs.paired_delta(a, c, "passed", by="doc", on="item", estimand="cluster_mean")
-    row = comp.pairs().query("model_a == 'a' and model_b == 'c'").iloc[0]
-    assert row["delta"] == pytest.approx(single.delta, rel=1e-12)
-    assert row["se"] == pytest.approx(single.se, rel=1e-10)
-
-
 def test_frames_filtered_from_one_long_frame_need_on(bbh):
     cot, direct = bbh[bbh.condition == "cot"], bbh[bbh.condition == "direct"]
     with pytest.raises(cs.AlignmentError, match=r"matched on their index.*on='<item id column>'"):
         cot.eval.paired_delta(direct, "correct", by="task")
-
-
-def _compare_frame(frame, **kwargs):
-    options = {"by": "doc", "model": "model", "on": "item", "n_resamples": 500, "rng": 3}
-    return frame.eval.compare("passed", **(options | kwargs))
-
-
-@pytest.mark.parametrize("missing", ["drop", "fail"])
-def test_compare_does_not_depend_on_the_row_order(missing):
-    """Rows in one block per model take a shortcut (no scatter); any other order takes the
-    general path. Both must give the same comparison, on binary data to the last bit."""
-    panel = small_panel(seed=4)  # item-major: the general path
-    panel.loc[[5, 40, 41], "passed"] = np.nan
-    blocked = panel.sort_values(["model", "doc", "item"], kind="stable")
-    shuffled = panel.sample(frac=1.0, random_state=1)
-    categorical = blocked.astype({"model": "category"})
-    before = blocked.copy()
-    expected = quiet(_compare_frame, panel, missing=missing)
-    assert expected.n_missing_items == (2 if missing == "drop" else 0)
-    for frame in (blocked, shuffled, categorical):
-        got = quiet(_compare_frame, frame, missing=missing)
-        pd.testing.assert_frame_equal(got.to_frame(), expected.to_frame())
-        pd.testing.assert_frame_equal(got.leaderboard(), expected.leaderboard())
-        assert got.n_missing_items == expected.n_missing_items
-    pd.testing.assert_frame_equal(blocked, before)
-
-
-def test_compare_row_order_with_a_continuous_outcome():
-    panel = small_panel(seed=5)
-    panel["passed"] = panel["passed"] + np.random.default_rng(0).normal(size=len(panel))
-    blocked = panel.sort_values(["model", "item"])
-    a, b = _compare_frame(panel).pairs(), _compare_frame(blocked).pairs()
-    for column in ("delta", "se", "low", "high", "p_value"):
-        np.testing.assert_allclose(a[column], b[column], rtol=1e-12)
-
-
-def test_compare_blocked_layout_still_checks_clusters_and_duplicates():
-    blocked = small_panel(seed=6).sort_values(["model", "item"], ignore_index=True)
-    moved = blocked.copy()
-    moved.loc[(moved.model == "b") & (moved.item == "0-0"), "doc"] = 7
-    with pytest.raises(cs.AlignmentError, match="1 items have rows in several clusters"):
-        _compare_frame(moved)
-    repeated = blocked.copy()
-    repeated.loc[repeated.item == "0-1", "item"] = "0-0"  # in every block: same shape, twice
-    with pytest.raises(cs.AlignmentError, match="more than one row for one model"):
-        _compare_frame(repeated)

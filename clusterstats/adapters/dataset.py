@@ -39,6 +39,7 @@ from clusterstats.adapters.frame import (
     stratify,
     time_windows,
 )
+from clusterstats.adapters.pairing import complete_items, sums_by_cluster
 from clusterstats.core.reruns import MOMENTS, case_moments, case_table, impute_runs
 from clusterstats.errors import (
     AlignmentError,
@@ -656,21 +657,8 @@ def comparison_design(
     moments = _policy_moments(moments, missing, outcome)
     runs = moments[..., 0]  # (models, cases)
     present = (runs + moments[..., 4]) > 0
-    exists = present.any(axis=0)
-    complete = present.all(axis=0)
-    incomplete = exists & ~complete
+    complete, incomplete = complete_items(present, tuple(models), how)
     cases = np.asarray(array[case].values)
-    if how == "strict" and incomplete.any():
-        lacking = {
-            models[m]: int((exists & ~present[m]).sum())
-            for m in range(len(models))
-            if (exists & ~present[m]).any()
-        }
-        shown = ", ".join(f"{k!r}: {v}" for k, v in list(lacking.items())[:5])
-        raise AlignmentError(
-            f"{int(incomplete.sum())} items are missing for some models (items lacking per "
-            f"model: {shown}); pass how='inner' to compare the items every model has"
-        )
     usable = complete & (runs > 0).all(axis=0)
     if not usable.any():
         raise EmptyDataError("no item has a non-missing outcome for every model")
@@ -684,10 +672,16 @@ def comparison_design(
         stratum_of_case = _along_case(data, strata, case, "strata")[usable]
         codes, strata_codes, strata_labels = _item_strata(codes, stratum_of_case, nest)
     order = sorted(range(len(models)), key=lambda j: models[j])
+    totals, squares, counts, is_binary = sums_by_cluster(
+        np.ascontiguousarray(values[order]), codes, int(codes.max()) + 1
+    )
     return ComparisonDesign(
-        values=np.ascontiguousarray(values[order]),
-        codes=codes,
+        totals=totals,
+        squares=squares,
+        counts=counts,
         models=tuple(models[j] for j in order),
+        is_binary=is_binary,
+        n_items=int(usable.sum()),
         n_dropped_items=int(incomplete.sum()),
         n_missing_items=int((complete & ~usable).sum()),
         outcome=str(outcome),

@@ -7,7 +7,9 @@ pairing of two sets of rows lives in :mod:`clusterstats.adapters.pairing`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Hashable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -30,6 +32,8 @@ _NUMERIC_OBJECT_KINDS = {"integer", "floating", "mixed-integer-float", "boolean"
 _MAX_COMBINED_CELLS = 10_000_000
 # Rows probed for long runs of equal labels before a whole column is run-length encoded.
 _RUN_PROBE_ROWS = 1 << 16
+# From this many rows, an Arrow-backed label column is hashed on several threads.
+_THREADED_ROWS = 1 << 20
 
 
 def as_labels(by: Hashable | Sequence[Hashable]) -> list[Hashable]:
@@ -145,12 +149,50 @@ def _runs(series: pd.Series) -> tuple[np.ndarray, Any] | None:
     return lengths, pd.Series(labels, dtype=dtype)
 
 
+def _arrow_codes_in_threads(series: pd.Series) -> tuple[np.ndarray, Any] | None:
+    """``pd.factorize(series)`` of a long Arrow-backed column, hashed in slices on several
+    threads (pyarrow releases the GIL); None for any other column.
+
+    Hashing every string is most of the cost of a shuffled label column. The slices'
+    dictionaries are unified in order, so the codes keep first-appearance order."""
+    dtype = series.dtype
+    arrow_backed = isinstance(dtype, pd.ArrowDtype) or (
+        isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"
+    )
+    workers = min(4, os.cpu_count() or 1)
+    if not arrow_backed or len(series) < _THREADED_ROWS or workers < 2:
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arrow = series.array.__arrow_array__()
+    if not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
+        return None
+    step = -(-len(arrow) // workers)
+    parts = [arrow.slice(start, step) for start in range(0, len(arrow), step)]
+    with ThreadPoolExecutor(len(parts)) as pool:
+        encoded = list(pool.map(pc.dictionary_encode, parts))
+    chunks = [c for part in encoded for c in getattr(part, "chunks", [part])]
+    unified = pa.chunked_array(chunks).unify_dictionaries()
+    codes = np.empty(len(arrow), dtype=np.intp)
+    start = 0
+    for chunk in unified.chunks:
+        indices = chunk.indices if chunk.null_count == 0 else pc.fill_null(chunk.indices, -1)
+        codes[start : start + len(chunk)] = indices.to_numpy(zero_copy_only=False)
+        start += len(chunk)
+    uniques = pd.Index(pd.array(unified.chunks[0].dictionary.to_pylist(), dtype=dtype))
+    return codes, uniques
+
+
 def label_codes(series: pd.Series) -> tuple[np.ndarray, Any]:
     """Integer codes of a label column in first-appearance order (-1 for missing), and the
     labels: what ``pd.factorize(series, sort=False)`` returns, computed on runs when the
     column is stored in long runs of equal labels."""
     runs = _runs(series)
     if runs is None:
+        threaded = _arrow_codes_in_threads(series)
+        if threaded is not None:
+            return threaded
         codes, uniques = pd.factorize(series, sort=False, use_na_sentinel=True)
         return codes.astype(np.intp, copy=False), uniques
     lengths, labels = runs

@@ -37,6 +37,9 @@ from clusterstats.errors import (
     MissingOutcomeError,
 )
 
+# Rows handled at a time by the per-row passes of ``model_matrix``: 4 MB per int64 temporary.
+_ROW_BLOCK = 1 << 19
+
 
 def _item_counts(usable: np.ndarray, unusable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Items per cluster (cluster ids of the usable and unusable items): for the clusters of
@@ -306,7 +309,8 @@ def model_matrix(
             f"outcome {outcome!r} has {int(np.isnan(values).sum())} "
             "missing values; use missing='drop' or missing='fail'"
         )
-    values = impute_missing(values, missing, check_binary(values))
+    is_binary = check_binary(values)
+    values = impute_missing(values, missing, is_binary)
 
     if rerun is None:
         blocked = _blocked_matrix(
@@ -320,30 +324,84 @@ def model_matrix(
             stratum_labels,
         )
         if blocked is not None:
-            return _named(_in_label_order(blocked), outcome, by_labels)
+            return _named(blocked, outcome, by_labels)
+    # Models numbered in sorted label order from here on, so that the pairs, their signs and
+    # the bootstrap draws do not depend on the order of the rows.
+    rank, models = _sorted_ranks(models)
     # Every row of an item must carry the item's cluster: scatter one, gather and compare.
     item_cluster = np.zeros(n_items, dtype=clusters.dtype)
     item_cluster[item_codes] = clusters
-    if (item_cluster[item_codes] != clusters).any():
-        n_spread = int(np.unique(item_codes[item_cluster[item_codes] != clusters]).size)
-        raise AlignmentError(
-            f"{n_spread} items have rows in several clusters (an item must belong to one "
-            "cluster for every model)"
+    n_cells = n_models * n_items
+    offsets = rank.astype(np.int64) * n_items  # the first cell of each model's block
+    if rerun is None:
+        return _named(
+            _single_runs(
+                values,
+                item_codes,
+                model_codes,
+                clusters,
+                item_cluster,
+                rank,
+                models,
+                how,
+                stratum_of_cluster,
+                stratum_labels,
+                is_binary=is_binary,
+                duplicates=lambda cell, rows: _check_duplicates(
+                    data, keys, cell, n_cells, rerun, "for one model", rows=rows
+                ),
+            ),
+            outcome,
+            by_labels,
         )
-    cell = np.multiply(model_codes, n_items, dtype=np.int64)
+    if (item_cluster[item_codes] != clusters).any():
+        _raise_spread(item_codes, item_cluster, clusters)
+    cell = offsets[model_codes]
     cell += item_codes
-    rows_per_cell = np.bincount(cell, minlength=n_models * n_items)  # counted once, used 3x
-    _check_duplicates(
-        data, keys, cell, n_models * n_items, rerun, "for one model", rows=rows_per_cell
-    )
+    rows_per_cell = np.bincount(cell, minlength=n_cells)  # counted once, used 3x
+    _check_duplicates(data, keys, cell, n_cells, rerun, "for one model", rows=rows_per_cell)
     present = (rows_per_cell > 0).reshape(n_models, n_items)
+    ok = ~np.isnan(values)
+    if ok.all():  # no copies, and the row counts are the run counts
+        runs = rows_per_cell.reshape(n_models, n_items)
+        totals = np.bincount(cell, weights=values, minlength=n_cells)
+    else:
+        runs = np.bincount(cell[ok], minlength=n_cells).reshape(n_models, n_items)
+        totals = np.bincount(cell[ok], weights=values[ok], minlength=n_cells)
+    totals = totals.reshape(n_models, n_items)
+    complete, incomplete = complete_items(present, models, how)
+    usable = complete & (runs > 0).all(axis=0)
+    if not usable.any():
+        raise EmptyDataError("no item has a non-missing outcome for every model")
+    if not usable.all():
+        totals, runs = totals[:, usable], runs[:, usable]
+    totals /= runs  # each model's value on an item: the mean of its runs
+    return _named(
+        by_cluster(
+            totals,
+            item_cluster[usable],
+            models,
+            n_dropped_items=int(incomplete.sum()),
+            unusable=item_cluster[complete & ~usable],
+            stratum_of_cluster=stratum_of_cluster,
+            stratum_labels=stratum_labels,
+        ),
+        outcome,
+        by_labels,
+    )
+
+
+def complete_items(
+    present: np.ndarray, models: tuple[Any, ...], how: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The items every model has, and those some model lacks (an error with how="strict")."""
     exists = present.any(axis=0)  # integer ids used as codes can leave gaps
     complete = present.all(axis=0)
     incomplete = exists & ~complete
     if how == "strict" and incomplete.any():
         lacking = {
             models[m]: int((exists & ~present[m]).sum())
-            for m in range(n_models)
+            for m in range(len(models))
             if (exists & ~present[m]).any()
         }
         shown = ", ".join(f"{k!r}: {v}" for k, v in list(lacking.items())[:5])
@@ -351,58 +409,189 @@ def model_matrix(
             f"{int(incomplete.sum())} items are missing for some models (items lacking per "
             f"model: {shown}); pass how='inner' to compare the items every model has"
         )
-    ok = ~np.isnan(values)
-    if ok.all():  # the common case: no copies, and the row counts are the run counts
-        runs = rows_per_cell.reshape(n_models, n_items)
-        totals = np.bincount(cell, weights=values, minlength=n_models * n_items)
-    else:
-        runs = np.bincount(cell[ok], minlength=n_models * n_items).reshape(n_models, n_items)
-        totals = np.bincount(cell[ok], weights=values[ok], minlength=n_models * n_items)
-    totals = totals.reshape(n_models, n_items)
-    usable = complete & (runs > 0).all(axis=0)
+    return complete, incomplete
+
+
+def _single_runs(
+    values: np.ndarray,
+    item_codes: np.ndarray,
+    model_codes: np.ndarray,
+    clusters: np.ndarray,
+    item_cluster: np.ndarray,
+    rank: np.ndarray,
+    models: tuple[Any, ...],
+    how: str,
+    stratum_of_cluster: np.ndarray | None,
+    stratum_labels: tuple[Any, ...],
+    *,
+    is_binary: bool,
+    duplicates: Any,
+) -> ComparisonDesign:
+    """The design of rows with one run per (model, item), in any order.
+
+    One pass over the rows in blocks checks the clusters, marks the (model, item) cells that
+    have a row (one byte per cell) and sums each model's values per cluster: no models x
+    items matrix of values is built, and every temporary is small enough to be reused.
+    """
+    n_models, n_items, n_rows = len(models), item_cluster.shape[0], values.shape[0]
+    n_clusters = int(clusters.max()) + 1
+    ranked = rank[model_codes]  # each row's model, in sorted label order
+    has_missing = bool(np.isnan(values).any())
+    filled = np.zeros(n_models * n_items, dtype=bool)
+    answered = np.zeros(n_models * n_items, dtype=bool) if has_missing else filled
+    sums = np.zeros(n_models * n_clusters)
+    spread = False
+    for start in range(0, n_rows, _ROW_BLOCK):
+        block = slice(start, start + _ROW_BLOCK)
+        items_here = item_codes[block]
+        spread = spread or bool((item_cluster[items_here] != clusters[block]).any())
+        models_here = ranked[block]
+        cell = models_here * n_items
+        cell += items_here
+        filled[cell] = True
+        if has_missing:
+            answered[cell[~np.isnan(values[block])]] = True
+        else:
+            key = models_here * n_clusters
+            key += clusters[block]
+            sums += np.bincount(key, weights=values[block], minlength=sums.shape[0])
+    if spread:
+        _raise_spread(item_codes, item_cluster, clusters)
+    if np.count_nonzero(filled) != n_rows:  # a cell written twice: counted, and reported
+        cell = ranked * n_items + item_codes
+        duplicates(cell, np.bincount(cell, minlength=filled.shape[0]))
+        raise AssertionError("a duplicated cell went unreported")  # pragma: no cover
+    present = filled.reshape(n_models, n_items)
+    complete, incomplete = complete_items(present, models, how)
+    usable = complete & answered.reshape(n_models, n_items).all(axis=0)
     if not usable.any():
         raise EmptyDataError("no item has a non-missing outcome for every model")
-    if not usable.all():
-        totals, runs = totals[:, usable], runs[:, usable]
-    if (runs != 1).any():  # reruns: average them per item
-        totals /= runs
-    codes, _ = pd.factorize(item_cluster[usable], sort=True)
+    if has_missing or not usable.all():  # the sums must leave some items out: sum again
+        sums[:] = 0.0
+        for start in range(0, n_rows, _ROW_BLOCK):
+            block = slice(start, start + _ROW_BLOCK)
+            keep = usable[item_codes[block]]
+            key = ranked[block][keep] * n_clusters
+            key += clusters[block][keep]
+            sums += np.bincount(key, weights=values[block][keep], minlength=sums.shape[0])
+    counts = np.bincount(item_cluster[usable], minlength=n_clusters).astype(np.float64)
+    used = counts > 0
+    totals = np.ascontiguousarray(sums.reshape(n_models, n_clusters)[:, used].T)
+    squares = totals
+    if not is_binary:
+        squared = np.zeros(n_models * n_clusters)
+        for start in range(0, n_rows, _ROW_BLOCK):
+            block = slice(start, start + _ROW_BLOCK)
+            keep = usable[item_codes[block]]
+            key = ranked[block][keep] * n_clusters
+            key += clusters[block][keep]
+            row = values[block][keep]
+            squared += np.bincount(key, weights=row * row, minlength=squared.shape[0])
+        squares = np.ascontiguousarray(squared.reshape(n_models, n_clusters)[:, used].T)
     cluster_items, lost_items = _item_counts(item_cluster[usable], item_cluster[complete & ~usable])
-    matrix = ComparisonDesign(
-        values=totals,
-        codes=codes.astype(np.intp),
-        models=tuple(models),
+    return ComparisonDesign(
+        totals=totals,
+        squares=squares,
+        counts=counts[used],
+        models=models,
+        is_binary=is_binary,
+        n_items=int(usable.sum()),
         n_dropped_items=int(incomplete.sum()),
         n_missing_items=int((complete & ~usable).sum()),
         cluster_items=cluster_items,
         lost_cluster_items=lost_items,
+        **_strata_of(np.flatnonzero(used), stratum_of_cluster, stratum_labels),
     )
-    if stratum_of_cluster is not None:
-        used = np.unique(item_cluster[usable])
-        matrix = replace(
-            matrix,
-            strata=pd.factorize(stratum_of_cluster[used], sort=True)[0],
-            strata_labels=tuple(stratum_labels[i] for i in np.unique(stratum_of_cluster[used])),
+
+
+def _strata_of(
+    used_clusters: np.ndarray, stratum_of_cluster: np.ndarray | None, labels: tuple[Any, ...]
+) -> dict[str, Any]:
+    """The stratum codes (0..H-1) of the used clusters and the labels of those strata."""
+    if stratum_of_cluster is None:
+        return {"strata": None, "strata_labels": ()}
+    strata = stratum_of_cluster[used_clusters]
+    return {
+        "strata": pd.factorize(strata, sort=True)[0],
+        "strata_labels": tuple(labels[i] for i in np.unique(strata)),
+    }
+
+
+def sums_by_cluster(
+    values: np.ndarray, codes: np.ndarray, n_clusters: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Per cluster (rows) and model (columns): the sums of a models x items matrix of per-item
+    values and of their squares, the items per cluster, and whether every value is 0 or 1."""
+    counts = np.bincount(codes, minlength=n_clusters).astype(np.float64)
+    totals = np.column_stack(
+        [np.bincount(codes, weights=row, minlength=n_clusters) for row in values]
+    )
+    is_binary = check_binary(np.ravel(values))
+    squares = (
+        totals  # 0/1 values are their own squares
+        if is_binary
+        else np.column_stack(
+            [np.bincount(codes, weights=row * row, minlength=n_clusters) for row in values]
         )
-    return _named(_in_label_order(matrix), outcome, by_labels)
+    )
+    return totals, squares, counts, is_binary
+
+
+def by_cluster(
+    values: np.ndarray,
+    item_cluster: np.ndarray,
+    models: tuple[Any, ...],
+    *,
+    n_dropped_items: int = 0,
+    unusable: np.ndarray | None = None,
+    stratum_of_cluster: np.ndarray | None = None,
+    stratum_labels: tuple[Any, ...] = (),
+) -> ComparisonDesign:
+    """The design from a models x items matrix of per-item values (all usable) and each
+    item's cluster code; ``unusable`` holds the clusters of the items left out for a
+    missing outcome."""
+    lost = np.zeros(0, dtype=item_cluster.dtype) if unusable is None else unusable
+    cluster_items, lost_items = _item_counts(item_cluster, lost)
+    codes, uniques = pd.factorize(item_cluster, sort=True)
+    totals, squares, counts, is_binary = sums_by_cluster(values, codes, len(uniques))
+    return ComparisonDesign(
+        totals=totals,
+        squares=squares,
+        counts=counts,
+        models=tuple(models),
+        is_binary=is_binary,
+        n_items=int(values.shape[1]),
+        n_dropped_items=n_dropped_items,
+        n_missing_items=int(lost.shape[0]),
+        cluster_items=cluster_items,
+        lost_cluster_items=lost_items,
+        **_strata_of(np.asarray(uniques), stratum_of_cluster, stratum_labels),
+    )
+
+
+def _sorted_ranks(labels: Any) -> tuple[np.ndarray, tuple[Any, ...]]:
+    """The position of each label in sorted order, and the sorted labels (first-appearance
+    order kept when the labels cannot be sorted)."""
+    labels = tuple(labels)
+    try:
+        order = sorted(range(len(labels)), key=lambda j: labels[j])
+    except TypeError:
+        order = list(range(len(labels)))
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    return rank, tuple(labels[j] for j in order)
+
+
+def _raise_spread(item_codes: np.ndarray, item_cluster: np.ndarray, clusters: np.ndarray):
+    n_spread = int(np.unique(item_codes[item_cluster[item_codes] != clusters]).size)
+    raise AlignmentError(
+        f"{n_spread} items have rows in several clusters (an item must belong to one "
+        "cluster for every model)"
+    )
 
 
 def _named(matrix: ComparisonDesign, outcome: Hashable, by: list[Hashable]) -> ComparisonDesign:
     return replace(matrix, outcome=str(outcome), by=tuple(str(b) for b in by))
-
-
-def _in_label_order(matrix: ComparisonDesign) -> ComparisonDesign:
-    """Models in sorted label order (first-appearance order if the labels cannot be sorted),
-    so that the pairs, their signs and the bootstrap draws do not depend on the row order."""
-    try:
-        order = sorted(range(len(matrix.models)), key=lambda j: matrix.models[j])
-    except TypeError:
-        return matrix
-    if order == list(range(len(order))):
-        return matrix
-    return replace(
-        matrix, values=matrix.values[order], models=tuple(matrix.models[j] for j in order)
-    )
 
 
 def _blocked_matrix(
@@ -441,28 +630,19 @@ def _blocked_matrix(
     missing = np.isnan(matrix).any(axis=0)
     if missing.all():
         raise EmptyDataError("no item has a non-missing outcome for every model")
-    cluster_items, lost_items = _item_counts(item_cluster[~missing], item_cluster[missing])
+    rank, models = _sorted_ranks(models)
+    order = np.argsort(rank)  # the block of each model, in sorted label order
+    if (order != np.arange(n_models)).any():
+        matrix = matrix[order]
     if missing.any():
-        matrix, item_cluster = matrix[:, ~missing], item_cluster[~missing]
-    codes, _ = pd.factorize(item_cluster, sort=True)
-    matrix = matrix.view()
-    matrix.flags.writeable = False  # may be a view of the caller's column
-    return ComparisonDesign(
-        values=matrix,
-        codes=codes.astype(np.intp),
-        models=tuple(models),
-        n_dropped_items=0,
-        n_missing_items=int(missing.sum()),
-        cluster_items=cluster_items,
-        lost_cluster_items=lost_items,
-        strata=None
-        if stratum_of_cluster is None
-        else pd.factorize(stratum_of_cluster[np.unique(item_cluster)], sort=True)[0],
-        strata_labels=()
-        if stratum_of_cluster is None
-        else tuple(
-            stratum_labels[i] for i in np.unique(stratum_of_cluster[np.unique(item_cluster)])
-        ),
+        matrix = matrix[:, ~missing]
+    return by_cluster(
+        matrix,
+        item_cluster[~missing],
+        models,
+        unusable=item_cluster[missing],
+        stratum_of_cluster=stratum_of_cluster,
+        stratum_labels=stratum_labels,
     )
 
 

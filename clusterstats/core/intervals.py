@@ -50,7 +50,7 @@ def auto_method(*, is_binary: bool, n_clusters: int) -> str:
     """The interval method that ``method="auto"`` resolves to.
 
     The rule follows the coverage study (``docs/coverage.md``, produced by
-    ``benchmarks/coverage.py``):
+    ``studies/coverage.py``):
 
     * binary outcomes: ``"korn_graubard_guarded"``, Clopper–Pearson on an effective n from
       the larger of the CR2 and the ICC-model variance, with df reduced when a few clusters

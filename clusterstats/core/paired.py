@@ -156,6 +156,12 @@ def rank_intervals(
     g, m = cluster_totals.shape
     chunk = max(1, CHUNK_ELEMENTS // g)
     stacked = np.column_stack([cluster_totals, counts])
+    # Whole-number sums that stay below 2^24 are exact in single precision: the product of
+    # the draw counts and the totals (most of the cost) then runs at twice the speed and
+    # gives the same numbers bit for bit.
+    exact = bool(np.all(stacked == np.rint(stacked))) and g * float(np.abs(stacked).max()) < 2**24
+    dtype = np.float32 if exact else np.float64
+    operand = stacked.astype(dtype)
     means = np.empty((n_resamples, m))
     offsets = (np.arange(chunk) * g)[:, None]
     for start in range(0, n_resamples, chunk):
@@ -163,7 +169,7 @@ def rank_intervals(
         rows = stop - start
         drawn = rng.integers(0, g, size=(rows, g))
         draws = np.bincount((drawn + offsets[:rows]).ravel(), minlength=rows * g)
-        sums = draws.reshape(rows, g).astype(np.float64) @ stacked
+        sums = (draws.reshape(rows, g).astype(dtype) @ operand).astype(np.float64)
         means[start:stop] = sums[:, :m] / sums[:, m:]
     low, high = _rank_bounds(means, confidence)
     return low, high, means

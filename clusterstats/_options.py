@@ -466,3 +466,97 @@ def flakiness_options(*, method: Any = "auto", confidence: Any = 0.95) -> PassOp
     level = check_confidence(confidence)
     check_choice("method", method, METHODS)
     return PassOptions(method=method, confidence=level)
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """Options of ``plan``, validated: the design, the row variance, and what to plan for."""
+
+    n_clusters: float
+    cluster_size: float
+    icc: float
+    variance: float
+    confidence: float
+    icc_range: tuple[float, float] | None
+    costs: tuple[float, float] | None  # (per cluster, per row)
+    target_half_width: float | None
+    effect: float | None  # the magnitude to detect
+    power: float
+    difference: tuple[float, float] | None  # (variance, ICC) of the paired differences
+
+
+def plan_options(
+    *,
+    n_clusters: Any,
+    cluster_size: Any,
+    icc: Any,
+    variance: Any = None,
+    proportion: Any = None,
+    confidence: Any = 0.95,
+    icc_range: Any = None,
+    cost_per_cluster: Any = None,
+    cost_per_row: Any = None,
+    target_half_width: Any = None,
+    effect: Any = None,
+    power: Any = 0.8,
+    difference_variance: Any = None,
+    difference_icc: Any = None,
+) -> PlanOptions:
+    """Validate the options of ``plan``."""
+    k = check_positive("n_clusters", n_clusters)
+    m = check_positive("cluster_size", cluster_size)
+    try:
+        rho = float(icc)
+    except (TypeError, ValueError):
+        raise InvalidOptionError(f"icc must be a number, got {icc!r}") from None
+    if not 0.0 <= rho <= 1.0:
+        raise InvalidOptionError(
+            f"icc must be between 0 and 1 for planning, got {icc!r} (use 0 for a negative estimate)"
+        )
+    level = check_confidence(confidence)
+    if (variance is None) == (proportion is None):
+        raise InvalidOptionError("give the row variance as variance= or a pass rate as proportion=")
+    if proportion is not None:
+        if not 0.0 < float(proportion) < 1.0:
+            raise InvalidOptionError(
+                f"proportion must be strictly between 0 and 1, got {proportion!r}"
+            )
+        sigma2 = float(proportion) * (1.0 - float(proportion))
+    else:
+        sigma2 = check_positive("variance", variance)
+    if (cost_per_cluster is None) != (cost_per_row is None):
+        raise InvalidOptionError("give both cost_per_cluster and cost_per_row, or neither")
+    costs = None
+    if cost_per_cluster is not None:
+        costs = (
+            check_positive("cost_per_cluster", cost_per_cluster),
+            check_positive("cost_per_row", cost_per_row),
+        )
+    target = None
+    if target_half_width is not None:
+        target = check_positive("target_half_width", target_half_width)
+    difference = None
+    if difference_variance is not None or difference_icc is not None:
+        if difference_variance is None or difference_icc is None:
+            raise InvalidOptionError("a paired plan needs difference_variance and difference_icc")
+        difference = (
+            check_positive("difference_variance", difference_variance),
+            min(max(float(difference_icc), 0.0), 1.0),
+        )
+        if not 0.0 < float(power) < 1.0:
+            raise InvalidOptionError(f"power must be strictly between 0 and 1, got {power!r}")
+    elif effect is not None:
+        raise InvalidOptionError("effect= needs difference_variance= and difference_icc=")
+    return PlanOptions(
+        n_clusters=k,
+        cluster_size=m,
+        icc=rho,
+        variance=sigma2,
+        confidence=level,
+        icc_range=None if icc_range is None else (float(icc_range[0]), float(icc_range[1])),
+        costs=costs,
+        target_half_width=target,
+        effect=None if effect is None else check_positive("effect", abs(effect)),
+        power=float(power),
+        difference=difference,
+    )

@@ -317,24 +317,23 @@ def plan(
     >>> [(o[0], round(o[4], 1)) for o in p.options]
     [('current', 181.8), ('double the depth', 190.5), ('double the clusters', 363.6)]
     """
-    k = opt.check_positive("n_clusters", n_clusters)
-    m = opt.check_positive("cluster_size", cluster_size)
-    if not 0.0 <= float(icc) <= 1.0:
-        raise InvalidOptionError(
-            f"icc must be between 0 and 1 for planning, got {icc!r} (use 0 for a negative estimate)"
-        )
-    rho = float(icc)
-    confidence = opt.check_confidence(confidence)
-    if (variance is None) == (proportion is None):
-        raise InvalidOptionError("give the row variance as variance= or a pass rate as proportion=")
-    if proportion is not None:
-        if not 0.0 < float(proportion) < 1.0:
-            raise InvalidOptionError(
-                f"proportion must be strictly between 0 and 1, got {proportion!r}"
-            )
-        sigma2 = float(proportion) * (1.0 - float(proportion))
-    else:
-        sigma2 = opt.check_positive("variance", variance)
+    o = opt.plan_options(
+        n_clusters=n_clusters,
+        cluster_size=cluster_size,
+        icc=icc,
+        variance=variance,
+        proportion=proportion,
+        confidence=confidence,
+        icc_range=icc_range,
+        cost_per_cluster=cost_per_cluster,
+        cost_per_row=cost_per_row,
+        target_half_width=target_half_width,
+        effect=effect,
+        power=power,
+        difference_variance=difference_variance,
+        difference_icc=difference_icc,
+    )
+    k, m, rho, sigma2, confidence = o.n_clusters, o.cluster_size, o.icc, o.variance, o.confidence
 
     def option(name: str, kk: float, mm: float) -> tuple[str, float, float, float, float, float]:
         return (
@@ -349,11 +348,8 @@ def plan(
     options = [option("current", k, m), option("double the depth", k, 2 * m)]
     options.append(option("double the clusters", 2 * k, m))
     m_star = None
-    if (cost_per_cluster is None) != (cost_per_row is None):
-        raise InvalidOptionError("give both cost_per_cluster and cost_per_row, or neither")
-    if cost_per_cluster is not None:
-        c1 = opt.check_positive("cost_per_cluster", cost_per_cluster)
-        c2 = opt.check_positive("cost_per_row", cost_per_row)
+    if o.costs is not None:
+        c1, c2 = o.costs
         m_star = pl.optimal_cluster_size(c1, c2, rho)
         if math.isfinite(m_star):
             budget = k * (c1 + c2 * m)
@@ -362,28 +358,19 @@ def plan(
                 option("cost-optimal depth, same cost", budget / (c1 + c2 * m_use), m_use)
             )
     needed = None
-    if target_half_width is not None:
-        h = opt.check_positive("target_half_width", target_half_width)
-        needed = pl.clusters_for_half_width(sigma2, rho, m, h, confidence, t_quantile=True)
-    paired = difference_variance is not None or difference_icc is not None
+    if o.target_half_width is not None:
+        needed = pl.clusters_for_half_width(
+            sigma2, rho, m, o.target_half_width, confidence, t_quantile=True
+        )
     mde = k_power = None
-    if paired:
-        if difference_variance is None or difference_icc is None:
-            raise InvalidOptionError("a paired plan needs difference_variance and difference_icc")
-        s2d = opt.check_positive("difference_variance", difference_variance)
-        rho_d = min(max(float(difference_icc), 0.0), 1.0)
-        if not 0.0 < float(power) < 1.0:
-            raise InvalidOptionError(f"power must be strictly between 0 and 1, got {power!r}")
-        mde = pl.minimum_detectable_effect(s2d, rho_d, k, m, power, confidence)
-        if effect is not None:
-            k_power = pl.clusters_for_power(
-                s2d, rho_d, m, opt.check_positive("effect", abs(effect)), power, confidence
-            )
-    elif effect is not None:
-        raise InvalidOptionError("effect= needs difference_variance= and difference_icc=")
-    low, high = (math.nan, math.nan) if icc_range is None else map(float, icc_range)
+    if o.difference is not None:
+        s2d, rho_d = o.difference
+        mde = pl.minimum_detectable_effect(s2d, rho_d, k, m, o.power, confidence)
+        if o.effect is not None:
+            k_power = pl.clusters_for_power(s2d, rho_d, m, o.effect, o.power, confidence)
+    low, high = (math.nan, math.nan) if o.icc_range is None else o.icc_range
     by_icc = []
-    for value in [] if icc_range is None else [low, rho, high]:
+    for value in [] if o.icc_range is None else [low, rho, high]:
         value = min(max(value, 0.0), 1.0)
         by_icc.append(
             (
@@ -391,9 +378,9 @@ def plan(
                 pl.effective_n(k, m, value),
                 pl.half_width(sigma2, value, k, m, confidence),
                 None
-                if target_half_width is None
+                if o.target_half_width is None
                 else pl.clusters_for_half_width(
-                    sigma2, value, m, float(target_half_width), confidence, t_quantile=True
+                    sigma2, value, m, o.target_half_width, confidence, t_quantile=True
                 ),
             )
         )

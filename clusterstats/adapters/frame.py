@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from clusterstats._design import MeanDesign, MeanGroup, ResponseRows, RowsDesign
-from clusterstats.core.grouping import ClusterTable, cluster_table
+from clusterstats.core.grouping import ClusterTable, cluster_table_and_ids
 from clusterstats.errors import (
     ColumnNotFoundError,
     EmptyDataError,
@@ -438,9 +438,7 @@ def _table_with_ids(
     if values.size == 0:
         empty = np.zeros(0)
         return ClusterTable(empty, empty, empty, empty, 0.0), np.zeros(0, dtype=np.intp)
-    rows = np.bincount(codes, minlength=n_clusters)
-    ids = np.flatnonzero(rows)
-    return cluster_table(values, codes, n_clusters), ids.astype(np.intp)
+    return cluster_table_and_ids(values, codes, n_clusters)
 
 
 def _binary_by_group(values: np.ndarray, group_codes: np.ndarray | None, n_groups: int) -> list:

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["ClusterSums", "ClusterTable", "cluster_sums", "cluster_table", "item_summaries"]
+__all__ = [
+    "ClusterSums",
+    "ClusterTable",
+    "cluster_sums",
+    "cluster_table",
+    "cluster_table_and_ids",
+    "item_summaries",
+]
 
 
 @dataclass(frozen=True)
@@ -156,6 +163,14 @@ class ClusterTable:
 def cluster_table(
     values: ArrayLike, codes: ArrayLike, n_clusters: int | None = None
 ) -> ClusterTable:
+    """Reduce ``values`` (NaN where the outcome is missing) to a :class:`ClusterTable`; see
+    :func:`cluster_table_and_ids`, which also returns the codes of the clusters kept."""
+    return cluster_table_and_ids(values, codes, n_clusters)[0]
+
+
+def cluster_table_and_ids(
+    values: ArrayLike, codes: ArrayLike, n_clusters: int | None = None
+) -> tuple[ClusterTable, NDArray[np.intp]]:
     """Reduce ``values`` (NaN where the outcome is missing) to a :class:`ClusterTable`.
 
     Parameters
@@ -167,12 +182,17 @@ def cluster_table(
     n_clusters : int, optional
         Number of clusters; clusters with no rows are removed from the result.
 
+    Returns
+    -------
+    (ClusterTable, ndarray of int)
+        The table of the clusters that have rows, and those clusters' codes.
+
     Examples
     --------
     >>> import numpy as np
-    >>> t = cluster_table(np.array([1.0, np.nan, 0.0, 1.0]), np.array([0, 0, 1, 1]))
-    >>> t.rows, t.answered, t.complete_case().means, t.imputed(0.0).means
-    (array([2., 2.]), array([1., 2.]), array([1. , 0.5]), array([0.5, 0.5]))
+    >>> t, ids = cluster_table_and_ids(np.array([1.0, np.nan, 0.0, 1.0]), np.array([0, 0, 2, 2]))
+    >>> t.rows, t.answered, t.complete_case().means, t.imputed(0.0).means, ids
+    (array([2., 2.]), array([1., 2.]), array([1. , 0.5]), array([0.5, 0.5]), array([0, 2]))
     """
     y = np.asarray(values, dtype=np.float64)
     g = np.asarray(codes)
@@ -181,8 +201,9 @@ def cluster_table(
     minlength = 0 if n_clusters is None else int(n_clusters)
     present = ~np.isnan(y)
     if present.all():
-        sums = cluster_sums(y, g, n_clusters)
-        return ClusterTable(sums.counts, sums.counts, sums.totals, sums.squares, sums.shift)
+        counts, totals, squares, shift, occupied = _reduce(y, g, minlength)
+        ids = np.flatnonzero(occupied).astype(np.intp)
+        return ClusterTable(counts, counts, totals, squares, shift), ids
     rows = np.bincount(g, minlength=minlength).astype(np.float64)
     answered_y, answered_g = y[present], g[present]
     shift = float(answered_y[0]) if answered_y.size else 0.0
@@ -194,7 +215,23 @@ def cluster_table(
     if not occupied.all():
         rows, answered = rows[occupied], answered[occupied]
         totals, squares = totals[occupied], squares[occupied]
-    return ClusterTable(rows, answered, totals, squares, shift)
+    ids = np.flatnonzero(occupied).astype(np.intp)
+    return ClusterTable(rows, answered, totals, squares, shift), ids
+
+
+def _reduce(y: NDArray[np.float64], g: NDArray[np.intp], minlength: int):
+    """Counts, centred totals and squares of the occupied clusters, the shift, and which
+    codes are occupied."""
+    shift = float(y[0]) if y.size else 0.0
+    if shift != 0.0:
+        y = y - shift
+    counts = np.bincount(g, minlength=minlength).astype(np.float64)
+    totals = np.bincount(g, weights=y, minlength=minlength)
+    squares = np.bincount(g, weights=y * y, minlength=minlength)
+    occupied = counts > 0
+    if not occupied.all():
+        counts, totals, squares = counts[occupied], totals[occupied], squares[occupied]
+    return counts, totals, squares, shift, occupied
 
 
 def cluster_sums(
@@ -233,15 +270,8 @@ def cluster_sums(
     g = np.asarray(codes)
     if y.shape != g.shape or y.ndim != 1:
         raise ValueError("values and codes must be 1-d arrays of the same length")
-    if shift != 0.0:
-        y = y - shift
     minlength = 0 if n_clusters is None else int(n_clusters)
-    counts = np.bincount(g, minlength=minlength).astype(np.float64)
-    totals = np.bincount(g, weights=y, minlength=minlength)
-    squares = np.bincount(g, weights=y * y, minlength=minlength)
-    occupied = counts > 0
-    if not occupied.all():
-        counts, totals, squares = counts[occupied], totals[occupied], squares[occupied]
+    counts, totals, squares, shift, _ = _reduce(y, g, minlength)
     return ClusterSums(counts=counts, totals=totals, squares=squares, shift=shift)
 
 

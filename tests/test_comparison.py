@@ -234,3 +234,83 @@ def test_compare_blocked_layout_still_checks_clusters_and_duplicates():
     repeated.loc[repeated.item == "0-1", "item"] = "0-0"  # in every block: same shape, twice
     with pytest.raises(cs.AlignmentError, match="more than one row for one model"):
         _compare_frame(repeated)
+
+
+@pytest.fixture
+def threaded_small_blocks(monkeypatch):
+    """Make every frame long enough for the threaded row passes, in blocks of 7 rows, so that
+    slices, blocks and threads all split the small panels below."""
+    from clusterstats.adapters import frame, pairing
+
+    monkeypatch.setattr(frame, "_THREADED_ROWS", 1)
+    monkeypatch.setattr(pairing, "_ROW_BLOCK", 7)
+    monkeypatch.setattr(frame.os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(frame, "_pool", None)  # a pool of three threads, for these tests only
+
+
+def _panel_variants():
+    panel = small_panel(seed=8).sample(frac=1.0, random_state=2, ignore_index=True)
+    continuous = panel.assign(
+        passed=panel["passed"] + np.random.default_rng(1).normal(size=len(panel))
+    )
+    with_missing = panel.astype({"passed": float})
+    with_missing.loc[[3, 50, 51, 200], "passed"] = np.nan
+    lacking = panel[~((panel.model == "c") & panel.item.isin(["0-0", "3-1"]))]
+    arrow = panel.astype({"model": "string[pyarrow]"})
+    as_bool = panel.astype({"passed": bool})
+    return {
+        "binary int": (panel, {}),
+        "continuous": (continuous, {}),
+        "missing drop": (with_missing, {"missing": "drop"}),
+        "missing ipw": (with_missing, {"missing": "ipw"}),
+        "inner": (lacking, {"how": "inner"}),
+        "arrow labels": (arrow, {}),
+        "bool outcome": (as_bool, {}),
+    }
+
+
+@pytest.mark.parametrize("variant", list(_panel_variants()))
+def test_threaded_row_passes_give_the_serial_numbers(variant, request):
+    """The per-row passes of a long frame run in slices on threads and in cache-sized blocks;
+    the result must not depend on how the rows were split."""
+    frame, options = _panel_variants()[variant]
+    serial = quiet(_compare_frame, frame, **options)
+    request.getfixturevalue("threaded_small_blocks")
+    threaded = quiet(_compare_frame, frame, **options)
+    pd.testing.assert_frame_equal(threaded.to_frame(), serial.to_frame(), rtol=1e-13)
+    pd.testing.assert_frame_equal(threaded.leaderboard(), serial.leaderboard())
+    assert threaded.notes == serial.notes
+
+
+def test_threaded_row_passes_still_report_bad_layouts(threaded_small_blocks):
+    panel = small_panel(seed=9).sample(frac=1.0, random_state=3, ignore_index=True)
+    moved = panel.copy()
+    moved.loc[(moved.model == "b") & (moved.item == "0-0"), "doc"] = 7
+    with pytest.raises(cs.AlignmentError, match="1 items have rows in several clusters"):
+        _compare_frame(moved)
+    doubled = pd.concat([panel, panel.iloc[:3]], ignore_index=True)
+    with pytest.raises(cs.AlignmentError, match="3 items have more than one row for one model"):
+        _compare_frame(doubled)
+
+
+def test_rank_bounds_equal_the_quantiles_of_the_ranks():
+    """The rank interval is read from each model's histogram of ranks; reference: rank every
+    replicate and take numpy's inverted-CDF quantiles, on random means with and without ties."""
+    from clusterstats.core.paired import _rank_bounds
+
+    rng = np.random.default_rng(1)
+    for trial in range(400):
+        n_replicates, n_models = int(rng.integers(1, 300)), int(rng.integers(1, 12))
+        means = rng.normal(size=(n_replicates, n_models)) + rng.normal(size=n_models)
+        if trial % 3 == 0:
+            means = np.round(means)  # ties, broken by model order
+        confidence = float(rng.choice([0.5, 0.9, 0.95, 0.99, rng.uniform(0.01, 0.999)]))
+        order = np.argsort(-means, axis=1, kind="stable")
+        ranks = np.empty_like(order)
+        np.put_along_axis(ranks, order, np.arange(1, n_models + 1)[None, :], axis=1)
+        alpha = 1 - confidence
+        expected = np.quantile(ranks, [alpha / 2, 1 - alpha / 2], axis=0, method="inverted_cdf")
+        low, high = _rank_bounds(means, confidence)
+        np.testing.assert_array_equal(low, expected[0])
+        np.testing.assert_array_equal(high, expected[1])
+        assert low.dtype == expected.dtype

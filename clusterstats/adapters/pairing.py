@@ -22,7 +22,9 @@ from clusterstats.adapters.frame import (
     check_binary,
     cluster_codes,
     impute_missing,
+    in_row_slices,
     label_codes,
+    outcome_and_binary,
     outcome_values,
     require_columns,
     small_int_codes,
@@ -37,8 +39,9 @@ from clusterstats.errors import (
     MissingOutcomeError,
 )
 
-# Rows handled at a time by the per-row passes of ``model_matrix``: 4 MB per int64 temporary.
-_ROW_BLOCK = 1 << 19
+# Rows handled at a time by the per-row passes of ``model_matrix``: 0.5 MB per int64
+# temporary, so that a block's temporaries stay in cache and are reused, not paged in.
+_ROW_BLOCK = 1 << 16
 
 
 def _item_counts(usable: np.ndarray, unusable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -266,11 +269,12 @@ def _joint_codes(frame: pd.DataFrame, what: str) -> tuple[np.ndarray, int]:
                     f"{what} column {column!r} has {int((col_codes < 0).sum())} missing values"
                 )
         if codes is None:
-            codes = col_codes.astype(np.int64, copy=False)
+            codes, n_codes = col_codes.astype(np.int64, copy=False), n_labels
         else:
-            codes, _ = pd.factorize(codes * np.int64(n_labels) + col_codes, sort=False)
+            codes, uniques = pd.factorize(codes * np.int64(n_labels) + col_codes, sort=False)
+            n_codes = len(uniques)
     assert codes is not None
-    return codes, int(codes.max()) + 1
+    return codes, n_codes
 
 
 def model_matrix(
@@ -303,14 +307,16 @@ def model_matrix(
     stratum_of_cluster, stratum_labels = None, ()
     if strata is not None:
         clusters, stratum_of_cluster, stratum_labels = stratify(data, clusters, strata, nest=nest)
-    values = outcome_values(data[outcome], outcome)
-    if missing == "raise" and np.isnan(values).any():
+    values, is_binary = outcome_and_binary(data[outcome], outcome)
+    has_missing = values.dtype.kind == "f" and bool(np.isnan(values).any())
+    if missing == "raise" and has_missing:
         raise MissingOutcomeError(
             f"outcome {outcome!r} has {int(np.isnan(values).sum())} "
             "missing values; use missing='drop' or missing='fail'"
         )
-    is_binary = check_binary(values)
-    values = impute_missing(values, missing, is_binary)
+    if has_missing:
+        values = impute_missing(values, missing, is_binary)
+        has_missing = bool(np.isnan(values).any())
 
     if rerun is None:
         blocked = _blocked_matrix(
@@ -329,8 +335,14 @@ def model_matrix(
     # the bootstrap draws do not depend on the order of the rows.
     rank, models = _sorted_ranks(models)
     # Every row of an item must carry the item's cluster: scatter one, gather and compare.
+    # Threads may race on an item: each write is one of the item's clusters, and the check
+    # of every row against its item's cluster catches any item that has two.
     item_cluster = np.zeros(n_items, dtype=clusters.dtype)
-    item_cluster[item_codes] = clusters
+
+    def scatter(start: int, stop: int) -> None:
+        item_cluster[item_codes[start:stop]] = clusters[start:stop]
+
+    in_row_slices(len(item_codes), scatter)
     n_cells = n_models * n_items
     offsets = rank.astype(np.int64) * n_items  # the first cell of each model's block
     if rerun is None:
@@ -347,6 +359,7 @@ def model_matrix(
                 stratum_of_cluster,
                 stratum_labels,
                 is_binary=is_binary,
+                has_missing=has_missing,
                 duplicates=lambda cell, rows: _check_duplicates(
                     data, keys, cell, n_cells, rerun, "for one model", rows=rows
                 ),
@@ -356,6 +369,7 @@ def model_matrix(
         )
     if (item_cluster[item_codes] != clusters).any():
         _raise_spread(item_codes, item_cluster, clusters)
+    values = values.astype(np.float64, copy=False)
     cell = offsets[model_codes]
     cell += item_codes
     rows_per_cell = np.bincount(cell, minlength=n_cells)  # counted once, used 3x
@@ -425,40 +439,72 @@ def _single_runs(
     stratum_labels: tuple[Any, ...],
     *,
     is_binary: bool,
+    has_missing: bool,
     duplicates: Any,
 ) -> ComparisonDesign:
     """The design of rows with one run per (model, item), in any order.
 
-    One pass over the rows in blocks checks the clusters, marks the (model, item) cells that
-    have a row (one byte per cell) and sums each model's values per cluster: no models x
-    items matrix of values is built, and every temporary is small enough to be reused.
+    One pass over the rows in cache-sized blocks checks the clusters, marks the (model, item)
+    cells that have a row (one byte per cell) and sums each model's values per cluster: no
+    models x items matrix of values is built, and no temporary is longer than a block. When
+    missing outcomes or incomplete items leave some rows out, a second pass sums the rest.
     """
     n_models, n_items, n_rows = len(models), item_cluster.shape[0], values.shape[0]
     n_clusters = int(clusters.max()) + 1
-    ranked = rank[model_codes]  # each row's model, in sorted label order
-    has_missing = bool(np.isnan(values).any())
     filled = np.zeros(n_models * n_items, dtype=bool)
     answered = np.zeros(n_models * n_items, dtype=bool) if has_missing else filled
-    sums = np.zeros(n_models * n_clusters)
-    spread = False
-    for start in range(0, n_rows, _ROW_BLOCK):
-        block = slice(start, start + _ROW_BLOCK)
-        items_here = item_codes[block]
-        spread = spread or bool((item_cluster[items_here] != clusters[block]).any())
-        models_here = ranked[block]
-        cell = models_here * n_items
-        cell += items_here
-        filled[cell] = True
-        if has_missing:
-            answered[cell[~np.isnan(values[block])]] = True
-        else:
-            key = models_here * n_clusters
-            key += clusters[block]
-            sums += np.bincount(key, weights=values[block], minlength=sums.shape[0])
-    if spread:
+    n_sums = n_models * n_clusters
+
+    def sums_of(
+        block: slice, models_here: np.ndarray, keep: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        key = models_here * n_clusters
+        key += clusters[block]
+        row = values[block].astype(np.float64, copy=False)  # integers may come narrow
+        if keep is not None:
+            key, row = key[keep], row[keep]
+        total = np.bincount(key, weights=row, minlength=n_sums)
+        square = None if is_binary else np.bincount(key, weights=row * row, minlength=n_sums)
+        return total, square
+
+    def mark(start: int, stop: int) -> tuple[bool, np.ndarray, np.ndarray | None]:
+        spread, totals, squares = False, np.zeros(n_sums), None if is_binary else np.zeros(n_sums)
+        for first in range(start, stop, _ROW_BLOCK):
+            block = slice(first, min(first + _ROW_BLOCK, stop))
+            items_here = item_codes[block]
+            spread = spread or bool((item_cluster[items_here] != clusters[block]).any())
+            models_here = rank[model_codes[block]]  # in sorted label order
+            cell = models_here * n_items
+            cell += items_here
+            filled[cell] = True  # threads may write one byte twice: the same True
+            if has_missing:
+                answered[cell[~np.isnan(values[block])]] = True
+            else:  # summed in the same pass; used unless some items prove incomplete
+                total, square = sums_of(block, models_here, None)
+                totals += total
+                if squares is not None:
+                    squares += square
+        return spread, totals, squares
+
+    def resum(usable: np.ndarray) -> Any:
+        def work(start: int, stop: int) -> tuple[np.ndarray, np.ndarray | None]:
+            totals, squares = np.zeros(n_sums), None if is_binary else np.zeros(n_sums)
+            for first in range(start, stop, _ROW_BLOCK):
+                block = slice(first, min(first + _ROW_BLOCK, stop))
+                keep = usable[item_codes[block]]
+                total, square = sums_of(block, rank[model_codes[block]], keep)
+                totals += total
+                if squares is not None:
+                    squares += square
+            return totals, squares
+
+        return work
+
+    parts = in_row_slices(n_rows, mark)
+    if any(part[0] for part in parts):
         _raise_spread(item_codes, item_cluster, clusters)
     if np.count_nonzero(filled) != n_rows:  # a cell written twice: counted, and reported
-        cell = ranked * n_items + item_codes
+        cell = rank[model_codes] * n_items + item_codes
         duplicates(cell, np.bincount(cell, minlength=filled.shape[0]))
         raise AssertionError("a duplicated cell went unreported")  # pragma: no cover
     present = filled.reshape(n_models, n_items)
@@ -467,27 +513,13 @@ def _single_runs(
     if not usable.any():
         raise EmptyDataError("no item has a non-missing outcome for every model")
     if has_missing or not usable.all():  # the sums must leave some items out: sum again
-        sums[:] = 0.0
-        for start in range(0, n_rows, _ROW_BLOCK):
-            block = slice(start, start + _ROW_BLOCK)
-            keep = usable[item_codes[block]]
-            key = ranked[block][keep] * n_clusters
-            key += clusters[block][keep]
-            sums += np.bincount(key, weights=values[block][keep], minlength=sums.shape[0])
+        parts = [(False, *sums) for sums in in_row_slices(n_rows, resum(usable))]
+    sums = sum(part[1] for part in parts)
+    squared = sums if is_binary else sum(part[2] for part in parts)
     counts = np.bincount(item_cluster[usable], minlength=n_clusters).astype(np.float64)
     used = counts > 0
     totals = np.ascontiguousarray(sums.reshape(n_models, n_clusters)[:, used].T)
-    squares = totals
-    if not is_binary:
-        squared = np.zeros(n_models * n_clusters)
-        for start in range(0, n_rows, _ROW_BLOCK):
-            block = slice(start, start + _ROW_BLOCK)
-            keep = usable[item_codes[block]]
-            key = ranked[block][keep] * n_clusters
-            key += clusters[block][keep]
-            row = values[block][keep]
-            squared += np.bincount(key, weights=row * row, minlength=squared.shape[0])
-        squares = np.ascontiguousarray(squared.reshape(n_models, n_clusters)[:, used].T)
+    squares = np.ascontiguousarray(squared.reshape(n_models, n_clusters)[:, used].T)
     cluster_items, lost_items = _item_counts(item_cluster[usable], item_cluster[complete & ~usable])
     return ComparisonDesign(
         totals=totals,
@@ -626,7 +658,7 @@ def _blocked_matrix(
     item_cluster = clusters[:n_items]
     if not (clusters.reshape(n_models, n_items) == item_cluster).all():
         return None  # the general path reports the items that change cluster
-    matrix = values.reshape(n_models, n_items)
+    matrix = values.reshape(n_models, n_items).astype(np.float64, copy=False)
     missing = np.isnan(matrix).any(axis=0)
     if missing.all():
         raise EmptyDataError("no item has a non-missing outcome for every model")

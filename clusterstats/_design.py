@@ -159,6 +159,29 @@ class ComparisonDesign:
     strata_labels: tuple[Any, ...] = ()
 
 
+def over_of(extra_dims: tuple[str, ...]) -> str | tuple[str, ...] | None:
+    """What a result's ``over`` says for these extra dims: None, one name, or the names."""
+    if not extra_dims:
+        return None
+    return extra_dims if len(extra_dims) > 1 else extra_dims[0]
+
+
+def moment_groups(
+    moments: NDArray[np.float64],
+    extra_dims: tuple[str, ...],
+    extra_labels: tuple[tuple[Any, ...], ...],
+) -> Iterator[tuple[Any, NDArray[np.float64]]]:
+    """``(group label, (case, k) moments)`` for each combination of the extra dims (one
+    group labelled None when there are none)."""
+    if not extra_dims:
+        yield None, moments
+        return
+    shape = moments.shape[: len(extra_dims)]
+    for index in itertools.product(*(range(n) for n in shape)):
+        labels = tuple(extra_labels[d][i] for d, i in enumerate(index))
+        yield (labels if len(labels) > 1 else labels[0]), moments[index]
+
+
 @dataclass(frozen=True)
 class CaseDesign:
     """The input of the rerun statistics: per-case moments of one outcome for every
@@ -167,26 +190,20 @@ class CaseDesign:
     moments: NDArray[np.float64]  # (*extra, case, 4): runs, total, within_ss, non_binary
     extra_dims: tuple[str, ...]
     extra_labels: tuple[tuple[Any, ...], ...]  # the labels along each extra dim
-    case_labels: NDArray[Any]
+    # the case labels, read when asked for: ten million of them are 80 MB that most calls
+    # never look at
+    case_labels_of: Callable[[], NDArray[Any]]
     codes: NDArray[np.intp] | None  # cluster of each case, sorted label order (None: itself)
     outcome: str
     by: tuple[str, ...]
 
     def groups(self) -> Iterator[tuple[Any, NDArray[np.float64]]]:
         """``(group label, (case, 4) moments)`` for each combination of the extra dims."""
-        if not self.extra_dims:
-            yield None, self.moments
-            return
-        shape = self.moments.shape[: len(self.extra_dims)]
-        for index in itertools.product(*(range(n) for n in shape)):
-            labels = tuple(self.extra_labels[d][i] for d, i in enumerate(index))
-            yield (labels if len(labels) > 1 else labels[0]), self.moments[index]
+        return moment_groups(self.moments, self.extra_dims, self.extra_labels)
 
     @property
     def over(self) -> str | tuple[str, ...] | None:
-        if not self.extra_dims:
-            return None
-        return self.extra_dims if len(self.extra_dims) > 1 else self.extra_dims[0]
+        return over_of(self.extra_dims)
 
     @property
     def is_binary(self) -> bool:

@@ -25,6 +25,7 @@ from clusterstats._design import MeanDesign, MeanGroup, ResponseRows
 from clusterstats.core import missing as mi
 from clusterstats.core.grouping import ClusterSums, ClusterTable
 from clusterstats.errors import (
+    ClusterStatsError,
     ClusterStatsWarning,
     EmptyDataError,
     InvalidOptionError,
@@ -202,7 +203,9 @@ def ipw_fit(
                 if propensity == "shrunk"
                 else "each cluster's own response rate"
             )
-    except ValueError as error:
+    except ClusterStatsError:  # already precise (e.g. DegenerateDataError)
+        raise
+    except ValueError as error:  # the core's own checks of an option
         raise InvalidOptionError(str(error)) from None
     lost_ids = group.cluster_ids[table.answered == 0]
     lost = tuple(design.cluster_names(lost_ids)) if lost_ids.size else ()

@@ -29,7 +29,7 @@ from clusterstats.core.summary import (
     summarize_interval,
 )
 from clusterstats.core.variance import icc_anova, iid_variance
-from clusterstats.errors import FewClustersWarning, InvalidOptionError, warn
+from clusterstats.errors import ClusterStatsError, FewClustersWarning, InvalidOptionError, warn
 
 __all__ = [
     "ICC",
@@ -431,7 +431,9 @@ def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOpti
                 n_resamples=options.n_resamples,
                 rng=generator,
             )
-        except ValueError as error:
+        except ClusterStatsError:  # already precise (e.g. DegenerateDataError)
+            raise
+        except ValueError as error:  # the core's own checks of an option
             raise InvalidOptionError(str(error)) from None
     else:
         s = summarize_interval(
@@ -490,7 +492,9 @@ def _ipw_interval_of(
             is_binary=design.is_binary,
             n_rows=n_rows,
         )
-    except ValueError as error:
+    except ClusterStatsError:  # already precise (e.g. DegenerateDataError)
+        raise
+    except ValueError as error:  # the core's own checks of an option
         raise InvalidOptionError(str(error)) from None
     notes = [
         f"inverse-probability weighted (Hájek) with {fitted.described}; the variance accounts "

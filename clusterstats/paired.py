@@ -20,7 +20,7 @@ from clusterstats import adapters
 from clusterstats._design import PairedDesign, PairedItems
 from clusterstats._result import GroupedResults, Result, label_of
 from clusterstats.core import intervals as iv
-from clusterstats.errors import InvalidOptionError
+from clusterstats.errors import ClusterStatsError, InvalidOptionError
 from clusterstats.mean import grouped
 
 __all__ = ["PairedDelta", "build_paired_delta", "paired_delta"]
@@ -315,7 +315,9 @@ def _stratified(s: Any, items: PairedItems, options: opt.PairedOptions) -> Any:
             n_resamples=options.n_resamples,
             rng=options.rng.generator(),
         )
-    except ValueError as error:
+    except ClusterStatsError:  # already precise (e.g. DegenerateDataError)
+        raise
+    except ValueError as error:  # the core's own checks of an option
         raise InvalidOptionError(str(error)) from None
     variance = stratified_variance(sums, strata, options.estimand, lonely=options.lonely)
     se = math.sqrt(variance.variance)

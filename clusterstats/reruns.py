@@ -9,7 +9,7 @@ intervals, the cases being the clusters unless ``by`` names a coarser grouping a
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -349,14 +349,15 @@ def _grouped(design: CaseDesign, results: list[Any]) -> Any:
 
 def _present(
     design: CaseDesign, moments: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """The moments, labels and cluster codes of the cases that have a run in this group (a
-    case with no run at all, e.g. absent for one model, is not a case of the group)."""
+) -> tuple[np.ndarray, Callable[[], np.ndarray], np.ndarray | None]:
+    """The moments, a function giving the labels, and the cluster codes of the cases that
+    have a run in this group (a case with no run at all, e.g. absent for one model, is not a
+    case of the group). The labels are read only if a message or a table needs them."""
     has = moments[:, 0] > 0
     if has.all():
-        return moments, design.case_labels, design.codes
+        return moments, design.case_labels_of, design.codes
     codes = None if design.codes is None else design.codes[has]
-    return moments[has], design.case_labels[has], codes
+    return moments[has], lambda: design.case_labels_of()[has], codes
 
 
 def build_pass_statistic(
@@ -376,7 +377,7 @@ def build_pass_statistic(
             raise EmptyDataError(f"no case has {k} runs (the most is {int(runs.max())})")
         if short.any() and options.fewer_runs == "raise":
             where = "" if label is None else f" for {label!r}"
-            examples = labels[short][:3].tolist()
+            examples = labels()[short][:3].tolist()
             raise InvalidOptionError(
                 f"{int(short.sum())} cases have fewer than k={k} runs{where} (e.g. {examples}, "
                 f"with {sorted(set(runs[short].astype(int).tolist()))[:5]} runs); pass "
@@ -478,7 +479,7 @@ def build_flakiness(
             outcome=design.outcome,
             by=design.by,
             notes=tuple(dict.fromkeys(notes)),
-            case_labels=tuple(labels[keep].tolist()),
+            case_labels=tuple(labels()[keep].tolist()),
             case_runs=tuple(runs_k.astype(int).tolist()),
             case_passes=tuple(passes_k.astype(int).tolist()),
         )

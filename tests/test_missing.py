@@ -333,3 +333,19 @@ def test_responded_in_paired_delta_and_compare(mmlu):
     )
     np.testing.assert_allclose(comp.pairs()["delta"], ref.pairs()["delta"], rtol=1e-13)
     pd.testing.assert_frame_equal(a, before)  # the caller's frame is untouched
+
+
+def test_ipw_with_no_spread_falls_back_to_clopper_pearson_on_the_clusters():
+    """Every observed outcome passes: the weighted responses have no spread and the IPW
+    variance is zero. The interval is Clopper–Pearson with the G clusters as the units
+    (closed form for x = n = G = 24: low = (alpha/2)^(1/G), high = 1), with a warning."""
+    frame = pd.DataFrame({"doc": np.repeat(np.arange(24), 5), "passed": np.ones(120)}).astype(
+        {"passed": float}
+    )
+    frame.loc[[1, 7, 8, 22], "passed"] = np.nan
+    with pytest.warns(cs.DegenerateDataWarning, match="no spread across clusters"):
+        res = frame.eval.cluster_ci("passed", by="doc", missing="ipw")
+    assert res.method == "ipw_clopper_pearson_fallback"
+    assert res.estimate == 1.0
+    assert (res.low, res.high) == pytest.approx((0.025 ** (1 / 24), 1.0), rel=1e-12)
+    assert any("effective n of 24, from the number of clusters (24)" in n for n in res.notes)

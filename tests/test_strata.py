@@ -208,3 +208,28 @@ def test_compare_with_strata_matches_paired_delta(mmlu):
     )
     ratio = (boot.pairs()["high"] - boot.pairs()["low"]) / (pairs["high"] - pairs["low"])
     assert ratio.between(0.75, 1.25).all()
+
+
+def test_zero_stratified_variance_falls_back_to_clopper_pearson_on_the_clusters():
+    """Within each stratum every cluster has the same pass rate: the stratified variance is
+    exactly zero. A binary outcome gets Clopper–Pearson with the G clusters as the units
+    (closed form: beta quantiles at x = p*G, n = G) and a warning; a continuous one an error."""
+    from scipy import stats
+
+    rows = [("easy", f"e{c}", y) for c in range(14) for y in (1, 1, 1, 0)]
+    rows += [("hard", f"h{c}", y) for c in range(10) for y in (1, 0, 0, 0)]
+    frame = pd.DataFrame(rows, columns=["stratum", "doc", "passed"])
+    with pytest.warns(cs.DegenerateDataWarning, match="stratified variance is zero"):
+        res = frame.eval.cluster_ci("passed", by="doc", strata="stratum")
+    point, g = (14 * 3 + 10 * 1) / 96, 24
+    low = stats.beta.ppf(0.025, point * g, g - point * g + 1)
+    high = stats.beta.ppf(0.975, point * g + 1, g - point * g)
+    assert res.method == "clopper_pearson_fallback"
+    assert res.estimate == pytest.approx(point, rel=1e-15)
+    assert (res.low, res.high) == pytest.approx((low, high), rel=1e-12)
+    assert res.n_eff == g
+    assert any("effective n of 24, from the number of clusters (24)" in n for n in res.notes)
+    continuous = frame.assign(passed=frame["passed"] * 0.5)
+    with pytest.raises(cs.DegenerateDataError, match="within every stratum"):
+        continuous.eval.cluster_ci("passed", by="doc", strata="stratum")
+

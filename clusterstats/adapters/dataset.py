@@ -29,6 +29,8 @@ from clusterstats._design import (
     PairedItems,
     ResponseRows,
     RowsDesign,
+    moment_groups,
+    over_of,
 )
 from clusterstats.adapters.frame import (
     as_labels,
@@ -269,10 +271,12 @@ def case_codes(data: xr.Dataset, array: xr.DataArray, case: Hashable, by: Any):
     and a function from codes to labels."""
     if by is None:
         index = array.indexes.get(case)
-        labels = np.asarray(array[case].values)
         if index is None or (index.is_monotonic_increasing and index.is_unique):
-            return None, lambda ids: labels[np.asarray(ids, dtype=np.intp)].tolist()
-        frame = pd.DataFrame({"case": labels})
+            # the labels are read only when a message needs some: ten million of them
+            # would be 80 MB held for nothing
+            coordinate = array[case]
+            return None, lambda ids: coordinate[np.asarray(ids, dtype=np.intp)].values.tolist()
+        frame = pd.DataFrame({"case": np.asarray(array[case].values)})
         columns: list[Hashable] = ["case"]
     else:
         names = as_labels(by)
@@ -330,7 +334,7 @@ def case_design(
         moments=_moments(values, ran, rerun),
         extra_dims=extra_dims,
         extra_labels=extra_labels,
-        case_labels=np.asarray(array[case].values),
+        case_labels_of=lambda: np.asarray(array[case].values),
         codes=codes,
         outcome=str(outcome),
         by=_by_names(by, case),
@@ -371,11 +375,8 @@ def mean_design(
         codes, stratum_of_cluster, stratum_labels = _case_strata(data, case, strata, codes, nest)
     moments = _moments(values, ran, rerun)
     extra_dims, extra_labels = _extra(array)
-    reduced = CaseDesign(
-        moments, extra_dims, extra_labels, np.asarray(array[case].values), codes, "", ()
-    )
     groups = []
-    for label, m in reduced.groups():
+    for label, m in moment_groups(moments, extra_dims, extra_labels):
         table, ids = case_table(m[:, 0], m[:, 1], m[:, 2], m[:, 4], codes=codes)
         if table.n_clusters == 0:
             where = "" if label is None else f" for {label!r}"
@@ -395,7 +396,7 @@ def mean_design(
     return MeanDesign(
         outcome=str(outcome),
         by=_by_names(by, case),
-        over=reduced.over,
+        over=over_of(extra_dims),
         groups=tuple(groups),
         strata_labels=tuple(stratum_labels),
         cluster_names=names,
@@ -548,8 +549,9 @@ def paired_design(
     stratum_of_case = None
     if strata is not None:
         stratum_of_case = _along_case(data, strata, case, "strata")[pos_a]
-    reduced = CaseDesign(moments_a, extra_a[0], extra_a[1], np.asarray(common), None, "", ())
-    reduced_b = CaseDesign(moments_b, extra_b[0], extra_b[1], np.asarray(common), None, "", ())
+    labels = np.asarray(common)
+    reduced = CaseDesign(moments_a, extra_a[0], extra_a[1], lambda: labels, None, "", ())
+    reduced_b = CaseDesign(moments_b, extra_b[0], extra_b[1], lambda: labels, None, "", ())
 
     def items_of(ma: np.ndarray, mb: np.ndarray) -> PairedItems:
         ma, mb = ma[pos_a], mb[pos_b]

@@ -17,6 +17,7 @@ __all__ = [
     "Method",
     "auto_method",
     "clopper_pearson",
+    "clopper_pearson_fallback",
     "effective_clusters_df",
     "korn_graubard",
     "t_interval",
@@ -126,6 +127,27 @@ def clopper_pearson(successes: float, n: float, confidence: float) -> tuple[floa
     low = 0.0 if x <= 0 else float(special.betaincinv(x, n - x + 1, alpha / 2))
     high = 1.0 if x >= n else float(special.betaincinv(x + 1, n - x, 1 - alpha / 2))
     return low, high
+
+
+def clopper_pearson_fallback(
+    proportion: float, n_eff: float, confidence: float, *, reason: str, basis: str
+) -> tuple[float, float, str]:
+    """The interval of a binary outcome whose design-based variance is zero.
+
+    A zero variance would give a zero-width interval; instead the interval is Clopper–Pearson
+    on an effective sample size ``n_eff`` (the number of clusters unless a prior ICC says
+    otherwise), and a ``DegenerateDataWarning`` says so. ``reason`` says why the variance is
+    zero and ``basis`` where ``n_eff`` comes from; both go into the message, which is returned
+    with the bounds as ``(low, high, message)``.
+    """
+    from clusterstats.errors import DegenerateDataWarning, warn
+
+    low, high = clopper_pearson(proportion * n_eff, n_eff, confidence)
+    message = (
+        f"{reason}; the interval is Clopper-Pearson on an effective n of {n_eff:.4g}, from {basis}"
+    )
+    warn(message, DegenerateDataWarning)
+    return low, high, message
 
 
 def korn_graubard(

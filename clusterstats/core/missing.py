@@ -395,7 +395,7 @@ def ipw_interval(
         method = "korn_graubard" if is_binary else "cr1"
     if method in ("wilson", "korn_graubard") and not is_binary:
         raise ValueError(f"method {method!r} needs a binary outcome")
-    from clusterstats.errors import DegenerateDataError, DegenerateDataWarning, warn
+    from clusterstats.errors import DegenerateDataError
 
     mu, var, df = fit.estimate, fit.variance, fit.df
     se = math.sqrt(var) if var >= 0 else math.nan
@@ -407,14 +407,15 @@ def ipw_interval(
                 "the weighted responses have no spread across clusters: no interval can be "
                 "estimated from them"
             )
-        # As cluster_ci's zero-variance fallback: Clopper-Pearson with the clusters as units.
         g = float(fit.n_clusters)
-        low, high = iv.clopper_pearson(p * g, g, confidence)
-        message = (
-            "the weighted responses have no spread across clusters; the interval is "
-            f"Clopper-Pearson with the {fit.n_clusters} clusters as the units"
+        low, high, message = iv.clopper_pearson_fallback(
+            p,
+            g,
+            confidence,
+            reason="the weighted responses have no spread across clusters, so their variance "
+            "is zero",
+            basis=f"the number of clusters ({fit.n_clusters})",
         )
-        warn(message, DegenerateDataWarning)
         return IPWInterval(
             mu, math.nan, low, high, math.nan, "ipw_clopper_pearson_fallback", g, (message,)
         )

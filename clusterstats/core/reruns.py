@@ -128,27 +128,39 @@ def case_table(
     >>> t.rows, t.answered, t.complete_case().means, ids
     (array([4., 2.]), array([3., 2.]), array([1., 0.]), array([0, 1]))
     """
-    cells = runs + missing
+    # Ten million cases make every temporary here 80 MB: none is made that is not needed,
+    # and the arithmetic runs in place.
+    any_missing = bool(missing.any())
+    cells = runs + missing if any_missing else runs
     has_cells = cells > 0
     position = np.arange(runs.shape[0], dtype=np.intp) if codes is None else codes
     if not has_cells.all():
         runs, total, within_ss = runs[has_cells], total[has_cells], within_ss[has_cells]
         missing, cells, position = missing[has_cells], cells[has_cells], position[has_cells]
+        if not any_missing:
+            cells = runs
+    del has_cells
     if runs.size == 0:
         empty = np.zeros(0)
         return ClusterTable(empty, empty, empty, empty, 0.0), np.zeros(0, dtype=np.intp)
     answered_cases = runs > 0
-    shift = (
-        float(total[answered_cases][0] / runs[answered_cases][0]) if answered_cases.any() else 0.0
-    )
-    with np.errstate(invalid="ignore", divide="ignore"):
-        offset = np.where(answered_cases, total / np.maximum(runs, 1), shift) - shift
+    first = int(np.argmax(answered_cases))
+    shift = float(total[first] / runs[first]) if answered_cases[first] else 0.0
+    offset = np.maximum(runs, 1.0)
+    np.divide(total, offset, out=offset)
+    offset[~answered_cases] = shift
+    offset -= shift
+    del answered_cases
     totals = runs * offset
-    squares = totals * offset + within_ss
-    any_missing = bool(missing.any())
+    squares = offset  # reused: (runs * offset) * offset + within_ss
+    squares *= totals
+    squares += within_ss
+    del offset
     if codes is None:
-        answered = runs if not any_missing else runs.copy()
-        rows = runs if not any_missing else cells
+        # Own copies, not views into the caller's (case, moment) array: the table outlives
+        # that array, which is several times its size.
+        answered = np.array(runs, dtype=np.float64)
+        rows = answered if not any_missing else cells  # runs + missing: already its own
         return ClusterTable(rows, answered, totals, squares, shift), position
     n_clusters = int(position.max()) + 1
     answered = np.bincount(position, weights=runs, minlength=n_clusters)

@@ -287,21 +287,21 @@ def summarize_stratified(
     notes: list[str] = []
     used_resamples = None
     if not variance > 1e-24 * max(float(sums.squares.sum()) / n_rows**2, 1e-300):
-        from clusterstats.errors import DegenerateDataError, DegenerateDataWarning, warn
+        from clusterstats.errors import DegenerateDataError
 
         if not is_binary:
             raise DegenerateDataError(
                 "within every stratum the clusters have the same mean: the stratified variance "
                 "is zero and no interval can be estimated from it"
             )
-        # As cluster_ci's zero-variance fallback: Clopper-Pearson with clusters as the units.
         g = float(strata.size)
-        low, high = iv.clopper_pearson(point * g, g, confidence)
-        message = (
-            "within every stratum the clusters agree, so the stratified variance is zero; the "
-            f"interval is Clopper-Pearson on an effective n of {g:g} (the number of clusters)"
+        low, high, message = iv.clopper_pearson_fallback(
+            point,
+            g,
+            confidence,
+            reason="within every stratum the clusters agree, so the stratified variance is zero",
+            basis=f"the number of clusters ({g:g})",
         )
-        warn(message, DegenerateDataWarning)
         naive_width = naive_high - naive_low
         return IntervalSummary(
             estimate=point,

@@ -173,6 +173,7 @@ def summarize_interval(
                 "the between-cluster variance is exactly zero (every cluster has the same mean); "
                 "the interval falls back to treating rows as independent and may be too narrow"
             )
+            warn(message, DegenerateDataWarning)
         else:
             if icc_prior is None:
                 n_eff = float(g)
@@ -180,17 +181,18 @@ def summarize_interval(
             else:
                 n_eff = n_rows / design_effect_kish(n_rows / g, icc_prior)
                 basis = f"n / (1 + (m - 1) * icc) with the supplied icc={icc_prior:g}"
-            low, high = iv.clopper_pearson(point * n_eff, n_eff, confidence)
-            se, df, method = math.nan, math.nan, "clopper_pearson_fallback"
             if point in (0.0, 1.0):
                 what = f"all {int(n_rows)} outcomes are {int(point)}"
             else:
                 what = "every cluster has the same pass rate"
-            message = (
-                f"{what}, so the cluster-robust variance is zero; the interval is "
-                f"Clopper-Pearson on an effective n of {n_eff:.4g}, from {basis}"
+            low, high, message = iv.clopper_pearson_fallback(
+                point,
+                n_eff,
+                confidence,
+                reason=f"{what}, so the cluster-robust variance is zero",
+                basis=basis,
             )
-        warn(message, DegenerateDataWarning)
+            se, df, method = math.nan, math.nan, "clopper_pearson_fallback"
         notes.append(message)
     elif method in ("naive", "cr1", "cr2"):
         if method == "naive":

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+from scipy import special
 
 from clusterstats.core.intervals import METHODS, Method
 from clusterstats.core.missing import IPW_METHODS
@@ -52,6 +53,7 @@ Missing = Literal["drop", "fail", "pass", "raise"]
 MissingOrIPW = Literal["drop", "fail", "pass", "raise", "ipw"]
 Propensity = Literal["cluster", "shrunk", "logistic"]
 Lonely = Literal["fail", "adjust", "average", "certainty"]
+EmptyClusters = Literal["drop", "keep"]
 How = Literal["strict", "inner"]
 Adjust = Literal["holm", "bh", "none"]
 PairedMethod = Literal[
@@ -68,6 +70,10 @@ STRATIFIED_ESTIMANDS: tuple[str, ...] = (*ESTIMANDS, "stratum_mean")
 PROPENSITIES: tuple[str, ...] = ("cluster", "shrunk", "logistic")
 #: What to do with a stratum of a single cluster (R survey's ``survey.lonely.psu``).
 LONELY: tuple[str, ...] = ("fail", "adjust", "average", "certainty")
+EMPTY_CLUSTERS: tuple[str, ...] = ("drop", "keep")
+# The methods built on the CR1 (survey linearisation) variance, where survey's count of the
+# sampled clusters enters.
+KEEP_EMPTY_METHODS: tuple[str, ...] = ("cr1", "korn_graubard", "wilson")
 ALIGNMENTS: tuple[str, ...] = ("strict", "inner")
 ADJUSTMENTS: tuple[str, ...] = ("holm", "bh", "none")
 PAIRED_METHODS: tuple[str, ...] = (
@@ -98,24 +104,37 @@ def check_choice(name: str, value: Any, allowed: Sequence[str]) -> str:
 
 
 def check_confidence(value: Any) -> float:
-    """A confidence level strictly between 0 and 1."""
-    if isinstance(value, bool):
-        raise InvalidOptionError(f"confidence must be a number, got {value!r}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InvalidOptionError(f"confidence must be a number, got {value!r}") from None
+    """A confidence level strictly between 0 and 1, given as a number (not text), far enough
+    from 0 that its two-sided normal quantile is not 0 (which would give zero-width
+    intervals) and from 1 that it is finite."""
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, (int, float, np.number)):
+        raise InvalidOptionError(f"confidence must be a number such as 0.95, got {value!r}")
+    number = float(value)
     if not 0.0 < number < 1.0:
         raise InvalidOptionError(
             f"confidence must be strictly between 0 and 1 (e.g. 0.95), got {value!r}"
         )
+    quantile = float(special.ndtri(0.5 + number / 2))
+    if not (quantile > 0.0 and math.isfinite(quantile)):
+        raise InvalidOptionError(
+            f"confidence={value!r} is too close to {0 if number < 0.5 else 1} for its interval "
+            "to have a width: use a level such as 0.9, 0.95 or 0.99"
+        )
     return number
 
 
-def check_n_resamples(value: Any) -> int:
-    """A number of bootstrap replicates: an integer of at least 2."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
-        raise InvalidOptionError(f"n_resamples must be an integer >= 2, got {value!r}")
+def check_n_resamples(value: Any, confidence: float = 0.95, *, resampling: bool = True) -> int:
+    """A number of bootstrap replicates: a positive integer; when the call resamples, at least
+    ``2 / (1 - confidence)`` (40 at 95%), so that each tail of the interval holds a replicate
+    and the bounds are replicates, not the extremes of too few draws."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidOptionError(f"n_resamples must be a positive integer, got {value!r}")
+    minimum = max(2, math.ceil(2.0 / (1.0 - confidence) - 1e-9))
+    if resampling and value < minimum:
+        raise InvalidOptionError(
+            f"n_resamples={value!r} is too few for a {confidence:g} interval: each tail needs "
+            f"at least one replicate, so at least {minimum} (the default is 9999)"
+        )
     return int(value)
 
 
@@ -214,6 +233,8 @@ class IntervalOptions:
     icc: float | None = None
     n_resamples: int = 9999
     rng: Seed = Seed(None)
+    cap_n_eff: bool = True
+    empty_clusters: str = "drop"
 
 
 def interval_options(
@@ -231,6 +252,8 @@ def interval_options(
     icc: Any = None,
     n_resamples: Any = 9999,
     rng: Any = None,
+    cap_n_eff: Any = True,
+    empty_clusters: Any = "drop",
 ) -> IntervalOptions:
     """Validate the options of ``cluster_ci``."""
     level = check_confidence(confidence)
@@ -238,9 +261,23 @@ def interval_options(
     check_choice("method", method, METHODS)
     check_choice("missing", missing, MISSING_OR_IPW)
     check_choice("lonely", lonely, LONELY)
+    check_choice("empty_clusters", empty_clusters, EMPTY_CLUSTERS)
+    if empty_clusters == "keep":
+        if method not in KEEP_EMPTY_METHODS:
+            raise InvalidOptionError(
+                "empty_clusters='keep' is R survey's convention for its linearisation (CR1) "
+                f"variance; use it with method in {KEEP_EMPTY_METHODS}, got method={method!r}"
+            )
+        if strata is not None or missing not in ("drop",):
+            raise InvalidOptionError(
+                "empty_clusters='keep' applies to missing='drop' without strata= (clusters "
+                "whose every outcome is missing)"
+            )
     if icc is not None:
         icc = check_unit_interval("icc", icc)
-    resamples = check_n_resamples(n_resamples)
+    resamples = check_n_resamples(
+        n_resamples, level, resampling=str(method).startswith("bootstrap")
+    )
     nest = check_flag("nest", nest)
     covariate_labels = (
         tuple(check_labels("covariates", covariates)) if covariates is not None else ()
@@ -281,6 +318,8 @@ def interval_options(
         icc=icc,
         n_resamples=resamples,
         rng=check_seed(rng),
+        cap_n_eff=check_flag("cap_n_eff", cap_n_eff),
+        empty_clusters=empty_clusters,
     )
 
 
@@ -316,8 +355,10 @@ def _pairing_options(
     lonely: Any,
     n_resamples: Any,
     rng: Any,
+    always_resamples: bool,
 ) -> PairedOptions:
-    """The checks that ``paired_delta`` and ``compare`` share."""
+    """The checks that ``paired_delta`` and ``compare`` share (``compare`` always resamples,
+    for its rank intervals)."""
     level = check_confidence(confidence)
     check_choice("how", how, ALIGNMENTS)
     check_choice("estimand", estimand, estimands)
@@ -337,7 +378,10 @@ def _pairing_options(
         nest=check_flag("nest", nest),
         lonely=lonely,
         adjust=adjust,
-        n_resamples=check_n_resamples(n_resamples),
+        # compare always resamples (its rank intervals); paired_delta only for a bootstrap
+        n_resamples=check_n_resamples(
+            n_resamples, level, resampling=always_resamples or str(method).startswith("bootstrap")
+        ),
         rng=check_seed(rng),
     )
 
@@ -370,6 +414,7 @@ def paired_options(
         lonely=lonely,
         n_resamples=n_resamples,
         rng=rng,
+        always_resamples=False,
     )
     if missing == "ipw" and (estimand != "pooled" or method != "auto"):
         raise InvalidOptionError(
@@ -413,6 +458,7 @@ def compare_options(
         lonely=lonely,
         n_resamples=n_resamples,
         rng=rng,
+        always_resamples=True,
     )
     if strata is not None and method == "cr2":
         raise InvalidOptionError(
@@ -456,7 +502,9 @@ def pass_options(
         method=method,
         confidence=level,
         fewer_runs=fewer_runs,
-        n_resamples=check_n_resamples(n_resamples),
+        n_resamples=check_n_resamples(
+            n_resamples, level, resampling=str(method).startswith("bootstrap")
+        ),
         rng=check_seed(rng),
     )
 
@@ -466,6 +514,76 @@ def flakiness_options(*, method: Any = "auto", confidence: Any = 0.95) -> PassOp
     level = check_confidence(confidence)
     check_choice("method", method, METHODS)
     return PassOptions(method=method, confidence=level)
+
+
+# -- the numbers of the planning formulas (plan, pilot_plan and the formula helpers) ---------
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, shortened for an integer too long to print."""
+    if isinstance(value, numbers.Integral) and abs(int(value)) > 10**30:
+        return f"an integer of {len(str(abs(int(value))))} digits"
+    return repr(value)
+
+
+def check_plan_number(
+    name: str,
+    value: Any,
+    *,
+    at_least: float | None = None,
+    above: float | None = None,
+    at_most: float | None = None,
+    below: float | None = None,
+    whole: bool = False,
+    why: str = "",
+) -> float:
+    """A number of the planning formulas, as a float: a real number (not a bool, a string or
+    a container), finite, within the bounds given (``at_least``/``at_most`` inclusive,
+    ``above``/``below`` strict) and, with ``whole``, a whole number. ``why`` ends the message
+    of a value out of bounds (what the bound means, or what to do)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise InvalidOptionError(f"{name} must be a number, got {_shown(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if math.isnan(number):
+        raise InvalidOptionError(f"{name} must be a number, got {_shown(value)}")
+    low = (f"at least {at_least:g}", at_least) if at_least is not None else None
+    if above is not None:
+        low = ("positive" if above == 0 else f"greater than {above:g}", above)
+    if at_least is not None and at_most is not None:
+        rule = f"between {at_least:g} and {at_most:g}"
+    elif above is not None and below is not None:
+        rule = f"strictly between {above:g} and {below:g}"
+    elif low is not None:
+        rule = low[0]
+    elif at_most is not None or below is not None:
+        rule = f"at most {at_most:g}" if at_most is not None else f"below {below:g}"
+    else:
+        rule = ""
+    rule = ("a whole number" + (f", {rule}" if rule else "")) if whole else rule
+    ok = (
+        (at_least is None or number >= at_least)
+        and (above is None or number > above)
+        and (at_most is None or number <= at_most)
+        and (below is None or number < below)
+        and (not whole or not math.isfinite(number) or number.is_integer())
+    )
+    tail = f"; {why}" if why else ""
+    if not ok:
+        raise InvalidOptionError(f"{name} must be {rule}, got {_shown(value)}{tail}")
+    if not math.isfinite(number):
+        raise InvalidOptionError(
+            f"{name} must be finite{f' ({rule})' if rule else ''}, got {_shown(value)}{tail}"
+        )
+    return number
+
+
+def check_plan_confidence(value: Any, *, two_sided: bool = True) -> float:
+    """The planning functions' confidence: :func:`check_confidence` (a number, with a
+    two-sided quantile that is neither 0 nor infinite, which also serves one-sided uses)."""
+    return check_confidence(value)
 
 
 @dataclass(frozen=True)
@@ -502,61 +620,118 @@ def plan_options(
     difference_variance: Any = None,
     difference_icc: Any = None,
 ) -> PlanOptions:
-    """Validate the options of ``plan``."""
-    k = check_positive("n_clusters", n_clusters)
-    m = check_positive("cluster_size", cluster_size)
-    try:
-        rho = float(icc)
-    except (TypeError, ValueError):
-        raise InvalidOptionError(f"icc must be a number, got {icc!r}") from None
-    if not 0.0 <= rho <= 1.0:
+    """Validate the options of ``plan``: every number finite and in its range (at least 2
+    clusters, a mean cluster size of at least 1, ICCs in [0, 1], proportions strictly
+    between 0 and 1, positive variances, costs and half-widths, a power strictly between 0
+    and 1), an ``icc_range`` that contains ``icc``, and the options that go together."""
+    k = check_plan_number(
+        "n_clusters",
+        n_clusters,
+        at_least=2,
+        whole=True,
+        why="one cluster has no estimable between-cluster variance, so plan for 2 or more",
+    )
+    m = check_plan_number(
+        "cluster_size", cluster_size, at_least=1, why="it is the mean number of rows per cluster"
+    )
+    if not math.isfinite(2.0 * k * m):
         raise InvalidOptionError(
-            f"icc must be between 0 and 1 for planning, got {icc!r} (use 0 for a negative estimate)"
+            f"n_clusters={_shown(n_clusters)} clusters of cluster_size={_shown(cluster_size)} "
+            "rows are beyond floating-point range; plan a smaller design"
         )
-    level = check_confidence(confidence)
+    rho = check_plan_number(
+        "icc",
+        icc,
+        at_least=0,
+        at_most=1,
+        why="use 0 for a negative estimate: it means no detectable clustering",
+    )
+    level = check_plan_confidence(confidence)
     if (variance is None) == (proportion is None):
-        raise InvalidOptionError("give the row variance as variance= or a pass rate as proportion=")
+        raise InvalidOptionError(
+            "give the row variance as variance= or a pass rate as proportion= (one of them, "
+            "not both)"
+        )
     if proportion is not None:
-        if not 0.0 < float(proportion) < 1.0:
-            raise InvalidOptionError(
-                f"proportion must be strictly between 0 and 1, got {proportion!r}"
-            )
-        sigma2 = float(proportion) * (1.0 - float(proportion))
+        p = check_plan_number(
+            "proportion",
+            proportion,
+            above=0,
+            below=1,
+            why="a pass rate of 0 or 1 has no row variance; plan with the rate you expect "
+            "(0.5 gives the widest interval)",
+        )
+        sigma2 = p * (1.0 - p)
     else:
-        sigma2 = check_positive("variance", variance)
+        sigma2 = check_plan_number("variance", variance, above=0)
+    span = None
+    if icc_range is not None:
+        if isinstance(icc_range, (str, bytes)) or not isinstance(icc_range, (Sequence, np.ndarray)):
+            raise InvalidOptionError(f"icc_range must be a pair (low, high), got {icc_range!r}")
+        if len(icc_range) != 2:
+            raise InvalidOptionError(
+                f"icc_range must be a pair (low, high), got {len(icc_range)} values: {icc_range!r}"
+            )
+        low, high = (
+            check_plan_number(f"icc_range[{i}]", bound, at_least=0, at_most=1)
+            for i, bound in enumerate(icc_range)
+        )
+        if low > high:
+            raise InvalidOptionError(
+                f"icc_range must be (low, high) with low <= high, got {icc_range!r}"
+            )
+        if not low <= rho <= high:
+            raise InvalidOptionError(
+                f"icc={icc!r} lies outside icc_range={icc_range!r}: the plausible range must "
+                "contain the planned icc"
+            )
+        span = (low, high)
     if (cost_per_cluster is None) != (cost_per_row is None):
         raise InvalidOptionError("give both cost_per_cluster and cost_per_row, or neither")
     costs = None
     if cost_per_cluster is not None:
         costs = (
-            check_positive("cost_per_cluster", cost_per_cluster),
-            check_positive("cost_per_row", cost_per_row),
+            check_plan_number("cost_per_cluster", cost_per_cluster, above=0),
+            check_plan_number("cost_per_row", cost_per_row, above=0),
         )
     target = None
     if target_half_width is not None:
-        target = check_positive("target_half_width", target_half_width)
+        target = check_plan_number("target_half_width", target_half_width, above=0)
+    strength = check_plan_number("power", power, above=0, below=1)
     difference = None
     if difference_variance is not None or difference_icc is not None:
         if difference_variance is None or difference_icc is None:
             raise InvalidOptionError("a paired plan needs difference_variance and difference_icc")
         difference = (
-            check_positive("difference_variance", difference_variance),
-            min(max(float(difference_icc), 0.0), 1.0),
+            check_plan_number("difference_variance", difference_variance, above=0),
+            check_plan_number(
+                "difference_icc",
+                difference_icc,
+                at_least=0,
+                at_most=1,
+                why="use 0 for a negative estimate: it means no detectable clustering",
+            ),
         )
-        if not 0.0 < float(power) < 1.0:
-            raise InvalidOptionError(f"power must be strictly between 0 and 1, got {power!r}")
     elif effect is not None:
         raise InvalidOptionError("effect= needs difference_variance= and difference_icc=")
+    magnitude = None
+    if effect is not None:
+        magnitude = abs(check_plan_number("effect", effect))
+        if magnitude == 0:
+            raise InvalidOptionError(
+                "effect must be nonzero (the difference to detect; its sign does not matter), "
+                f"got {effect!r}"
+            )
     return PlanOptions(
         n_clusters=k,
         cluster_size=m,
         icc=rho,
         variance=sigma2,
         confidence=level,
-        icc_range=None if icc_range is None else (float(icc_range[0]), float(icc_range[1])),
+        icc_range=span,
         costs=costs,
         target_half_width=target,
-        effect=None if effect is None else check_positive("effect", abs(effect)),
-        power=float(power),
+        effect=magnitude,
+        power=strength,
         difference=difference,
     )

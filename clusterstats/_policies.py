@@ -27,6 +27,7 @@ from clusterstats.core.grouping import ClusterSums, ClusterTable
 from clusterstats.errors import (
     ClusterStatsError,
     ClusterStatsWarning,
+    DegenerateDataError,
     EmptyDataError,
     InvalidOptionError,
     InvalidOutcomeError,
@@ -40,8 +41,10 @@ __all__ = [
     "apply_missing",
     "check_binary_method",
     "check_lonely",
+    "empty_clusters_note",
     "ipw_fit",
     "missing_note",
+    "naming_group",
     "once",
     "varying_missingness_note",
 ]
@@ -71,7 +74,7 @@ def apply_missing(
 ) -> Applied:
     """The group's sums under ``missing`` ("drop", "fail", "pass" or "raise")."""
     table = group.table
-    binary = design.is_binary if is_binary is None else is_binary
+    binary = group.is_binary if is_binary is None else is_binary
     n_missing = table.n_missing
     if n_missing and missing == "raise":
         raise MissingOutcomeError(
@@ -93,7 +96,7 @@ def apply_missing(
         if sums.n_clusters == 0:
             over = design.over
             where = "" if over is None else f" in group {group.label!r} of {over!r}"
-            raise EmptyDataError(f"no non-missing outcomes{where}")
+            raise EmptyDataError(f"outcome {design.outcome!r} has no non-missing values{where}")
     missing_clusters = int((table.missing > 0).sum()) if n_missing else 0
     p_value = mi.missingness_chi_square(table.rows, table.missing)[2] if n_missing else math.nan
     codes, labels = None, ()
@@ -117,6 +120,22 @@ def missing_note(n_missing: int, n_clusters: int, missing: str) -> str:
     )
 
 
+def empty_clusters_note(n_empty: int, n_kept: int, options: Any) -> str:
+    """What happened to the clusters whose every outcome is missing, in either convention."""
+    which = fmt.count(n_empty, "cluster")
+    if options.empty_clusters == "keep":
+        return (
+            f"{which} whose every outcome is missing {'is' if n_empty == 1 else 'are'} kept as "
+            f"sampled (R survey's svymean(na.rm=TRUE)): the CR1 factor counts {n_kept + n_empty} "
+            "clusters"
+        )
+    return (
+        f"{which} whose every outcome is missing {'was' if n_empty == 1 else 'were'} dropped: "
+        f"the variance counts the {n_kept} clusters with data (R survey's "
+        "svymean(na.rm=TRUE) keeps them: empty_clusters='keep')"
+    )
+
+
 def varying_missingness_note(p_value: float) -> str:
     shown = f"= {p_value:.2g}" if p_value > 1e-16 else "< 1e-16"
     return (
@@ -126,14 +145,34 @@ def varying_missingness_note(p_value: float) -> str:
     )
 
 
-def check_binary_method(method: str, is_binary: bool) -> None:
-    """Methods for 0/1 outcomes refuse scores."""
+@contextmanager
+def naming_group(label: Any, over: Any, *, kind: str = "group") -> Iterator[None]:
+    """Errors about one ``over=`` group (or stratum) name it: "group 'b' of 'task': found 1
+    cluster..." rather than a message that could be about any of them."""
+    try:
+        yield
+    except (
+        TooFewClustersError,
+        DegenerateDataError,
+        EmptyDataError,
+        InvalidOutcomeError,
+        MissingOutcomeError,
+    ) as error:
+        named = f"{kind} {label!r} of {over!r}"
+        if over is None or named in str(error):
+            raise
+        raise type(error)(f"{named}: {error}") from None
+
+
+def check_binary_method(method: str, is_binary: bool, group: Any = None, over: Any = None) -> None:
+    """Methods for 0/1 outcomes refuse scores (naming the ``over=`` group that has them)."""
     from clusterstats.core.intervals import BINARY_ONLY_METHODS
 
     if method in BINARY_ONLY_METHODS and not is_binary:
+        where = "" if over is None else f" in group {group!r} of {over!r}"
         raise InvalidOutcomeError(
             f"method {method!r} needs a binary outcome (values 0/1), but the outcome has other "
-            "values; use 'cr2', 'cr1' or a bootstrap method for continuous scores"
+            f"values{where}; use 'cr2', 'cr1' or a bootstrap method for continuous scores"
         )
 
 
@@ -143,8 +182,13 @@ def check_lonely(strata: NDArray[np.intp], labels: tuple[Any, ...], lonely: str)
     lonely_labels = [labels[i] for i in np.flatnonzero(counts == 1)]
     if lonely_labels and lonely == "fail":
         raise TooFewClustersError(
-            f"{len(lonely_labels)} strata have a single cluster, so they cannot estimate their "
-            f"own variance: {lonely_labels[:5]}; choose lonely='adjust' (centre it on the "
+            f"{len(lonely_labels)} "
+            + (
+                "stratum has a single cluster, so it cannot estimate its own variance: "
+                if len(lonely_labels) == 1
+                else "strata have a single cluster, so they cannot estimate their own variance: "
+            )
+            + f"{lonely_labels[:5]}; choose lonely='adjust' (centre it on the "
             "overall mean), 'average' (give it the other strata's average) or 'certainty' (it "
             "contributes nothing), as R survey's survey.lonely.psu"
         )

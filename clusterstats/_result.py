@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from clusterstats import _display as fmt
+from clusterstats.errors import GroupNotFoundError, InvalidInputError
 
 __all__ = ["GroupedResults", "Result", "label_of"]
 
@@ -192,7 +193,9 @@ class GroupedResults(Generic[R]):
         try:
             return self.results[self.groups.index(group)]
         except ValueError:
-            raise KeyError(f"no group {group!r}; groups are {list(self.groups)}") from None
+            raise GroupNotFoundError(
+                f"no group {group!r}; groups are {list(self.groups)}"
+            ) from None
 
     def items(self) -> Iterator[tuple[Any, R]]:
         """(label, result) pairs, in the order of ``groups``."""
@@ -201,7 +204,9 @@ class GroupedResults(Generic[R]):
     def sel(self, **labels: Any) -> R:
         """The result of one group, named by dim: ``res.sel(model="gpt-4o")``."""
         if set(labels) != set(self.dims):
-            raise KeyError(f"name one label for each of {list(self.dims)}, got {list(labels)}")
+            raise GroupNotFoundError(
+                f"name one label for each of {list(self.dims)}, got {list(labels)}"
+            )
         key = tuple(labels[d] for d in self.dims)
         return self[key if isinstance(self.over, tuple) else key[0]]
 
@@ -264,7 +269,7 @@ class GroupedResults(Generic[R]):
 
         first = self.results[0] if self.results else None
         if first is None or not hasattr(first, "naive_low") or not hasattr(first, "estimate"):
-            raise TypeError("plot() draws intervals: it needs results of cluster_ci")
+            raise InvalidInputError("plot() draws intervals: it needs results of cluster_ci")
         return forest(
             [", ".join(map(str, key)) for key in self._keys()],
             [r.estimate for r in self.results],  # type: ignore[attr-defined]

@@ -9,13 +9,15 @@ printed once, and never when the output already shows the same text as a note.
 from __future__ import annotations
 
 import argparse
+import codecs
+import io
 import json
 import math
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -25,8 +27,9 @@ from clusterstats import datasets
 from clusterstats._result import GroupedResults
 from clusterstats.core.intervals import METHODS
 from clusterstats.core.variance import ESTIMANDS
-from clusterstats.errors import ClusterStatsError, FileReadError
+from clusterstats.errors import ClusterStatsError, FileReadError, InvalidOptionError
 from clusterstats.mean import ClusterCI, cluster_ci
+from clusterstats.readers import kind_of, load_json
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".jsonl", ".json")
 
@@ -39,6 +42,8 @@ def _version() -> str:
 
 # -- reading a table ------------------------------------------------------------------------
 
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
 
 def _read_json_lines(path: Path, encoding: str) -> pd.DataFrame:
     records = []
@@ -47,10 +52,16 @@ def _read_json_lines(path: Path, encoding: str) -> pd.DataFrame:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = load_json(line, path, f"line {number}")
             except json.JSONDecodeError as error:
+                hint = (
+                    "; for one JSON array of objects, name the file .json"
+                    if number == 1 and line.lstrip().startswith("[")
+                    else ""
+                )
                 raise FileReadError(
-                    path, f"line {number} is not valid JSON ({error.msg} at column {error.colno})"
+                    path,
+                    f"line {number} is not valid JSON ({error.msg} at column {error.colno})" + hint,
                 ) from None
             if not isinstance(record, dict):
                 raise FileReadError(
@@ -75,27 +86,81 @@ def _read_parquet(path: Path, encoding: str) -> pd.DataFrame:
         raise FileReadError(path, f"not a readable Parquet file ({_one_line(error)})") from None
 
 
+def _header(path: Path, separator: str, encoding: str) -> list[str]:
+    """The header row as written, before pandas renames a repeated name ``x`` to ``x.1``."""
+    first = pd.read_csv(
+        path, sep=separator, encoding=encoding, header=None, nrows=1, dtype=str, na_filter=False
+    )
+    return [str(name) for name in first.iloc[0]]
+
+
 def _read_delimited(separator: str) -> Callable[[Path, str], pd.DataFrame]:
+    kind = "CSV" if separator == "," else "TSV"
+
     def read(path: Path, encoding: str) -> pd.DataFrame:
         try:
-            return pd.read_csv(path, sep=separator, encoding=encoding)
+            header = _header(path, separator, encoding)
+            frame = pd.read_csv(path, sep=separator, encoding=encoding)
         except pd.errors.EmptyDataError:
             raise FileReadError(path, "the file has no header row and no data") from None
         except pd.errors.ParserError as error:
-            kind = "CSV" if separator == "," else "TSV"
             raise FileReadError(path, f"malformed {kind} ({_one_line(error)})") from None
+        repeated = sorted({name for name in header if header.count(name) > 1})
+        if repeated:
+            raise FileReadError(
+                path,
+                f"the header names column {repeated[0]!r} {header.count(repeated[0])} times; "
+                "give each column its own name",
+            )
+        others = [s for s in (",", "\t", ";", "|") if s != separator]
+        if len(header) == 1 and any(s in header[0] for s in others):
+            used = next(s for s in others if s in header[0])
+            raise FileReadError(
+                path,
+                f"the header {header[0]!r} is one column: the file seems separated by "
+                f"{used!r}, not by {separator!r}; a .csv file is read as comma-separated and a "
+                ".tsv file as tab-separated",
+            )
+        return frame
 
     return read
 
 
 def _read_json(path: Path, encoding: str) -> pd.DataFrame:
+    text = path.read_bytes().decode(encoding)
     try:
-        return pd.read_json(path, encoding=encoding)
+        parsed = load_json(text, path, "an object")
+    except json.JSONDecodeError as error:
+        raise FileReadError(
+            path,
+            f"not a JSON table ({error.msg} at line {error.lineno} column {error.colno}); for "
+            "one JSON object per line, name the file .jsonl",
+        ) from None
+    if isinstance(parsed, list):
+        for number, item in enumerate(parsed, start=1):
+            if not isinstance(item, dict):
+                raise FileReadError(
+                    path,
+                    f"item {number} of the JSON array is {kind_of(item)}, not an object; a JSON "
+                    "table is an array of objects (one graded row each) or an object of columns",
+                )
+        return pd.DataFrame.from_records(parsed)
+    if not isinstance(parsed, dict):
+        raise FileReadError(
+            path,
+            f"the file holds {kind_of(parsed)}, not a JSON table (an array of objects, one graded "
+            "row each, or an object of columns)",
+        )
+    try:
+        # types as written (dtype=False): pandas' default would turn "1" into 1 and "007"
+        # into 7, and read columns named like dates (created_at, timestamp) as dates
+        return pd.read_json(io.StringIO(text), dtype=False)
     except ValueError as error:
         raise FileReadError(
             path,
-            f"not a JSON table ({_one_line(error)}); for one JSON object per line, name the "
-            "file .jsonl",
+            f"not a JSON table ({_one_line(error)}); a JSON table is an array of objects (one "
+            "graded row each) or an object of columns; for one object per line, name the file "
+            ".jsonl",
         ) from None
 
 
@@ -112,16 +177,76 @@ def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split())
 
 
-def read_table(path: str, file_format: str = "auto", encoding: str = "utf-8") -> pd.DataFrame:
-    """Read a table of graded rows for the command line, with one-line errors."""
-    if file_format == "inspect":
-        from clusterstats.readers import read_inspect
+def _merged_labels(
+    path: Path, frame: pd.DataFrame, labels: Sequence[str], sep: str, encoding: str
+) -> None:
+    """FileReadError if a label column read as numbers joins ids that differ as text.
 
-        return read_inspect(path)
-    if file_format == "lm-eval":
-        from clusterstats.readers import read_lm_eval
+    A CSV has no types: pandas reads a column of digits as numbers, so ``"7"`` and ``"007"``
+    (or ``"1"`` and ``"1.0"``) would become one cluster without a word.
+    """
+    numeric = [
+        column
+        for column in dict.fromkeys(labels)
+        if column in frame.columns
+        and pd.api.types.is_numeric_dtype(frame[column])
+        and not pd.api.types.is_bool_dtype(frame[column])
+    ]
+    if not numeric:
+        return
+    texts = pd.read_csv(path, sep=sep, encoding=encoding, usecols=numeric, dtype=str)
+    for column in numeric:
+        pairs = pd.DataFrame({"number": frame[column], "text": texts[column].str.strip()})
+        pairs = pairs.dropna().drop_duplicates()
+        merged = pairs[pairs["number"].duplicated(keep=False)]
+        if len(merged):
+            number = merged["number"].iloc[0]
+            first, second = merged.loc[merged["number"] == number, "text"].iloc[:2]
+            raise FileReadError(
+                path,
+                f"column {column!r} holds ids {first!r} and {second!r}, different text but the "
+                f"same number ({number.item()!r}), so their rows would be taken as one; make "
+                "the ids distinct as numbers, or write them with a letter (e.g. q007) so they "
+                "are read as text",
+            )
 
-        return read_lm_eval(path)
+
+def read_table(
+    path: str,
+    file_format: str = "auto",
+    encoding: str | None = None,
+    *,
+    labels: Sequence[str] = (),
+) -> pd.DataFrame:
+    """Read a table of graded rows for the command line, with one-line errors.
+
+    ``encoding`` (default UTF-8, with or without a byte-order mark) is for text tables only;
+    ``labels`` are the cluster and group columns, checked not to merge ids of a CSV that
+    differ as text (``"7"`` and ``"007"``) by reading them as one number.
+    """
+    if file_format in ("inspect", "lm-eval"):
+        if encoding is not None:
+            raise InvalidOptionError(
+                f"--encoding is for .csv, .tsv, .json and .jsonl tables; --format {file_format} "
+                "files are always UTF-8: drop --encoding"
+            )
+        from clusterstats.readers import read_inspect, read_lm_eval
+
+        if file_format == "lm-eval":
+            return read_lm_eval(path)
+        try:
+            return read_inspect(path)
+        except ImportError as error:
+            raise InvalidOptionError(f"--format inspect: {error}") from None
+    name = encoding or "utf-8"
+    try:
+        # UTF-8 files saved by Excel or Notepad start with a byte-order mark: skip it
+        effective = "utf-8-sig" if codecs.lookup(name).name == "utf-8" else name
+    except LookupError:
+        raise FileReadError(
+            path,
+            f"unknown encoding {name!r}; pass --encoding with a Python codec name (e.g. latin-1)",
+        ) from None
     file = Path(path)
     if not file.exists():
         raise FileReadError(file, "no such file")
@@ -141,16 +266,22 @@ def read_table(path: str, file_format: str = "auto", encoding: str = "utf-8") ->
     if file.stat().st_size == 0:
         raise FileReadError(file, "the file is empty")
     try:
-        frame = _READERS[suffix](file, encoding)
+        frame = _READERS[suffix](file, effective)
+        if suffix in (".csv", ".tsv"):
+            _merged_labels(file, frame, labels, "," if suffix == ".csv" else "\t", effective)
     except UnicodeDecodeError as error:
-        byte = error.object[error.start : error.start + 1].hex()
-        raise FileReadError(
-            file,
-            f"it is not {encoding} text (byte 0x{byte} at position {error.start}); pass "
-            "--encoding (e.g. --encoding latin-1) or save the file as UTF-8",
-        ) from None
-    except LookupError:
-        raise FileReadError(file, f"unknown encoding {encoding!r}") from None
+        if codecs.lookup(name).name == "utf-8" and file.read_bytes()[:2] in _UTF16_BOMS:
+            problem = (
+                "it is UTF-16 text (it starts with a UTF-16 byte-order mark); pass --encoding "
+                "utf-16 or save the file as UTF-8"
+            )
+        else:
+            byte = error.object[error.start : error.start + 1].hex()
+            problem = (
+                f"it is not {name} text (byte 0x{byte} at position {error.start}); pass "
+                "--encoding (e.g. --encoding latin-1) or save the file as UTF-8"
+            )
+        raise FileReadError(file, problem) from None
     if len(frame) == 0:
         raise FileReadError(file, "the file has no data rows")
     return frame
@@ -259,7 +390,21 @@ def _demo(args: argparse.Namespace) -> Iterable[str]:
 
 
 def _ci(args: argparse.Namespace) -> Iterable[str]:
-    df = read_table(args.path, args.format, args.encoding)
+    labels = [*args.by, args.over] if args.over else list(args.by)
+    df = read_table(args.path, args.format, args.encoding, labels=labels)
+    if args.outcome in labels:
+        option = "--over" if args.outcome == args.over else "--by"
+        raise InvalidOptionError(
+            f"--outcome {args.outcome!r} is also the {option} column; the outcome is what each "
+            "row scored, the clusters what rows share: name two different columns"
+        )
+    for column in args.by:
+        parts = [part.strip() for part in column.split(",")]
+        if column not in df.columns and len(parts) > 1 and set(parts) <= set(df.columns):
+            raise InvalidOptionError(
+                f"--by {column!r}: no such column; to cluster by a combination of columns, "
+                f"repeat --by: {' '.join('--by ' + part for part in parts)}"
+            )
     by = args.by[0] if len(args.by) == 1 else args.by
     res = cluster_ci(
         df,
@@ -301,6 +446,11 @@ def _datasets(args: argparse.Namespace) -> Iterable[str]:
         return ()
     target = Path(args.to)
     suffix = target.suffix.lower()
+    if suffix not in (".csv", ".tsv", ".jsonl", ".parquet"):
+        raise InvalidOptionError(
+            f"--to {args.to!r}: unknown file type {suffix or '(no extension)'!r}; write a .csv, "
+            ".tsv, .jsonl or .parquet file"
+        )
     frame = datasets.load(args.name)
     if suffix == ".csv":
         frame.to_csv(target, index=False)
@@ -308,18 +458,50 @@ def _datasets(args: argparse.Namespace) -> Iterable[str]:
         frame.to_csv(target, sep="\t", index=False)
     elif suffix == ".jsonl":
         frame.to_json(target, orient="records", lines=True)
-    elif suffix == ".parquet":
-        frame.to_parquet(target, index=False)
     else:
-        raise FileReadError(
-            target, "unknown file type; write .csv, .tsv, .jsonl or .parquet (--to FILE)"
-        )
+        frame.to_parquet(target, index=False)
     print(f"wrote {fmt.count(len(frame), 'row')} of {args.name} to {args.to}")
     return ()
 
 
+class _UsageError(Exception):
+    """A command line that argparse rejects (an unknown option, a bad value)."""
+
+
+class _Once(argparse.Action):
+    """Store an option's value, refusing a second one: argparse would keep the last silently
+    (``--outcome passed --outcome score`` would be an interval of ``score``)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        given = namespace.__dict__.setdefault("_given", set())
+        if self.dest in given:
+            raise argparse.ArgumentError(self, "given twice; give it once")
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors as one ``clusterstats: error:`` line and exit status 2
+    returned by :func:`main` (argparse itself prints the usage and exits), and every option
+    without an action of its own given at most once."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{message} (see {self.prog} --help)")
+
+    def add_argument(self, *names: Any, **options: Any) -> argparse.Action:
+        if names and str(names[0]).startswith("-") and "action" not in options:
+            options["action"] = _Once
+        return super().add_argument(*names, **options)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="clusterstats",
         description="Honest confidence intervals for eval results with clustered rows.",
     )
@@ -343,7 +525,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="auto: by file extension; inspect: inspect_ai .eval/.json logs (one row per "
         "sample and epoch, outcome column 'score'); lm-eval: --log_samples JSONL files",
     )
-    ci.add_argument("--encoding", default="utf-8", help="text encoding of a CSV, TSV or JSON file")
+    ci.add_argument(
+        "--encoding",
+        default=None,
+        help="text encoding of a CSV, TSV or JSON file (default UTF-8, with or without a "
+        "byte-order mark)",
+    )
     ci.add_argument("--outcome", required=True, help="outcome column (0/1 or a score)")
     ci.add_argument(
         "--by",
@@ -382,8 +569,15 @@ def _print_warnings(caught: Sequence[warnings.WarningMessage], shown: Iterable[s
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 success, 2 user error)."""
-    args = build_parser().parse_args(argv)
+    """Run the command line; returns the exit status (0 success, 2 user error).
+
+    ``--help`` and ``--version`` print and raise ``SystemExit(0)``, as argparse does.
+    """
+    try:
+        args = build_parser().parse_args(argv)
+    except _UsageError as error:
+        print(f"clusterstats: error: {_one_line(error)}", file=sys.stderr)
+        return 2
     shown: Iterable[str] = ()
     failure = None
     with warnings.catch_warnings(record=True) as caught:

@@ -17,7 +17,7 @@ from clusterstats import adapters
 from clusterstats._design import ComparisonDesign
 from clusterstats._result import label_of
 from clusterstats.core.grouping import ClusterSums
-from clusterstats.errors import InvalidOptionError
+from clusterstats.errors import DegenerateDataWarning, InvalidOptionError, warn
 
 __all__ = ["Comparison", "build_comparison", "compare"]
 
@@ -314,6 +314,20 @@ def build_comparison(
             score_low.append(ci.low)
             score_high.append(ci.high)
             score_method = score_method or ci.method
+        if s.degenerate.any():
+            shown = [
+                f"{design.models[a]!r} - {design.models[b]!r}"
+                for a, b in zip(s.pair_a[s.degenerate], s.pair_b[s.degenerate], strict=True)
+            ]
+            more = f" (and {len(shown) - 5} more)" if len(shown) > 5 else ""
+            warn(
+                f"{len(shown)} {'pair has' if len(shown) == 1 else 'pairs have'} the same "
+                "difference in every cluster, so the cluster-robust variance is zero and no "
+                "interval is given: "
+                f"{', '.join(shown[:5])}{more}; compare such a pair item by item with "
+                "paired_delta",
+                DegenerateDataWarning,
+            )
     notes = list(warned)
     if design.n_dropped_items:
         notes.append(

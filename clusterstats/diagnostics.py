@@ -16,14 +16,21 @@ from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._result import label_of
 from clusterstats.core.grouping import cluster_sums
-from clusterstats.core.summary import summarize_icc
+from clusterstats.core.summary import constant_up_to_rounding, summarize_icc
 from clusterstats.core.variance import (
     cluster_robust,
     iid_variance,
     nested_variance_shares,
     two_way_variance,
 )
-from clusterstats.errors import ClusterStatsWarning, InvalidOptionError
+from clusterstats.errors import (
+    ClusterStatsWarning,
+    DegenerateDataError,
+    EmptyDataError,
+    InvalidClusterError,
+    InvalidOptionError,
+    TooFewClustersError,
+)
 from clusterstats.mean import ICC, ClusterCI, build_cluster_ci, build_icc
 
 __all__ = ["ClusteringCheck", "Report", "check_clustering", "report"]
@@ -289,6 +296,16 @@ def report(
     -------
     Report
 
+    Raises
+    ------
+    InvalidOptionError
+        An invalid option (as in ``cluster_ci``), ``by`` that names the outcome, or ``over``
+        that is the outcome or one of the ``by`` columns.
+    TooFewClustersError
+        A group (named in the message) with fewer than 2 clusters.
+    DegenerateDataError
+        A group (named in the message) whose continuous outcome has no variation.
+
     Examples
     --------
     >>> import clusterstats
@@ -306,12 +323,42 @@ def report(
     design = adapters.mean_design(
         data, outcome, by, over=over, responded=responded, case=case, rerun=rerun
     )
+    by_labels = [] if by is None else opt.check_labels("by", by)
+    if any(_same_label(label, outcome) for label in by_labels):
+        raise InvalidOptionError(
+            f"by= names the outcome column {outcome!r} itself: cluster by the columns the rows "
+            "share (a document, a task), not by the outcome"
+        )
+    if over is not None and _same_label(over, outcome):
+        raise InvalidOptionError(
+            f"over={over!r} is the outcome column: group by a column that is not the outcome"
+        )
+    if over is not None and any(_same_label(label, over) for label in by_labels):
+        raise InvalidOptionError(
+            f"over={over!r} is also a cluster column (by=): every group would hold a single "
+            "cluster; group over a column that is not part of by"
+        )
+    medians = []
+    for group in design.groups:
+        sums = policy.apply_missing(group, design, missing).sums
+        where = "" if design.over is None else f"group {group.label!r} of {design.over!r}: "
+        if sums.n_clusters < 2:
+            raise TooFewClustersError(
+                f"{where}found {sums.n_clusters} cluster of {' + '.join(map(repr, design.by))}; "
+                "at least 2 are needed to estimate the between-cluster variance"
+                + (" (leave the group out of the report)" if where else "")
+            )
+        n_rows = float(sums.counts.sum())
+        point = sums.shift + float(sums.totals.sum()) / n_rows
+        if not group.is_binary and constant_up_to_rounding(sums, point):
+            raise DegenerateDataError(
+                f"{where}the {int(n_rows)} outcomes of {outcome!r} are all equal: a continuous "
+                "outcome with no variation has no estimable uncertainty"
+            )
+        medians.append(float(np.median(sums.counts)))
     cis = build_cluster_ci(design, options)
     iccs = build_icc(design, confidence=options.confidence, missing=missing)
-    medians = tuple(
-        float(np.median(policy.apply_missing(g, design, missing).sums.counts))
-        for g in design.groups
-    )
+    medians = tuple(medians)
     if design.over is not None:
         return Report(
             results=cis.results,
@@ -431,6 +478,120 @@ def _nests_in(fine: np.ndarray, coarse: np.ndarray) -> bool:
     return bool(pairs["fine"].is_unique)
 
 
+def _same_label(a: Any, b: Any) -> bool:
+    """Whether two column labels are the same (labels that do not compare are not)."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _check_window(window: Any) -> None:
+    """A window must be a fixed, positive pandas frequency (``"10min"``, ``"1h"``, ``"2D"``)."""
+    from pandas.tseries.frequencies import to_offset
+
+    if not isinstance(window, str):
+        raise InvalidOptionError(
+            f"window must be a pandas frequency string such as '10min' or '1h', got {window!r}"
+        )
+    try:
+        offset = to_offset(window)
+    except ValueError:
+        raise InvalidOptionError(
+            f"window={window!r} is not a pandas frequency; use e.g. '30s', '10min', '1h' or '1D'"
+        ) from None
+    try:
+        length = pd.Timedelta(offset)
+    except ValueError:
+        raise InvalidOptionError(
+            f"window={window!r} has no fixed length (weeks, months and years vary); use a "
+            "fixed one such as '7D' or '30D'"
+        ) from None
+    if not length > pd.Timedelta(0):
+        raise InvalidOptionError(f"window must be a positive length, got {window!r}")
+
+
+def _time_column(data: Any, time: Hashable) -> Any:
+    """The ``time`` column of a DataFrame (pandas or dask) or the ``time`` variable of a
+    Dataset; None if there is none (the adapter then names what is missing)."""
+    try:
+        if isinstance(data, pd.DataFrame) or hasattr(data, "npartitions"):
+            return data[time] if time in data.columns else None
+        if hasattr(data, "data_vars"):  # an xarray Dataset
+            return data[time] if time in data.variables else None
+    except TypeError:  # an unhashable label: the adapter says so
+        return None
+    return None
+
+
+_NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal", "boolean")
+
+
+def _check_time_column(data: Any, time: Hashable, window: str) -> None:
+    """Refuse a ``time`` column that does not hold timestamps: numbers (their unit would be a
+    guess: pandas would read epoch seconds as nanoseconds), booleans, durations, strings that
+    do not parse, timestamps that mix time zones, or local times whose windows start at a
+    daylight-saving change. Missing timestamps are refused later, among the rows used."""
+    column = _time_column(data, time)
+    if column is None:
+        return
+    dtype = column.dtype
+    what = f"time column {time!r}"
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        if hasattr(column, "compute"):
+            column = column.compute()
+        try:
+            pd.Series(column, copy=False).dt.floor(window)
+        except ValueError:
+            raise InvalidClusterError(
+                f"{what} holds local times ({dtype.tz}) where a window of {window!r} would start "
+                "at an ambiguous or nonexistent time (a daylight-saving change); convert it to "
+                f"UTC first, e.g. df[{time!r}].dt.tz_convert('UTC')"
+            ) from None
+        return
+    if pd.api.types.is_datetime64_dtype(dtype):
+        return
+    convert = f"pd.to_datetime(df[{time!r}], unit='s')"
+    if pd.api.types.is_bool_dtype(dtype):
+        raise InvalidClusterError(f"{what} holds booleans, not timestamps")
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        raise InvalidClusterError(
+            f"{what} holds durations ({dtype}), not timestamps; add them to a start time "
+            f"first, e.g. pd.Timestamp('2026-01-01') + df[{time!r}]"
+        )
+    numeric = f"{what} holds numbers ({{}}), not timestamps: their unit (seconds? milliseconds?)"
+    numeric += f" would be a guess; convert them first, e.g. {convert} for epoch seconds"
+    if pd.api.types.is_numeric_dtype(dtype):
+        raise InvalidClusterError(numeric.format(dtype))
+    if hasattr(column, "compute"):  # dask: the adapter reads the column anyway
+        column = column.compute()
+    values = pd.Series(np.asarray(getattr(column, "values", column)).ravel())
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind in _NUMERIC_KINDS:
+        raise InvalidClusterError(numeric.format(f"{kind} values of dtype {dtype}"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pandas' format-inference warnings
+        try:
+            pd.to_datetime(values)
+            return
+        except (ValueError, TypeError, OverflowError):
+            pass
+        try:
+            pd.to_datetime(values, utc=True)
+        except (ValueError, TypeError, OverflowError):
+            parsed = pd.to_datetime(values, errors="coerce", utc=True, format="mixed")
+            bad = values[parsed.isna() & values.notna()]
+            example = f" (e.g. {bad.iloc[0]!r})" if len(bad) else ""
+            raise InvalidClusterError(
+                f"{what} holds values that are not timestamps{example}; convert it with "
+                f"pd.to_datetime(df[{time!r}], format=...) first"
+            ) from None
+    raise InvalidClusterError(
+        f"{what} mixes time zones (or zone-aware and naive timestamps), so its windows are "
+        f"ambiguous; convert it to one zone first, e.g. pd.to_datetime(df[{time!r}], utc=True)"
+    )
+
+
 def check_clustering(
     data: Any,
     outcome: Hashable,
@@ -465,11 +626,19 @@ def check_clustering(
     outcome : column label
         The outcome.
     candidates : sequence of column labels (or lists of labels)
-        The groupings to compare; a list is one grouping of combined columns.
+        The groupings to compare; a list is one grouping of combined columns, and a single
+        label is one candidate. Each must differ from the outcome and from the others, and
+        have at least 2 clusters among the rows used.
     time : column label, optional
-        Timestamps, to test windows of ``window`` as a grouping.
+        Timestamps, to test windows of ``window`` as a grouping: a datetime column (naive or
+        in one time zone), or strings that ``pandas.to_datetime`` parses. Numbers are
+        refused, since their unit would be a guess (convert epoch seconds with
+        ``pd.to_datetime(df[col], unit="s")``), as are durations, booleans, timestamps that
+        mix time zones (convert with ``utc=True``), and missing timestamps among the rows
+        used.
     window : str, optional
-        A pandas frequency (``"10min"``, ``"1h"``), with ``time``.
+        A fixed, positive pandas frequency (``"30s"``, ``"10min"``, ``"1h"``, ``"1D"``), with
+        ``time``.
     confidence : float
         Coverage of the ICC intervals.
     missing : {"drop", "fail", "pass", "raise"}
@@ -484,7 +653,21 @@ def check_clustering(
     Raises
     ------
     InvalidOptionError
-        No candidate (and no ``time``), or ``time`` without ``window``.
+        No candidate (and no ``time``), a candidate named twice or that is the outcome,
+        ``time`` without ``window`` (or ``window`` without ``time``), or a window that is not
+        a fixed positive frequency.
+    ColumnNotFoundError
+        An outcome, candidate or ``time`` column that is not in the data.
+    InvalidClusterError
+        Missing labels in a candidate, or a ``time`` column that does not hold timestamps
+        (above).
+    TooFewClustersError
+        A candidate, or the time windows, with a single cluster among the rows used.
+    EmptyDataError
+        No row with a non-missing outcome.
+    DegenerateDataError
+        An outcome with the same value in every row used (no grouping changes its zero
+        standard error).
 
     Examples
     --------
@@ -497,32 +680,84 @@ def check_clustering(
     """
     confidence = opt.check_confidence(confidence)
     opt.check_choice("missing", missing, opt.MISSING)
+    if candidates is None:
+        candidates = ()
+    elif isinstance(candidates, (str, bytes)) or not isinstance(candidates, (list, tuple)):
+        candidates = [candidates]  # one label is one candidate
     groupings: list[tuple[str, list[Hashable]]] = []
     for candidate in candidates:
         labels = opt.check_labels("candidates", candidate)
-        groupings.append((" + ".join(map(str, labels)), labels))
+        name = " + ".join(map(str, labels))
+        if len({str(label) for label in labels}) < len(labels):
+            raise InvalidOptionError(f"candidate {candidate!r} names a column twice")
+        if name in (n for n, _ in groupings):
+            raise InvalidOptionError(f"candidate {name!r} is named twice in candidates")
+        groupings.append((name, labels))
     if time is not None and window is None:
         raise InvalidOptionError("time= needs window= (a pandas frequency, e.g. '10min')")
+    if window is not None:
+        if time is None:
+            raise InvalidOptionError(
+                f"window={window!r} needs time= (the timestamp column to cut into windows)"
+            )
+        _check_window(window)
+        _check_time_column(data, time, window)
     if not groupings and time is None:
         raise InvalidOptionError("name at least one candidate grouping (or time= and window=)")
     design = adapters.rows_design(
         data, outcome, groupings, missing=missing, time=time, window=window, case=case, rerun=rerun
     )
+    for name, labels in groupings:
+        if any(_same_label(label, outcome) for label in labels):
+            raise InvalidOptionError(
+                f"candidate {name!r} is the outcome column {outcome!r} itself: a grouping by the "
+                "outcome makes every cluster constant; name the columns the rows share"
+            )
     values = design.values
+    if values.size == 0:
+        raise EmptyDataError(f"no rows with a non-missing outcome {outcome!r} to check")
+    everything = cluster_sums(values, np.zeros(values.size, dtype=np.intp))
+    if constant_up_to_rounding(everything, float(values.mean())):
+        raise DegenerateDataError(
+            f"the outcome {outcome!r} has the same value ({float(values[0]):g}) in every row "
+            f"used, so no grouping changes its standard error (it is 0 whatever the "
+            "clustering); check_clustering needs an outcome that varies"
+        )
     rows = []
     codes_of: dict[str, np.ndarray] = {}
     undefined = []
-    for name, codes in design.groupings:
+    flat = []
+    for index, (name, codes) in enumerate(design.groupings):
+        is_time = time is not None and index == len(design.groupings) - 1
+        if is_time and (codes < 0).any():
+            raise InvalidClusterError(
+                f"time column {time!r} has {int((codes < 0).sum())} missing timestamps (NaT) "
+                "among the rows used; give those rows a timestamp or drop them"
+            )
         codes_of[name] = codes
         sums = cluster_sums(values, codes)
+        if sums.n_clusters < 2:
+            what = (
+                f"time column {time!r} in windows of {window!r} puts every row in one window"
+                if is_time
+                else f"candidate {name!r} puts every row in one cluster"
+            )
+            hint = (
+                "use a shorter window, or check the timestamps"
+                if is_time
+                else "drop it from candidates (a single cluster has no between-cluster variance)"
+            )
+            raise TooFewClustersError(
+                f"{what} ({values.size} rows used): a grouping needs at least 2 clusters; {hint}"
+            )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ClusterStatsWarning)
-            icc = summarize_icc(sums, confidence=confidence) if sums.n_clusters > 1 else None
-        if icc is None or not np.isfinite(icc.icc):
+            icc = summarize_icc(sums, confidence=confidence)
+        if not np.isfinite(icc.icc):
             undefined.append(name)
-        variance = (
-            cluster_robust(sums, "pooled", "CR1").variance if sums.n_clusters > 1 else math.nan
-        )
+        variance = cluster_robust(sums, "pooled", "CR1").variance
+        if not variance > 0:
+            flat.append(name)
         iid = iid_variance(sums)
         rows.append(
             {
@@ -531,9 +766,9 @@ def check_clustering(
                 "size_min": int(sums.counts.min()),
                 "size_mean": float(sums.counts.mean()),
                 "size_max": int(sums.counts.max()),
-                "icc": math.nan if icc is None else icc.icc,
-                "icc_low": math.nan if icc is None else icc.low,
-                "icc_high": math.nan if icc is None else icc.high,
+                "icc": icc.icc,
+                "icc_low": icc.low,
+                "icc_high": icc.high,
                 "design_effect": variance / iid if iid > 0 else math.nan,
                 "se": math.sqrt(variance) if variance >= 0 else math.nan,
                 "widening": math.sqrt(variance / iid) if iid > 0 else math.nan,
@@ -580,6 +815,11 @@ def check_clustering(
                 f"every one-way one"
             )
     notes = []
+    if flat:
+        notes.append(
+            f"the cluster-robust variance is zero for {', '.join(flat)} (every cluster has the "
+            "same mean)"
+        )
     if undefined:
         notes.append(
             f"the ICC is undefined for {', '.join(undefined)} (one row per cluster, or no "

@@ -1,8 +1,8 @@
 """Exceptions and warnings raised by clusterstats.
 
 Every exception subclasses ``ClusterStatsError`` *and* the builtin exception that a
-user would already catch (``ValueError`` or ``KeyError``), so both ``except ValueError`` and
-``except clusterstats.ClusterStatsError`` work.
+user would already catch (``ValueError``, ``KeyError`` or ``TypeError``), so both
+``except ValueError`` and ``except clusterstats.ClusterStatsError`` work.
 """
 
 from __future__ import annotations
@@ -22,7 +22,10 @@ __all__ = [
     "EmptyDataError",
     "FewClustersWarning",
     "FileReadError",
+    "GroupNotFoundError",
     "InvalidClusterError",
+    "InvalidDataError",
+    "InvalidInputError",
     "InvalidOptionError",
     "InvalidOutcomeError",
     "MissingOutcomeError",
@@ -86,6 +89,23 @@ class EmptyDataError(ClusterStatsError, ValueError):
 
 class TooFewClustersError(ClusterStatsError, ValueError):
     """Fewer than two clusters: a between-cluster variance cannot be estimated."""
+
+
+class InvalidInputError(ClusterStatsError, TypeError):
+    """An argument has a type the function does not take: data that is not a DataFrame or a
+    Dataset, a Series where a column label is expected, arrays where a frame is needed."""
+
+
+class InvalidDataError(ClusterStatsError, ValueError):
+    """The data cannot be read as one value per row: duplicate column labels, arrays of
+    unequal length, or values that are not one-dimensional."""
+
+
+class GroupNotFoundError(ClusterStatsError, KeyError):
+    """A group asked of grouped results (``results[label]``) is not one of its groups."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0]) if self.args else ""
 
 
 class InvalidOptionError(ClusterStatsError, ValueError):

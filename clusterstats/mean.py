@@ -414,6 +414,7 @@ def _size_summary(sums: Any) -> dict[str, Any]:
 
 def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions) -> ClusterCI:
     applied = policy.apply_missing(group, design, options.missing)
+    n_empty = int((~applied.kept).sum()) if options.missing == "drop" else 0
     generator = options.rng.generator()
     if applied.strata is not None:
         from clusterstats.core.strata import summarize_stratified
@@ -426,10 +427,11 @@ def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOpti
                 estimand=options.estimand,
                 method=options.method,
                 confidence=options.confidence,
-                is_binary=design.is_binary,
+                is_binary=group.is_binary,
                 lonely=options.lonely,
                 n_resamples=options.n_resamples,
                 rng=generator,
+                cap_n_eff=options.cap_n_eff,
             )
         except ClusterStatsError:  # already precise (e.g. DegenerateDataError)
             raise
@@ -441,12 +443,16 @@ def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOpti
             estimand=options.estimand,
             method=options.method,
             confidence=options.confidence,
-            is_binary=design.is_binary,
+            is_binary=group.is_binary,
             icc_prior=options.icc,
             n_resamples=options.n_resamples,
             rng=generator,
+            cap_n_eff=options.cap_n_eff,
+            n_empty_clusters=n_empty if options.empty_clusters == "keep" else 0,
         )
     notes = list(s.notes)
+    if n_empty:
+        notes.insert(0, policy.empty_clusters_note(n_empty, applied.sums.n_clusters, options))
     if applied.n_missing:
         notes.insert(
             0, policy.missing_note(applied.n_missing, applied.n_missing_clusters, options.missing)
@@ -489,8 +495,9 @@ def _ipw_interval_of(
             fit,
             method=options.method,
             confidence=options.confidence,
-            is_binary=design.is_binary,
+            is_binary=group.is_binary,
             n_rows=n_rows,
+            cap_n_eff=options.cap_n_eff,
         )
     except ClusterStatsError:  # already precise (e.g. DegenerateDataError)
         raise
@@ -526,7 +533,7 @@ def _ipw_interval_of(
         estimand="pooled",
         method="naive",
         confidence=options.confidence,
-        is_binary=design.is_binary,
+        is_binary=group.is_binary,
     )
     iid = iid_variance(observed)
     deff = fit.variance / iid if iid > 0 else math.nan
@@ -563,14 +570,15 @@ def build_cluster_ci(
     design: MeanDesign, options: opt.IntervalOptions
 ) -> ClusterCI | GroupedResults[ClusterCI]:
     """``cluster_ci`` on a design: one interval per group."""
-    policy.check_binary_method(options.method, design.is_binary)
-    if options.missing == "ipw":
-        results = [
-            _ipw_interval_of(group, index, design, options)
-            for index, group in enumerate(design.groups)
-        ]
-    else:
-        results = [_interval_of(group, design, options) for group in design.groups]
+    for group in design.groups:
+        policy.check_binary_method(options.method, group.is_binary, group.label, design.over)
+    results = []
+    for index, group in enumerate(design.groups):
+        with policy.naming_group(group.label, design.over):
+            if options.missing == "ipw":
+                results.append(_ipw_interval_of(group, index, design, options))
+            else:
+                results.append(_interval_of(group, design, options))
     return grouped(design, results)
 
 
@@ -578,8 +586,9 @@ def build_icc(design: MeanDesign, *, confidence: float, missing: str) -> ICC | G
     """``icc`` on a design."""
     results = []
     for group in design.groups:
-        sums = policy.apply_missing(group, design, missing).sums
-        s = summarize_icc(sums, confidence=confidence)
+        with policy.naming_group(group.label, design.over):
+            sums = policy.apply_missing(group, design, missing).sums
+            s = summarize_icc(sums, confidence=confidence)
         results.append(
             ICC(
                 **s._asdict(),
@@ -599,8 +608,9 @@ def build_design_effect(
     """``design_effect`` on a design."""
     results = []
     for group in design.groups:
-        sums = policy.apply_missing(group, design, missing).sums
-        s = summarize_design_effect(sums, estimand=estimand)
+        with policy.naming_group(group.label, design.over):
+            sums = policy.apply_missing(group, design, missing).sums
+            s = summarize_design_effect(sums, estimand=estimand)
         results.append(
             DesignEffect(
                 **s._asdict(),
@@ -638,6 +648,8 @@ def cluster_ci(
     rng: int | np.random.Generator | None = None,
     case: Hashable = "case",
     rerun: Hashable = "rerun",
+    cap_n_eff: bool = True,
+    empty_clusters: opt.EmptyClusters = "drop",
 ) -> ClusterCI | GroupedResults[ClusterCI]:
     """Confidence interval for a mean (pass rate or score) of clustered rows.
 
@@ -727,12 +739,26 @@ def cluster_ci(
         variance (e.g. no failures), to set the effective n of the fallback interval to
         ``n / (1 + (m̄ - 1) icc)`` instead of the number of clusters.
     n_resamples : int
-        Bootstrap replicates (at least 2).
+        Bootstrap replicates: at least ``2 / (1 - confidence)`` (40 at 95%) for the bootstrap
+        methods, so that each tail holds a replicate.
     rng : int, numpy.random.Generator or None
         Seed or generator for the bootstrap. With groups, an int seed seeds each group's
         bootstrap alike, so each group's interval equals the one computed for that group alone.
     case, rerun : dim names
         For a Dataset: its case and rerun dims.
+    cap_n_eff : bool
+        The Korn–Graubard and Wilson intervals rest on a design-based effective n. When the
+        design effect is below 1 that n exceeds the rows; by default it is capped at the rows
+        (an interval never narrower than the rows would give if independent), and a note
+        says so. ``cap_n_eff=False`` is R survey's ``svyciprop`` convention, which does not
+        cap (Korn & Graubard 1998).
+    empty_clusters : {"drop", "keep"}
+        A cluster whose every outcome is missing (``missing="drop"``): ``"drop"`` leaves it
+        out of the design (``G`` counts the clusters with data, a note says how many were
+        dropped); ``"keep"`` keeps it as a sampled cluster with no rows, R survey's
+        ``svymean(na.rm=TRUE)`` convention, which changes the CR1 factor from ``G/(G-1)`` to
+        ``G'/(G'-1)`` over all sampled clusters (methods ``cr1``, ``korn_graubard`` and
+        ``wilson``; the degrees of freedom still count the clusters with data, as survey's).
 
     Returns
     -------
@@ -792,6 +818,8 @@ def cluster_ci(
         icc=icc,
         n_resamples=n_resamples,
         rng=rng,
+        cap_n_eff=cap_n_eff,
+        empty_clusters=empty_clusters,
     )
     design = adapters.mean_design(
         data,

@@ -21,7 +21,12 @@ from clusterstats import adapters
 from clusterstats.core import intervals as iv
 from clusterstats.core import planning as pl
 from clusterstats.core.variance import design_effect_kish
-from clusterstats.errors import InvalidOptionError
+from clusterstats.errors import (
+    DegenerateDataError,
+    EmptyDataError,
+    InvalidOptionError,
+    TooFewClustersError,
+)
 
 __all__ = [
     "Plan",
@@ -71,13 +76,15 @@ class Plan:
         The current design and the ways to spend a new budget: double the depth, double the
         clusters, and (with costs) the cost-optimal depth at the same cost.
     optimal_cluster_size : float or None
-        ``m* = sqrt(c_cluster / c_row · (1 − ρ)/ρ)``, when costs are given.
+        ``m* = sqrt(c_cluster / c_row · (1 − ρ)/ρ)``, when costs are given (``inf`` at
+        ρ = 0, where no cost-optimal option is listed; below 1, the option uses 1 row).
     cost_per_cluster, cost_per_row : float or None
         The costs given.
     target_half_width : float or None
         The half-width planned for.
     clusters_needed : float or None
-        Clusters of ``m`` rows for that half-width (``t`` quantile iterated; unrounded).
+        Clusters of ``m`` rows for that half-width (``t_{K−1}`` quantile; unrounded), at
+        least 2 (a note says when 2 clusters already meet the target).
     effect : float or None
         For a paired comparison: the difference to detect.
     power : float
@@ -87,13 +94,14 @@ class Plan:
     minimum_detectable_effect : float or None
         The smallest paired difference detectable at ``power`` with the current design.
     clusters_for_power : float or None
-        Clusters of ``m`` items needed to detect ``effect`` (unrounded).
+        Clusters of ``m`` items needed to detect ``effect`` (unrounded), at least 2.
     by_icc : tuple of (icc, n_eff, half_width, clusters_needed)
         The answers at the low, estimated and high ICC.
     source : str
         ``"numbers"``, or the pilot it was estimated from.
     notes : tuple of str
-        E.g. a negative pilot ICC planned as 0.
+        E.g. a negative pilot ICC planned as 0, a target met by the minimum of 2 clusters, or
+        an unbounded cost-optimal depth at ρ = 0.
     """
 
     n_clusters: float
@@ -266,36 +274,39 @@ def plan(
     The formulas are the closed forms of a two-stage design (Donner & Klar 2000, ch. 5):
     ``Var = σ² (1 + (m − 1) ρ) / (K m)`` with the ``t_{K−1}`` quantile for the half-width,
     ``K = q² σ² (1 + (m − 1) ρ) / (m h²)`` for a target half-width ``h`` (``q`` the
-    ``t_{K−1}`` quantile, iterated), and for a paired comparison the minimum detectable
-    effect ``(z_{1−α/2} + z_{power}) sqrt(σ²_d (1 + (m − 1) ρ_d) / (K m))``.
+    ``t_{K−1}`` quantile, solved for ``K``, at least 2), and for a paired comparison the
+    minimum detectable effect ``(z_{1−α/2} + z_{power}) sqrt(σ²_d (1 + (m − 1) ρ_d) / (K m))``.
 
     Parameters
     ----------
     n_clusters : float
-        ``K``, the clusters of the design (positive).
+        ``K``, the clusters of the design: a whole number, at least 2 (one cluster has no
+        estimable between-cluster variance).
     cluster_size : float
-        ``m``, the rows per cluster (its mean for unequal sizes).
+        ``m``, the rows per cluster (its mean for unequal sizes), at least 1.
     icc : float
         ``ρ`` in [0, 1] (a negative estimate means no detectable clustering: use 0).
     variance : float, optional
         The row variance ``σ²`` of a score.
     proportion : float, optional
-        For a pass rate: ``p``, giving ``σ² = p(1 − p)``.
+        For a pass rate: ``p``, strictly between 0 and 1, giving ``σ² = p(1 − p)``.
     confidence : float
-        Coverage of the planned intervals.
+        Coverage of the planned intervals, strictly between 0 and 1.
     icc_range : (float, float), optional
-        A plausible range of ρ (e.g. a pilot's ICC interval): the answers at its ends.
+        A plausible range ``(low, high)`` of ρ within [0, 1] that contains ``icc`` (e.g. a
+        pilot's ICC interval): the answers at its ends.
     cost_per_cluster, cost_per_row : float, optional
-        Costs of a new cluster and of a row, for the cost-optimal depth.
+        Costs (positive) of a new cluster and of a row, for the cost-optimal depth.
     target_half_width : float, optional
-        The half-width to plan the clusters for.
+        The half-width (positive) to plan the clusters for.
     effect : float, optional
-        For a paired comparison: the difference to detect.
+        For a paired comparison: the difference to detect (nonzero; its sign does not
+        matter).
     power : float
         The power to detect ``effect``, strictly between 0 and 1.
     difference_variance, difference_icc : float, optional
-        For a paired comparison: the variance and ICC of the per-item differences (both, or
-        neither; ``effect`` needs them).
+        For a paired comparison: the variance (positive) and the ICC (in [0, 1]) of the
+        per-item differences (both, or neither; ``effect`` needs them).
 
     Returns
     -------
@@ -304,9 +315,11 @@ def plan(
     Raises
     ------
     InvalidOptionError
-        A non-positive ``n_clusters``, ``cluster_size`` or cost, ``icc`` outside [0, 1],
-        neither or both of ``variance`` and ``proportion``, one cost without the other, or a
-        paired option without the others it needs.
+        A number that is not a finite real number (a bool, a string, NaN or inf) or lies
+        outside its range (above), neither or both of ``variance`` and ``proportion``, an
+        ``icc_range`` that is not a pair around ``icc``, one cost without the other, a paired
+        option without the others it needs, or inputs so extreme that a planned quantity
+        leaves floating-point range (the message names them).
 
     Examples
     --------
@@ -334,16 +347,13 @@ def plan(
         difference_icc=difference_icc,
     )
     k, m, rho, sigma2, confidence = o.n_clusters, o.cluster_size, o.icc, o.variance, o.confidence
+    notes: list[str] = []
+    design = f"n_clusters={k:g}, cluster_size={m:g}, variance={sigma2:g}"
 
     def option(name: str, kk: float, mm: float) -> tuple[str, float, float, float, float, float]:
-        return (
-            name,
-            kk,
-            mm,
-            kk * mm,
-            pl.effective_n(kk, mm, rho),
-            pl.half_width(sigma2, rho, kk, mm, confidence),
-        )
+        half = pl.half_width(sigma2, rho, kk, mm, confidence)
+        _in_range(f"half-width of {name!r}", half, design)
+        return (name, kk, mm, kk * mm, pl.effective_n(kk, mm, rho), half)
 
     options = [option("current", k, m), option("double the depth", k, 2 * m)]
     options.append(option("double the clusters", 2 * k, m))
@@ -351,39 +361,66 @@ def plan(
     if o.costs is not None:
         c1, c2 = o.costs
         m_star = pl.optimal_cluster_size(c1, c2, rho)
-        if math.isfinite(m_star):
+        if rho == 0:
+            notes.append(
+                "at icc 0 the cost-optimal depth is unbounded (fewest clusters, deepest "
+                "clusters): no cost-optimal option is listed"
+            )
+        else:
+            costs = f"cost_per_cluster={c1:g} and cost_per_row={c2:g}"
+            _in_range("cost-optimal depth m*", m_star, costs)
             budget = k * (c1 + c2 * m)
             m_use = max(m_star, 1.0)
-            options.append(
-                option("cost-optimal depth, same cost", budget / (c1 + c2 * m_use), m_use)
-            )
+            if m_star < 1:
+                notes.append(
+                    f"the cost-optimal depth m* = {m_star:.3g} is below 1 row per cluster: the "
+                    "cost-optimal option uses 1"
+                )
+            k_use = budget / (c1 + c2 * m_use)
+            _in_range("cost-optimal clusters", k_use, costs)
+            if k_use >= 2:
+                options.append(option("cost-optimal depth, same cost", k_use, m_use))
+            else:
+                notes.append(
+                    f"at the same cost the cost-optimal depth m* = {m_star:.3g} leaves "
+                    f"{k_use:.3g} clusters, fewer than 2: no cost-optimal option is listed"
+                )
     needed = None
     if o.target_half_width is not None:
-        needed = pl.clusters_for_half_width(
-            sigma2, rho, m, o.target_half_width, confidence, t_quantile=True
-        )
+        needed = _clusters_needed(sigma2, rho, m, o.target_half_width, confidence, notes)
     mde = k_power = None
     if o.difference is not None:
         s2d, rho_d = o.difference
         mde = pl.minimum_detectable_effect(s2d, rho_d, k, m, o.power, confidence)
+        _in_range(
+            "minimum detectable effect",
+            mde,
+            f"difference_variance={s2d:g}, n_clusters={k:g}, cluster_size={m:g}",
+        )
         if o.effect is not None:
             k_power = pl.clusters_for_power(s2d, rho_d, m, o.effect, o.power, confidence)
+            if not math.isfinite(k_power):
+                _in_range("number of clusters to detect the effect", k_power, f"effect={effect!r}")
+            if k_power < 2:
+                notes.append(
+                    f"an effect of {o.effect:g} is detectable with the minimum of 2 clusters"
+                )
+                k_power = 2.0
     low, high = (math.nan, math.nan) if o.icc_range is None else o.icc_range
     by_icc = []
     for value in [] if o.icc_range is None else [low, rho, high]:
-        value = min(max(value, 0.0), 1.0)
         by_icc.append(
             (
                 value,
                 pl.effective_n(k, m, value),
-                pl.half_width(sigma2, value, k, m, confidence),
+                _checked_half_width(sigma2, value, k, m, confidence, design),
                 None
                 if o.target_half_width is None
-                else pl.clusters_for_half_width(
-                    sigma2, value, m, o.target_half_width, confidence, t_quantile=True
-                ),
+                else _clusters_needed(sigma2, value, m, o.target_half_width, confidence, None),
             )
         )
+    se = math.sqrt(pl.variance_of_mean(sigma2, rho, k, m))
+    _in_range("standard error", se, design)
     return Plan(
         n_clusters=k,
         cluster_size=m,
@@ -392,8 +429,8 @@ def plan(
         confidence=confidence,
         icc_low=low,
         icc_high=high,
-        se=math.sqrt(pl.variance_of_mean(sigma2, rho, k, m)),
-        half_width=pl.half_width(sigma2, rho, k, m, confidence),
+        se=se,
+        half_width=options[0][5],
         design_effect=1.0 + (m - 1.0) * rho,
         n_eff=pl.effective_n(k, m, rho),
         n_eff_ceiling=k / rho if rho > 0 else math.inf,
@@ -404,13 +441,53 @@ def plan(
         target_half_width=target_half_width,
         clusters_needed=needed,
         effect=effect,
-        power=float(power),
+        power=o.power,
         difference_variance=difference_variance,
         difference_icc=difference_icc,
         minimum_detectable_effect=mde,
         clusters_for_power=k_power,
         by_icc=tuple(by_icc),
+        notes=tuple(notes),
     )
+
+
+def _in_range(quantity: str, value: float, inputs: str) -> None:
+    """Raise unless a planned quantity is a positive finite number: extreme inputs can take
+    it beyond floating-point range (overflow to inf, underflow to 0, a zero-width interval)."""
+    if not (math.isfinite(value) and value > 0):
+        raise InvalidOptionError(
+            f"the planned {quantity} is {value!r}, beyond floating-point range for {inputs}; "
+            "plan with values of ordinary magnitude (rescale the score, or a less extreme "
+            "target)"
+        )
+
+
+def _checked_half_width(
+    sigma2: float, icc: float, k: float, m: float, confidence: float, design: str
+) -> float:
+    half = pl.half_width(sigma2, icc, k, m, confidence)
+    _in_range(f"half-width at icc {icc:g}", half, design)
+    return half
+
+
+def _clusters_needed(
+    sigma2: float,
+    icc: float,
+    cluster_size: float,
+    target: float,
+    confidence: float,
+    notes: list[str] | None,
+) -> float:
+    """Clusters of ``cluster_size`` rows for the half-width ``target`` (``t`` quantile), at
+    least 2: a target that 2 clusters already meet needs 2 (a note says so)."""
+    needed = pl.clusters_for_half_width(
+        sigma2, icc, cluster_size, target, confidence, t_quantile=True
+    )
+    if not math.isfinite(needed):
+        _in_range("number of clusters for the target", needed, f"target_half_width={target:g}")
+    if needed <= 2.0 and notes is not None:  # the t root is never below 2
+        notes.append(f"the target ±{target:g} is met with the minimum of 2 clusters")
+    return needed
 
 
 def pilot_plan(
@@ -478,7 +555,17 @@ def pilot_plan(
     Raises
     ------
     InvalidOptionError
-        ``effect`` without ``other``, or an invalid option.
+        ``effect`` without ``other``, ``by`` that names the outcome, or an invalid option
+        (as in ``plan``).
+    EmptyDataError
+        A pilot whose every outcome is missing (with ``missing="drop"``).
+    TooFewClustersError
+        A pilot (or a set of common items) with fewer than 2 clusters.
+    DegenerateDataError
+        A pilot whose ICC cannot be estimated: an outcome with no variation (all pass, all
+        fail, or one constant score), a single row in every cluster, or per-item
+        differences that do not vary (``other`` agrees with ``data`` on every item). The
+        message says what to do instead (e.g. ``plan`` from numbers).
 
     Examples
     --------
@@ -490,19 +577,38 @@ def pilot_plan(
     (91.0, 0.105, True)
     """
     from clusterstats.core.grouping import cluster_sums
-    from clusterstats.core.summary import summarize_icc
-    from clusterstats.core.variance import row_variance
 
-    confidence = opt.check_confidence(confidence)
+    confidence = opt.check_plan_confidence(confidence)
     opt.check_choice("missing", missing, opt.MISSING)
+    if effect is not None and other is None:
+        raise InvalidOptionError("effect= plans a paired comparison: pass other= (and on=)")
     design = adapters.mean_design(data, outcome, by, responded=responded, case=case, rerun=rerun)
-    sums = policy.apply_missing(design.groups[0], design, missing).sums
-    icc_summary = summarize_icc(sums, confidence=confidence)
-    rho = max(icc_summary.icc, 0.0)
-    sigma2 = row_variance(sums)
+    if by is not None and any(_is_label(label, outcome) for label in opt.check_labels("by", by)):
+        raise InvalidOptionError(
+            f"by= names the outcome column {outcome!r} itself: cluster the pilot by the columns "
+            "its rows share (a document, a task), not by the outcome"
+        )
+    try:
+        sums = policy.apply_missing(design.groups[0], design, missing).sums
+    except EmptyDataError:
+        raise EmptyDataError(
+            f"every outcome {outcome!r} of the pilot is missing: there is nothing to plan "
+            "from; pilot on answered rows, or plan from numbers with plan(...)"
+        ) from None
+    pilot = f"the pilot ({outcome!r} by {' + '.join(map(repr, design.by))})"
+    icc_summary, sigma2 = _pilot_moments(sums, pilot, confidence, paired=False)
+    rho = min(max(icc_summary.icc, 0.0), 1.0)
     notes = []
     if icc_summary.icc < 0:
         notes.append(f"the pilot's ICC is negative ({icc_summary.icc:.3g}); planned with 0")
+    icc_range = None
+    if math.isfinite(icc_summary.low) and math.isfinite(icc_summary.high):
+        # the interval, truncated to [0, 1], and widened to the planned ICC if it misses it
+        low = min(max(icc_summary.low, 0.0), rho)
+        high = max(min(max(icc_summary.high, 0.0), 1.0), rho)
+        icc_range = (low, high)
+    else:
+        notes.append("the pilot's ICC has no interval: no plausible range is shown")
     options: dict[str, Any] = {}
     if other is not None:
         paired = adapters.paired_design(
@@ -518,29 +624,84 @@ def pilot_plan(
         )
         items = paired.groups[0][1]
         diff_sums = cluster_sums(items.a - items.b, items.codes)
-        diff_icc = summarize_icc(diff_sums, confidence=confidence).icc
+        differences = f"the per-item differences of {outcome!r} between data and other"
+        diff_summary, diff_variance = _pilot_moments(
+            diff_sums, differences, confidence, paired=True
+        )
+        if diff_summary.icc < 0:
+            notes.append(
+                f"the ICC of the per-item differences is negative ({diff_summary.icc:.3g}); "
+                "planned with 0"
+            )
         options = {
-            "difference_variance": row_variance(diff_sums),
-            "difference_icc": 0.0 if not np.isfinite(diff_icc) else max(diff_icc, 0.0),
+            "difference_variance": diff_variance,
+            "difference_icc": min(max(diff_summary.icc, 0.0), 1.0),
             "effect": effect,
-            "power": power,
         }
-    elif effect is not None:
-        raise InvalidOptionError("effect= plans a paired comparison: pass other= (and on=)")
     result = plan(
         n_clusters=float(sums.n_clusters),
         cluster_size=float(sums.counts.mean()),
-        icc=min(rho, 1.0),
+        icc=rho,
         variance=sigma2,
         confidence=confidence,
-        icc_range=(max(icc_summary.low, 0.0), min(max(icc_summary.high, 0.0), 1.0)),
+        icc_range=icc_range,
         cost_per_cluster=cost_per_cluster,
         cost_per_row=cost_per_row,
         target_half_width=target_half_width,
+        power=power,
         **options,
     )
     source = f"pilot: {outcome} by {' + '.join(design.by)}"
-    return replace(result, source=source, notes=tuple(notes))
+    return replace(result, source=source, notes=(*notes, *result.notes))
+
+
+def _is_label(a: Any, b: Any) -> bool:
+    """Whether two column labels are the same (labels that do not compare are not)."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _pilot_moments(sums: Any, what: str, confidence: float, *, paired: bool) -> tuple[Any, float]:
+    """The ICC summary and the row variance of a pilot (or of its per-item differences), or
+    the error that says why the pilot cannot give them and what to do instead."""
+    from clusterstats.core.summary import constant_up_to_rounding, summarize_icc
+    from clusterstats.core.variance import row_variance
+
+    instead = (
+        "or plan from numbers with plan(..., difference_variance=..., difference_icc=...)"
+        if paired
+        else "or plan from numbers with plan(n_clusters=..., cluster_size=..., icc=..., "
+        "proportion=...)"
+    )
+    if sums.n_clusters < 2:
+        raise TooFewClustersError(
+            f"found {sums.n_clusters} cluster in {what}: an ICC needs at least 2 clusters; "
+            f"pilot on 2 or more clusters, {instead}"
+        )
+    n_rows = float(sums.counts.sum())
+    if n_rows <= sums.n_clusters:
+        raise DegenerateDataError(
+            f"every cluster in {what} has a single row, so no ICC can be estimated (there is "
+            f"no within-cluster variation to compare); pilot with 2 or more rows per cluster, "
+            f"{instead}"
+        )
+    sigma2 = row_variance(sums)
+    point = sums.shift + float(sums.totals.sum()) / n_rows
+    if constant_up_to_rounding(sums, point):  # the rule of cluster_ci's intervals
+        if paired:
+            raise DegenerateDataError(
+                f"{what} do not vary: the two sides agree on every common item (or differ by "
+                "the same amount), so no variance or ICC of the differences can be estimated; "
+                f"check that other holds the other system's results, {instead}"
+            )
+        raise DegenerateDataError(
+            f"{what} has no variation (every row has the same outcome, e.g. all pass or all "
+            f"fail), so no ICC or row variance can be estimated from it; pilot on results "
+            f"that vary, {instead}"
+        )
+    return summarize_icc(sums, confidence=confidence), sigma2
 
 
 # -- formula helpers for planning by hand ---------------------------------------------------
@@ -554,7 +715,7 @@ def kish_design_effect(cluster_size: float, icc: float) -> float:
     Parameters
     ----------
     cluster_size : float
-        ``m``, at least 1.
+        ``m``, at least 1 (finite).
     icc : float
         ``ρ`` in [0, 1] (use 0 for a negative estimate: it means no detectable clustering).
 
@@ -565,21 +726,25 @@ def kish_design_effect(cluster_size: float, icc: float) -> float:
     Raises
     ------
     InvalidOptionError
-        ``cluster_size < 1``, or ``icc`` outside [0, 1].
+        ``cluster_size`` below 1 or not finite, ``icc`` outside [0, 1], or either not a
+        number (a bool or a string).
 
     Examples
     --------
     >>> round(kish_design_effect(5, 0.3), 10), round(kish_design_effect(10, 0.5), 10)
     (2.2, 5.5)
     """
-    if cluster_size < 1:
-        raise InvalidOptionError(f"cluster_size must be at least 1, got {cluster_size!r}")
-    if not 0.0 <= icc <= 1.0:
-        raise InvalidOptionError(
-            f"icc must be between 0 and 1 for planning, got {icc!r} (use 0 for a negative "
-            "estimate: it means no detectable clustering)"
-        )
-    return design_effect_kish(float(cluster_size), float(icc))
+    m = opt.check_plan_number(
+        "cluster_size", cluster_size, at_least=1, why="it is the mean number of rows per cluster"
+    )
+    rho = opt.check_plan_number(
+        "icc",
+        icc,
+        at_least=0,
+        at_most=1,
+        why="use 0 for a negative estimate: it means no detectable clustering",
+    )
+    return design_effect_kish(m, rho)
 
 
 def effective_n(n: float, design_effect: float) -> float:
@@ -588,9 +753,9 @@ def effective_n(n: float, design_effect: float) -> float:
     Parameters
     ----------
     n : float
-        Rows.
+        Rows (finite, at least 0).
     design_effect : float
-        The design effect (positive).
+        The design effect (positive and finite).
 
     Returns
     -------
@@ -599,16 +764,17 @@ def effective_n(n: float, design_effect: float) -> float:
     Raises
     ------
     InvalidOptionError
-        A design effect that is not positive.
+        A negative or non-finite ``n``, a design effect that is not positive and finite, or
+        either not a number (a bool or a string).
 
     Examples
     --------
     >>> round(effective_n(200, 2.2), 1), round(effective_n(1000, 5.5), 1)
     (90.9, 181.8)
     """
-    if not design_effect > 0:
-        raise InvalidOptionError(f"design_effect must be positive, got {design_effect!r}")
-    return float(n) / float(design_effect)
+    rows = opt.check_plan_number("n", n, at_least=0)
+    deff = opt.check_plan_number("design_effect", design_effect, above=0)
+    return rows / deff
 
 
 def wilson_interval(successes: float, n: float, *, confidence: float = 0.95) -> tuple[float, float]:
@@ -620,7 +786,7 @@ def wilson_interval(successes: float, n: float, *, confidence: float = 0.95) -> 
     successes : float
         Successes, between 0 and ``n``.
     n : float
-        Trials (positive; an effective n may be fractional).
+        Trials: positive and finite, at most 1e150 (an effective n may be fractional).
     confidence : float
         Nominal coverage.
 
@@ -632,16 +798,52 @@ def wilson_interval(successes: float, n: float, *, confidence: float = 0.95) -> 
     Raises
     ------
     InvalidOptionError
-        Unless ``0 <= successes <= n`` and ``n > 0``.
+        Unless ``0 <= successes <= n`` and ``0 < n <= 1e150`` are finite numbers (not bools
+        or strings), or if the interval would have no width in floating point.
 
     Examples
     --------
     >>> [round(b, 3) for b in wilson_interval(30, 300)]
     [0.071, 0.139]
     """
-    if not n > 0 or not 0 <= successes <= n:
-        raise InvalidOptionError(f"need 0 <= successes <= n and n > 0, got {successes}, {n}")
-    return iv.wilson(float(successes) / float(n), float(n), opt.check_confidence(confidence))
+    x, trials = _successes_of(successes, n)
+    return _wilson(x / trials, trials, opt.check_plan_confidence(confidence), f"n={n!r}")
+
+
+#: Above this many trials the Wilson half-width's ``z²/(4n²)`` term falls below the
+#: floating-point range, and the computed bounds are no longer accurate.
+_MAX_TRIALS = 1e150
+
+
+def _successes_of(successes: Any, n: Any) -> tuple[float, float]:
+    """``successes`` and ``n`` checked: finite numbers, ``0 < n <= 1e150`` and
+    ``0 <= successes <= n``."""
+    trials = opt.check_plan_number(
+        "n", n, above=0, why="the number of trials (an effective n may be fractional)"
+    )
+    if trials > _MAX_TRIALS:
+        raise InvalidOptionError(
+            f"n must be at most {_MAX_TRIALS:g} trials, got {n!r}: beyond it the interval is "
+            "narrower than floating-point arithmetic can compute"
+        )
+    x = opt.check_plan_number("successes", successes, at_least=0)
+    if x > trials:
+        raise InvalidOptionError(
+            f"successes must be at most n, got successes={successes!r} and n={n!r}"
+        )
+    return x, trials
+
+
+def _wilson(proportion: float, n: float, confidence: float, what: str) -> tuple[float, float]:
+    """The Wilson interval, refused if it has no width in floating point."""
+    with np.errstate(over="ignore", invalid="ignore"):  # n -> 0 tends to (0, 1)
+        low, high = iv.wilson(proportion, n, confidence)
+    if not high > low:
+        raise InvalidOptionError(
+            f"{what} gives an interval of zero width in floating point, [{low!r}, {high!r}]; "
+            "use a smaller n or a larger confidence"
+        )
+    return low, high
 
 
 def adjusted_wilson_interval(
@@ -673,8 +875,9 @@ def adjusted_wilson_interval(
     Raises
     ------
     InvalidOptionError
-        Unless ``0 <= successes <= n`` and ``n > 0``, or for an invalid ``cluster_size`` or
-        ``icc`` (as ``kish_design_effect``).
+        Unless ``0 <= successes <= n`` and ``0 < n <= 1e150`` (as ``wilson_interval``), for an
+        invalid ``cluster_size`` or ``icc`` (as ``kish_design_effect``), or a
+        ``cluster_size`` larger than ``n``.
 
     Examples
     --------
@@ -684,12 +887,17 @@ def adjusted_wilson_interval(
     >>> [round(b, 3) for b in adjusted_wilson_interval(30, 300, cluster_size=10, icc=0.3)]
     [0.052, 0.184]
     """
-    n_eff = effective_n(n, kish_design_effect(cluster_size, icc))
-    if not n > 0 or not 0 <= successes <= n:
-        raise InvalidOptionError(f"need 0 <= successes <= n and n > 0, got {successes}, {n}")
-    if math.isnan(n_eff):
-        raise InvalidOptionError("the effective n is undefined")
-    return iv.wilson(float(successes) / float(n), n_eff, opt.check_confidence(confidence))
+    x, rows = _successes_of(successes, n)
+    deff = kish_design_effect(cluster_size, icc)
+    if float(cluster_size) > rows:
+        raise InvalidOptionError(
+            f"cluster_size={cluster_size!r} exceeds n={n!r}: a cluster cannot hold more rows "
+            "than there are"
+        )
+    n_eff = rows / deff
+    return _wilson(
+        x / rows, n_eff, opt.check_plan_confidence(confidence), f"an effective n of {n_eff:g}"
+    )
 
 
 def rule_of_three(
@@ -728,7 +936,8 @@ def rule_of_three(
     Raises
     ------
     InvalidOptionError
-        ``n_rows < 1``, ``n_clusters`` outside ``[1, n_rows]``, or ``icc`` without
+        ``n_rows`` not a whole number of at least 1 (or not finite), ``n_clusters`` not a
+        whole number in ``[1, n_rows]``, an invalid ``icc``, or ``icc`` without
         ``n_clusters``.
 
     See Also
@@ -747,17 +956,25 @@ def rule_of_three(
     >>> round(rule_of_three(300, n_clusters=30), 4)  # about 3/30
     0.095
     """
-    confidence = opt.check_confidence(confidence)
-    if not n_rows >= 1:
-        raise InvalidOptionError(f"n_rows must be at least 1, got {n_rows!r}")
+    confidence = opt.check_plan_confidence(confidence, two_sided=False)
+    rows = opt.check_plan_number("n_rows", n_rows, at_least=1, whole=True)
     if n_clusters is None:
         if icc is not None:
             raise InvalidOptionError("icc needs n_clusters (to know the cluster size)")
-        n_eff = float(n_rows)
-    elif not 1 <= n_clusters <= n_rows:
-        raise InvalidOptionError(f"need 1 <= n_clusters <= n_rows, got {n_clusters!r}")
-    elif icc is None:
-        n_eff = float(n_clusters)
+        n_eff = rows
     else:
-        n_eff = effective_n(n_rows, kish_design_effect(n_rows / n_clusters, icc))
-    return 1.0 - (1.0 - confidence) ** (1.0 / n_eff)
+        clusters = opt.check_plan_number("n_clusters", n_clusters, at_least=1, whole=True)
+        if clusters > rows:
+            raise InvalidOptionError(
+                f"n_clusters must be at most n_rows, got n_clusters={n_clusters!r} and "
+                f"n_rows={n_rows!r}: every cluster holds at least one run"
+            )
+        n_eff = clusters if icc is None else rows / kish_design_effect(rows / clusters, icc)
+    # 1 - (1 - confidence)^(1/n), accurate when the bound is tiny (a large n)
+    bound = -math.expm1(math.log1p(-confidence) / n_eff)
+    if not bound > 0:
+        raise InvalidOptionError(
+            f"the bound for an effective n of {n_eff:g} at confidence={confidence!r} is below "
+            "floating-point range"
+        )
+    return bound

@@ -388,7 +388,10 @@ def build_pass_statistic(
         sums = cluster_sums(values, None if codes is None else codes[keep])
         if sums.n_clusters < 2:
             raise EmptyDataError("a pass statistic needs at least two cases with enough runs")
-        is_binary = bool(np.all((values == 0.0) | (values == 1.0)))
+        # Per-case pass probabilities are proportions: when every case has the same one
+        # (each passes 1 of 2 runs), the between-case variance is zero and the interval
+        # falls back to Clopper-Pearson on the cases, as cluster_ci does for 0/1 runs.
+        is_binary = bool(np.all((values == 0.0) | (values == 1.0))) or bool(np.ptp(values) == 0)
         s = summarize_interval(
             sums,
             estimand="pooled",

@@ -43,6 +43,35 @@ def _per_stratum(design: MeanDesign) -> MeanDesign:
     return dataclasses.replace(design, groups=tuple(groups), over="stratum", strata_labels=())
 
 
+@dataclasses.dataclass(frozen=True)
+class _LonelyRow:
+    estimate: float
+    low: float
+    high: float
+    method: str
+    n_rows: int
+    n_clusters: int
+    note: str
+
+
+def _lonely_row(label: Any, sums: Any, strata: Hashable, lonely: str) -> _LonelyRow:
+    """The row of a stratum with a single cluster: its mean, and no interval of its own."""
+    from clusterstats.core.variance import estimate
+
+    return _LonelyRow(
+        estimate=estimate(sums, "pooled"),
+        low=float("nan"),
+        high=float("nan"),
+        method="undefined (single cluster)",
+        n_rows=int(sums.n_rows),
+        n_clusters=int(sums.n_clusters),
+        note=(
+            f"stratum {label!r} of {strata!r} has a single cluster: its own row has no "
+            f"interval (the overall rows handle it with lonely={lonely!r})"
+        ),
+    )
+
+
 def stratum_table(
     data: Any,
     outcome: Hashable,
@@ -131,18 +160,31 @@ def stratum_table(
         rerun=rerun,
     )
     with policy.once(reemit=False) as notes:
-        per_options = dataclasses.replace(base, strata=None)
-        per = build_cluster_ci(_per_stratum(design), per_options)
+        # The overall rows first: they apply the lonely-stratum policy (lonely="fail" names
+        # the strata with a single cluster).
         overall = {
             estimand: build_cluster_ci(design, dataclasses.replace(base, estimand=estimand))
             for estimand in ESTIMANDS_OVERALL
         }
-    results, labels = per.results, per.groups
-    n_total = sum(r.n_rows for r in results)
-    g_total = sum(r.n_clusters for r in results)
-    h = len(results)
+        per_options = dataclasses.replace(base, strata=None)
+        per_design = _per_stratum(design)
+        lonely_groups = [g for g in per_design.groups if g.table.n_clusters < 2]
+        kept = tuple(g for g in per_design.groups if g.table.n_clusters >= 2)
+        per = (
+            build_cluster_ci(dataclasses.replace(per_design, groups=kept), per_options)
+            if kept
+            else None
+        )
+    summaries = [] if per is None else list(zip(per.groups, per.results, strict=True))
+    for group in lonely_groups:  # no interval of its own; its rows still count overall
+        sums = policy.apply_missing(group, design, missing).sums
+        summaries.append((group.label, _lonely_row(group.label, sums, strata, lonely)))
+        notes.append(summaries[-1][1].note)
+    n_total = sum(r.n_rows for _, r in summaries)
+    g_total = sum(r.n_clusters for _, r in summaries)
+    h = len(summaries)
     rows = []
-    for label, r in sorted(zip(labels, results, strict=True), key=lambda item: str(item[0])):
+    for label, r in sorted(summaries, key=lambda item: str(item[0])):
         rows.append(
             {
                 "stratum": label,

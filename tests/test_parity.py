@@ -130,6 +130,8 @@ MEAN_CASES = {
     "strata": {"strata": "cat"},
     "strata macro": {"strata": "cat", "estimand": "stratum_mean", "method": "cr1"},
     "strata bootstrap": {"strata": "cat", "method": "bootstrap", "n_resamples": 199, "rng": 1},
+    "korn_graubard uncapped": {"method": "korn_graubard", "cap_n_eff": False},
+    "cr1 empty clusters kept": {"method": "cr1", "empty_clusters": "keep"},
 }
 
 
@@ -389,3 +391,39 @@ def test_dtypes_and_layouts_of_a_frame(layouts, variant):
             assert_same(expected_frame, _frame_of(got).drop(columns="notes", errors="ignore"))
         else:
             assert_same(expected, got)
+
+
+def _conventions_frame() -> pd.DataFrame:
+    """Cases of 4 runs in 15 documents: a design effect below 1 (every document passes about
+    half its cases) and one document whose every outcome is missing."""
+    passes = [1, 3, 0, 2, 4, 1, 2, 3, 0, 1, 2, 4, 3, 1]
+    rows = [
+        (f"d{g:02d}", f"d{g:02d}-{i}", 1.0 if i < s else 0.0)
+        for g, s in enumerate(passes)
+        for i in range(4)
+    ]
+    rows += [("d99", f"d99-{i}", np.nan) for i in range(3)]
+    return pd.DataFrame(rows, columns=["doc", "item", "y"]).assign(run=0)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"method": "korn_graubard", "cap_n_eff": False},
+        {"method": "wilson", "cap_n_eff": True},
+        {"method": "cr1", "empty_clusters": "keep"},
+        {"method": "korn_graubard", "empty_clusters": "keep"},
+        {"method": "cr1", "empty_clusters": "drop"},
+    ],
+    ids=str,
+)
+def test_convention_options_on_every_backend(options):
+    """The R-convention options give the same numbers and notes on pandas, dask and a
+    (case, rerun) Dataset built from the same rows."""
+    frame = _conventions_frame()
+    dataset = cs.to_case_rerun(frame, case="item", rerun="run", outcome="y", coords=["doc"])
+    expected, expected_warnings = _quiet(lambda: cs.cluster_ci(frame, "y", "doc", **options))
+    for data in (dd.from_pandas(frame, npartitions=3), dataset, dataset.chunk({"case": 7})):
+        got, got_warnings = _quiet(lambda data=data: cs.cluster_ci(data, "y", "doc", **options))
+        assert_same(expected, got)
+        assert got_warnings == expected_warnings

@@ -97,7 +97,7 @@ def test_interval_contains_the_estimate_and_is_never_zero_width(
         method=method,
         estimand=estimand,
         confidence=confidence,
-        n_resamples=200,
+        n_resamples=max(200, math.ceil(2 / (1 - confidence))),  # a replicate in each tail
         rng=0,
     )
     assert res.high > res.low
@@ -145,8 +145,14 @@ def test_shifting_a_continuous_outcome_shifts_only_the_estimate(frame, offset):
 @given(frame=clustered_binary(min_clusters=2), confidence=st.floats(0.5, 0.999))
 def test_icc_interval_contains_the_estimate(frame, confidence):
     res = quietly(cs.icc, frame, "y", by="cluster", confidence=confidence)
-    if not math.isnan(res.icc):
+    if math.isnan(res.icc):
+        return
+    if math.isnan(res.low):  # at a bound of its range (no within or no between variation)
+        assert math.isnan(res.high)
+        assert any("the ICC has no interval" in note for note in res.notes)
+    else:
         assert res.low <= res.icc <= res.high
+        assert res.low < res.high  # never a zero-width interval
 
 
 @given(

@@ -184,7 +184,7 @@ def test_read_lm_eval(tmp_path):
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "samples_x_2024-07-01T00-00-00.jsonl").write_text('{"no": 1}\n')
-    with pytest.raises(cs.InvalidOptionError, match="has no doc_id"):
+    with pytest.raises(cs.FileReadError, match="has no doc_id"):
         cs.read_lm_eval(bad)
     empty = tmp_path / "empty"
     empty.mkdir()

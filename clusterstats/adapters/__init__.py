@@ -24,7 +24,7 @@ from clusterstats._design import (
 )
 from clusterstats.adapters import dask as dask_adapter
 from clusterstats.adapters import frame, pairing
-from clusterstats.errors import InvalidOptionError
+from clusterstats.errors import InvalidInputError, InvalidOptionError
 
 __all__ = [
     "backend",
@@ -51,7 +51,7 @@ def backend(data: Any) -> str:
         xr = None
     if xr is not None and isinstance(data, xr.Dataset):
         return "xarray"
-    raise TypeError(
+    raise InvalidInputError(
         "data must be a pandas DataFrame, an xarray Dataset with (case, rerun) dims, a dask "
         f"DataFrame, or None with array-like outcome and by; got {type(data).__name__}"
     )
@@ -136,7 +136,7 @@ def paired_design(
             labels=labels or ("A", "B"),
         )
     if kind == "arrays":
-        raise TypeError("paired_delta needs a DataFrame (or two), not arrays")
+        raise InvalidInputError("paired_delta needs a DataFrame (or two), not arrays")
     _require_by(by, "DataFrame")
     if kind == "dask":
         names = dask_adapter.columns_named(by, on, rerun, strata, responded)
@@ -197,7 +197,7 @@ def comparison_design(
             **options,
         )
     if kind == "arrays":
-        raise TypeError("compare needs a DataFrame, not arrays")
+        raise InvalidInputError("compare needs a DataFrame, not arrays")
     _require_by(by, "DataFrame")
     if kind == "dask":
         if on is None:
@@ -224,7 +224,7 @@ def case_design(
 
     kind = backend(data)
     if kind == "arrays":
-        raise TypeError("the rerun statistics need a DataFrame or a (case, rerun) Dataset")
+        raise InvalidInputError("the rerun statistics need a DataFrame or a (case, rerun) Dataset")
     if kind in ("pandas", "dask"):
         if kind == "dask":
             names = dask_adapter.columns_named(outcome, case, rerun, by, over)
@@ -265,7 +265,7 @@ def rows_design(
             data, outcome, groupings, missing=missing, case=case, rerun=rerun, **windows
         )
     if kind == "arrays":
-        raise TypeError("check_clustering needs a DataFrame or a Dataset, not arrays")
+        raise InvalidInputError("check_clustering needs a DataFrame or a Dataset, not arrays")
     if kind == "dask":
         columns = dask_adapter.columns_named(outcome, time, *(labels for _, labels in groupings))
         data = dask_adapter.compute_columns(data, columns)

@@ -20,11 +20,10 @@ import pandas as pd
 
 from clusterstats._design import MeanDesign, MeanGroup
 from clusterstats.adapters import frame as frame_adapter
-from clusterstats.adapters.frame import as_labels, over_groups, stratify
+from clusterstats.adapters.frame import as_labels, check_distinct_roles, over_groups, stratify
 from clusterstats.core.grouping import ClusterTable
 from clusterstats.errors import (
     ColumnNotFoundError,
-    EmptyDataError,
     InvalidClusterError,
     InvalidOptionError,
     InvalidOutcomeError,
@@ -86,6 +85,7 @@ def mean_design(
     import dask
 
     by_labels = as_labels(by)
+    check_distinct_roles(outcome, by=by_labels, over=over, strata=strata)
     if covariates:  # a response model needs the rows
         frame = compute_columns(
             data, columns_named(outcome, by, over, strata, responded, covariates)
@@ -194,9 +194,6 @@ def _design_from_table(
         ids = cells_of[order]
         pick = np.flatnonzero(part)[order]
         rows, answered = sums["rows"][pick], sums["answered"][pick]
-        if not (answered > 0).any():
-            where = "" if over is None else f" in group {label!r} of {over!r}"
-            raise EmptyDataError(f"no non-missing outcomes{where}")
         missing = bool((answered != rows).any())
         groups.append(
             MeanGroup(

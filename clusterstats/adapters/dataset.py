@@ -36,6 +36,7 @@ from clusterstats.adapters.frame import (
     as_labels,
     check_binary,
     factorize_sorted,
+    outcome_values,
     reason_counts,
     require_columns,
     stratify,
@@ -49,6 +50,7 @@ from clusterstats.errors import (
     DimensionError,
     EmptyDataError,
     InvalidClusterError,
+    InvalidInputError,
     InvalidOptionError,
     InvalidOutcomeError,
     MissingOutcomeError,
@@ -75,7 +77,7 @@ def from_frame(
     """Long results (one row per run) as a Dataset with dims ``(*dims, case, rerun)``; see
     :func:`clusterstats.to_case_rerun`."""
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+        raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     outcomes = as_labels(outcome)
     dim_columns = list(dims)
     require_columns(data, [case, *outcomes, *dim_columns] + ([rerun] if rerun else []))
@@ -110,7 +112,14 @@ def from_frame(
             f"rerun labels of {rerun!r} are not shared across cases; pass rerun=None to number "
             "the runs of each case 0, 1, ... instead"
         )
-    columns = {str(o): _numeric_column(data[o]) for o in outcomes}
+    for label in outcomes:
+        if str(label) in ("case", "rerun", *map(str, dim_columns)):
+            raise InvalidOptionError(
+                f"outcome column {label!r} has the name of a dim of the Dataset to build "
+                f"({str(label)!r}); rename the column first, e.g. "
+                f"df.rename(columns={{{str(label)!r}: 'passed'}})"
+            )
+    columns = {str(o): _numeric_column(data[o], o) for o in outcomes}
     missing_outcome = any(
         bool(np.isnan(np.asarray(v, dtype=float)).any()) for v in columns.values()
     )
@@ -130,7 +139,19 @@ def from_frame(
     dataset["case"].attrs["column"] = str(case)
     dataset["rerun"].attrs["column"] = "row order" if rerun is None else str(rerun)
     used = {case, *outcomes, *dim_columns} | ({rerun} if rerun is not None else set())
-    candidates = [c for c in data.columns if c not in used] if coords == "auto" else list(coords)
+    taken_names = {"case", "rerun", *map(str, dim_columns), *map(str, outcomes)}
+    if ran_name is not None:
+        taken_names.add(ran_name)
+    if coords == "auto":  # a column whose name is taken cannot become a coordinate
+        candidates = [c for c in data.columns if c not in used and str(c) not in taken_names]
+    else:
+        candidates = list(coords)
+        for label in candidates:
+            if str(label) in taken_names:
+                raise InvalidOptionError(
+                    f"coordinate {label!r} (coords=) has the name of a dim or variable of the "
+                    "Dataset to build; rename the column first"
+                )
     require_columns(data, candidates)
     if candidates:
         per_case = data.groupby(case, sort=False)[candidates]
@@ -148,12 +169,15 @@ def from_frame(
     return dataset
 
 
-def _numeric_column(series: pd.Series) -> np.ndarray:
+def _numeric_column(series: pd.Series, name: Hashable) -> np.ndarray:
     """A variable's values: booleans as 0.0/1.0 (a cell with no run must be able to hold
-    NaN), other numbers as they are."""
-    if pd.api.types.is_bool_dtype(series.dtype):
+    NaN), other numbers as they are; text, dates and infinities are refused by name."""
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
         return series.to_numpy(dtype=np.float64, na_value=np.nan)
-    return pd.to_numeric(series, errors="raise").to_numpy()
+    if isinstance(dtype, np.dtype) and dtype.kind in "iu":
+        return series.to_numpy()
+    return outcome_values(series, name)
 
 
 # -- validating the layout -------------------------------------------------------------------
@@ -162,7 +186,7 @@ def _numeric_column(series: pd.Series) -> np.ndarray:
 def outcome_array(data: Any, outcome: Hashable, *, case: Hashable, rerun: Hashable) -> xr.DataArray:
     """The outcome variable, validated and transposed to ``(*extra dims, case, rerun)``."""
     if not isinstance(data, xr.Dataset):
-        raise TypeError(f"expected an xarray Dataset, got {type(data).__name__}")
+        raise InvalidInputError(f"expected an xarray Dataset, got {type(data).__name__}")
     if outcome not in data.data_vars:
         raise ColumnNotFoundError(outcome, list(data.data_vars))
     array = data[outcome]
@@ -514,7 +538,7 @@ def paired_design(
     averaged first."""
     _no_on(on)
     if not isinstance(other, xr.Dataset):
-        raise TypeError(f"other must be an xarray Dataset, got {type(other).__name__}")
+        raise InvalidInputError(f"other must be an xarray Dataset, got {type(other).__name__}")
     label_a, label_b = labels
     (array_a, moments_a), (array_b, moments_b) = (
         _side_moments(d, outcome, case, rerun, responded) for d in (data, other)

@@ -21,6 +21,8 @@ from clusterstats.errors import (
     ColumnNotFoundError,
     EmptyDataError,
     InvalidClusterError,
+    InvalidDataError,
+    InvalidInputError,
     InvalidOptionError,
     InvalidOutcomeError,
     MissingOutcomeError,
@@ -36,30 +38,114 @@ _RUN_PROBE_ROWS = 1 << 16
 _THREADED_ROWS = 1 << 20
 
 
-def as_labels(by: Hashable | Sequence[Hashable]) -> list[Hashable]:
+def as_labels(by: Hashable | Sequence[Hashable], role: str = "by") -> list[Hashable]:
+    """One or more column labels as a list (a list or tuple names several columns)."""
     if isinstance(by, (list, tuple)):
         if not by:
-            raise InvalidOptionError("`by` needs at least one column")
-        return list(by)
-    return [by]
+            raise InvalidOptionError(f"{role}= needs at least one column, got {by!r}")
+        labels = list(by)
+    else:
+        labels = [by]
+    for label in labels:
+        check_label(label, role)
+    return labels
+
+
+def check_label(label: Any, role: str) -> None:
+    """A column label must be hashable: a Series or an array where a label is expected is
+    the most common slip (``by=df["g"]`` for ``by="g"``)."""
+    try:
+        hash(label)
+    except TypeError:
+        kind = type(label).__name__
+        hint = (
+            f" (pass its name, {label.name!r})"
+            if isinstance(label, pd.Series) and label.name is not None
+            else ""
+        )
+        raise InvalidInputError(
+            f"{role}= takes column labels, not a {kind}{hint}; for arrays of values pass "
+            "data=None with the arrays as outcome and by"
+        ) from None
 
 
 def require_columns(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
+    """Every label names exactly one column of the frame."""
     for label in labels:
+        check_label(label, "column")
         if label not in frame.columns:
             raise ColumnNotFoundError(label, list(frame.columns))
+    if not frame.columns.is_unique:
+        for label in labels:
+            count = int((frame.columns == label).sum())
+            if count > 1:
+                raise InvalidDataError(
+                    f"column {label!r} appears {count} times in the frame; rename or drop the "
+                    "duplicates so that each label names one column"
+                )
+
+
+def check_distinct_roles(outcome: Hashable, **roles: Any) -> None:
+    """The outcome column cannot also be a cluster, group or stratum column: the interval
+    would be one of the ids."""
+    for role, labels in roles.items():
+        if labels is None:
+            continue
+        for label in labels if isinstance(labels, (list, tuple)) else [labels]:
+            if label == outcome:
+                raise InvalidOptionError(
+                    f"column {outcome!r} is both the outcome and {role}=; name different columns"
+                )
+
+
+def _one_value_per_row(values: Any, role: str) -> pd.Series:
+    """Array-like values as a Series numbered by position: arrays are paired by position, so
+    a Series' own index (e.g. a shuffled frame's) must not decide which values meet."""
+    if isinstance(values, pd.DataFrame):
+        raise InvalidDataError(
+            f"{role} must be one-dimensional (one value per row), got a DataFrame with "
+            f"{values.shape[1]} columns; pass one column"
+        )
+    if isinstance(values, (pd.Series, pd.Index)):
+        return pd.Series(values.array, copy=False)
+    if values is None or isinstance(values, (str, bytes, int, float, bool, np.generic)):
+        raise InvalidDataError(
+            f"{role} must be an array of one value per row (data=None), got {values!r}"
+        )
+    if not isinstance(values, np.ndarray):
+        try:
+            values = np.asarray(values)
+        except ValueError:  # ragged nested lists
+            raise InvalidDataError(
+                f"{role} must be one-dimensional (one value per row); got a ragged sequence"
+            ) from None
+    if values.ndim != 1:
+        raise InvalidDataError(
+            f"{role} must be one-dimensional (one value per row), got an array of shape "
+            f"{values.shape}"
+        )
+    return pd.Series(values, copy=False)
 
 
 def as_frame(data: Any, outcome: Any, by: Any) -> tuple[pd.DataFrame, Hashable, list[Hashable]]:
-    """Accept a DataFrame with column labels, or ``data=None`` with array-like outcome/by."""
+    """Accept a DataFrame with column labels, or ``data=None`` with array-like outcome/by
+    (paired by position; they must have the same length)."""
     if data is None:
-        frame = pd.DataFrame({"outcome": pd.Series(outcome), "cluster": pd.Series(by)})
+        values = _one_value_per_row(outcome, "outcome")
+        clusters = _one_value_per_row(by, "by")
+        if len(values) != len(clusters):
+            raise InvalidDataError(
+                f"outcome has {len(values)} values but by has {len(clusters)}: with data=None "
+                "the arrays are paired by position and must have the same length"
+            )
+        frame = pd.DataFrame({"outcome": values, "cluster": clusters}, copy=False)
         return frame, "outcome", ["cluster"]
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(
+        raise InvalidInputError(
             f"data must be a pandas DataFrame (or None with array-like outcome and by), "
             f"got {type(data).__name__}"
         )
+    check_label(outcome, "outcome")
     return data, outcome, as_labels(by)
 
 
@@ -228,6 +314,35 @@ def _arrow_codes_in_threads(series: pd.Series) -> tuple[np.ndarray, Any] | None:
     return codes, uniques
 
 
+def factorize_labels(values: Any, *, sort: bool) -> tuple[np.ndarray, Any]:
+    """``pd.factorize`` of a label column, in sorted label order when asked and possible
+    (labels of mixed, unorderable types keep first-appearance order); a column of lists,
+    dicts or arrays, which cannot be labels, is an :class:`InvalidClusterError` naming it."""
+    try:
+        return pd.factorize(values, sort=sort, use_na_sentinel=True)
+    except TypeError:
+        pass
+    try:
+        return pd.factorize(values, sort=False, use_na_sentinel=True)
+    except TypeError:
+        series = pd.Series(values, copy=False) if not isinstance(values, pd.Series) else values
+        bad = next(v for v in series if not _hashable(v))
+        name = f"column {series.name!r}" if series.name is not None else "a label column"
+        raise InvalidClusterError(
+            f"{name} holds {type(bad).__name__} values (e.g. {bad!r}), which cannot be labels; "
+            "ids of clusters, groups, items and models must be scalars such as strings or "
+            "integers"
+        ) from None
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def label_codes(series: pd.Series) -> tuple[np.ndarray, Any]:
     """Integer codes of a label column in first-appearance order (-1 for missing), and the
     labels: what ``pd.factorize(series, sort=False)`` returns (the codes possibly as int32),
@@ -237,10 +352,10 @@ def label_codes(series: pd.Series) -> tuple[np.ndarray, Any]:
         threaded = _arrow_codes_in_threads(series)
         if threaded is not None:
             return threaded
-        codes, uniques = pd.factorize(series, sort=False, use_na_sentinel=True)
+        codes, uniques = factorize_labels(series, sort=False)
         return codes.astype(np.intp, copy=False), uniques
     lengths, labels = runs
-    run_codes, uniques = pd.factorize(labels, sort=False, use_na_sentinel=True)
+    run_codes, uniques = factorize_labels(labels, sort=False)
     return np.repeat(run_codes.astype(np.intp), lengths), uniques
 
 
@@ -250,19 +365,13 @@ def factorize_sorted(values: Any) -> tuple[np.ndarray, Any]:
     direct = small_int_codes(values)
     if direct is not None:  # already in label order
         return direct, None
-    try:
-        return pd.factorize(values, sort=True, use_na_sentinel=True)
-    except TypeError:
-        return pd.factorize(values, sort=False, use_na_sentinel=True)
+    return factorize_labels(values, sort=True)
 
 
 def over_groups(series: pd.Series, over: Hashable) -> tuple[np.ndarray, list[Any]]:
     """Codes and labels of the ``over=`` groups, in sorted label order (first-appearance
     order for labels of mixed, unorderable types), so results never depend on row order."""
-    try:
-        codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
-    except TypeError:
-        codes, uniques = pd.factorize(series, sort=False, use_na_sentinel=True)
+    codes, uniques = factorize_labels(series, sort=True)
     if (codes < 0).any():
         raise InvalidClusterError(
             f"column {over!r} (over=) has {int((codes < 0).sum())} missing labels"
@@ -396,6 +505,7 @@ def mean_design(
     """Validate a DataFrame (or plain arrays) and reduce each ``over`` group to per-cluster
     statistics, before any missing-data policy (see :class:`~clusterstats._design.MeanDesign`)."""
     frame, outcome_label, by_labels = as_frame(data, outcome, by)
+    check_distinct_roles(outcome_label, by=by_labels, over=over, strata=strata)
     named = [outcome_label, *by_labels, *covariates]
     for extra in (over, strata, responded):
         if extra is not None:
@@ -542,7 +652,7 @@ def rows_design(
     every candidate grouping's cluster codes, and last the windows of ``window`` of the
     timestamps in ``time``, for ``check_clustering``."""
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+        raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     named = [outcome, *(label for _, labels in groupings for label in labels)]
     require_columns(data, named + ([time] if time is not None else []))
     raw = outcome_values(data[outcome], outcome)

@@ -20,7 +20,9 @@ from clusterstats._design import ComparisonDesign, PairedDesign, PairedItems
 from clusterstats.adapters.frame import (
     as_labels,
     check_binary,
+    check_distinct_roles,
     cluster_codes,
+    factorize_labels,
     impute_missing,
     in_row_slices,
     label_codes,
@@ -35,6 +37,7 @@ from clusterstats.errors import (
     AlignmentError,
     EmptyDataError,
     InvalidClusterError,
+    InvalidInputError,
     InvalidOptionError,
     MissingOutcomeError,
 )
@@ -62,7 +65,7 @@ def _keys(frame: pd.DataFrame, on: Any) -> pd.DataFrame:
         if isinstance(index, pd.MultiIndex):
             return index.to_frame(index=False)
         return pd.DataFrame({"__index__": index})
-    labels = as_labels(on)
+    labels = as_labels(on, "on")
     require_columns(frame, labels)
     return frame[labels].reset_index(drop=True)
 
@@ -107,7 +110,7 @@ def _check_duplicates(
             )
         return
     require_columns(frame, [rerun])
-    run_codes, _ = pd.factorize(frame[rerun], sort=False, use_na_sentinel=True)
+    run_codes, _ = factorize_labels(frame[rerun], sort=False)
     if (run_codes < 0).any():
         raise InvalidClusterError(f"rerun column {rerun!r} has missing values")
     pairs = item_codes.astype(np.int64) * (int(run_codes.max()) + 1) + run_codes
@@ -131,6 +134,8 @@ def align(
 ) -> PairedItems:
     """Per-item values of ``a[outcome_a]`` and ``b[outcome_b]`` on the items both have."""
     by_labels = as_labels(by)
+    for side_outcome in (outcome_a, outcome_b):
+        check_distinct_roles(side_outcome, by=by_labels, on=on, strata=strata)
     require_columns(a, [outcome_a, *by_labels])
     require_columns(b, [outcome_b, *by_labels])
     if len(a) == 0 or len(b) == 0:
@@ -262,7 +267,7 @@ def _joint_codes(frame: pd.DataFrame, what: str) -> tuple[np.ndarray, int]:
         if col_codes is not None:  # non-negative by construction
             n_labels = int(col_codes.max()) + 1
         else:
-            col_codes, uniques = pd.factorize(frame[column], sort=False, use_na_sentinel=True)
+            col_codes, uniques = factorize_labels(frame[column], sort=False)
             n_labels = len(uniques)
             if (col_codes < 0).any():
                 raise InvalidClusterError(
@@ -292,6 +297,7 @@ def model_matrix(
 ) -> ComparisonDesign:
     """Reduce long results (one row per model x item x run) to a models x items matrix."""
     by_labels = as_labels(by)
+    check_distinct_roles(outcome, by=by_labels, model=model, on=on, strata=strata)
     require_columns(data, [outcome, model, *by_labels])
     if len(data) == 0:
         raise EmptyDataError("the frame has no rows")
@@ -708,7 +714,7 @@ def paired_design(
     """Two frames matched on ``on`` (or the index), or two columns of one frame, as matched
     items. ``missing="ipw"`` keeps the items answered on both sides (and counts the rest)."""
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+        raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if isinstance(other, pd.DataFrame):
         frame_b, outcome_a, outcome_b = other, outcome, outcome
         default_labels = ("A", "B")
@@ -759,7 +765,7 @@ def comparison_design(
 ) -> ComparisonDesign:
     """Long results (one row per model, item and run) as a models x items matrix."""
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+        raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if responded is not None:
         data = _mask_unanswered(data, [outcome], responded)
     return model_matrix(

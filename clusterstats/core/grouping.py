@@ -4,23 +4,119 @@ Every statistic in clusterstats (means, cluster-robust variances, the one-way AN
 cluster bootstrap) is a function of three numbers per cluster: the row count ``n_g``, the
 outcome total ``T_g`` and the total of squares ``S_g``. Reducing once, with ``np.bincount``,
 is what makes the analytic methods cost about one pass over the rows.
+
+Precision. The totals and squares are of ``y - shift``, ``shift`` being one of the outcomes:
+scores far from zero (an offset of 1e12) then lose nothing, since ``y - shift`` is exact
+for values within a factor of two of each other, and the statistics never add the shift back
+before subtracting it again (see :mod:`clusterstats.core.variance`). Magnitude is checked
+once per reduction, on the ``G`` sums (not the rows): the sums are kept in the outcome's own
+units, which every consumer relies on, so outcomes whose deviations are too large or too
+small for float64 squares are not rescaled but rejected with an
+:class:`~clusterstats.errors.InvalidOutcomeError` that says by how much to rescale them (see
+:func:`check_magnitude`). Within that range the statistics are exact to rounding.
+Groups reduced together (``over=``) share one shift unless a group lies far from it, which
+:func:`grouped_cluster_tables` then reduces around its own value.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from clusterstats.errors import InvalidOutcomeError
+
 __all__ = [
+    "MAX_SQUARES",
+    "MIN_NORMAL",
     "ClusterSums",
     "ClusterTable",
+    "check_magnitude",
+    "check_sums",
     "cluster_sums",
     "cluster_table",
     "cluster_table_and_ids",
+    "grouped_cluster_tables",
     "item_summaries",
 ]
+
+#: Largest accepted sum of squared deviations from the shift, ``sum((y - shift)^2)``: 2^1020,
+#: a quarter of the float64 range, so that the sums of squares formed from it (between-cluster
+#: sums, centred means squared) cannot overflow.
+MAX_SQUARES = 2.0**1020
+#: The smallest normal float64, 2^-1022. Below it a float keeps fewer than 53 bits, so the
+#: sum of squares divided by ``N^2`` (the scale of the variance of a mean) must reach it.
+MIN_NORMAL = 2.0**-1022
+
+
+def check_magnitude(
+    squares_total: float,
+    n_rows: float,
+    deviation: Callable[[], float],
+    *,
+    name: Hashable | None = None,
+) -> None:
+    """Raise ``InvalidOutcomeError`` unless float64 holds the sums of squares of an outcome,
+    and the variance of its mean, to full precision.
+
+    The check costs one comparison: ``squares_total`` is ``sum((y - shift)^2)``, formed from
+    the per-cluster sums, and ``n_rows`` is ``N``. It fails when
+
+    * ``squares_total > MAX_SQUARES`` (2^1020, about 1.1e307), or is not finite: deviations
+      from about 1e153 up overflow their squares (or an outcome is infinite);
+    * ``0 < squares_total < N^2 * MIN_NORMAL``: the variance of the mean (whose scale is
+      ``squares_total / N^2``) would be subnormal, i.e. imprecise;
+    * ``squares_total == 0`` while ``deviation()`` is not 0: every squared deviation
+      underflowed to zero although the outcomes differ (deviations below about 1e-162), which
+      would otherwise be reported as "all outcomes equal".
+
+    Rejected rather than rescaled: the sums stay in the outcome's units because every
+    statistic, interval and resampling built on them expects that. The message gives the
+    power of ten that brings the outcome into range (multiplying keeps every digit, and an
+    offset is harmless: the sums are centred); the ICC and design effects do not change under
+    it. ``deviation`` (the largest, or a typical, ``|y - shift|``) is called only to
+    tell constant data from underflow and to word the message.
+
+    Examples
+    --------
+    >>> check_magnitude(12.5, 10.0, lambda: 1.0)  # in range: returns None
+    >>> check_magnitude(math.inf, 10.0, lambda: 3e155, name="score")
+    Traceback (most recent call last):
+    ...
+    clusterstats.errors.InvalidOutcomeError: outcome 'score': its values differ by about 3e+155, \
+so their squares overflow float64 (the sum of squared deviations exceeds 2^1020 = 1.1e+307); \
+rescale it first: analyse score * 1e-155 and divide the estimate, standard error and bounds by \
+1e-155 (the ICC and design effects are unchanged)
+    """
+    if MIN_NORMAL * n_rows * n_rows <= squares_total <= MAX_SQUARES:
+        return
+    spread = float(deviation())
+    if squares_total == 0.0 and spread == 0.0:
+        return  # every outcome equal: exact zeros, which the degenerate cases handle
+    label = "the outcome" if name is None else f"outcome {name!r}"
+    if not math.isfinite(spread):
+        raise InvalidOutcomeError(f"{label} contains infinite values")
+    if not squares_total <= MAX_SQUARES:  # too large, or NaN: infinity minus infinity
+        reason = (
+            "so their squares overflow float64 (the sum of squared deviations exceeds "
+            f"2^1020 = {MAX_SQUARES:.2g})"
+        )
+    else:
+        reason = (
+            "so their squares underflow float64 (the variance of their mean would be below "
+            f"the smallest normal float64, {MIN_NORMAL:.2g}, and lose precision)"
+        )
+    exponent = round(math.log10(spread)) if 0.0 < spread < math.inf else 0
+    factor = f"{10.0**-exponent:g}"
+    symbol = "y" if name is None else str(name)
+    raise InvalidOutcomeError(
+        f"{label}: its values differ by about {spread:.2g}, {reason}; rescale it first: "
+        f"analyse {symbol} * {factor} and divide the estimate, standard error and bounds by "
+        f"{factor} (the ICC and design effects are unchanged)"
+    )
 
 
 @dataclass(frozen=True)
@@ -161,15 +257,23 @@ class ClusterTable:
 
 
 def cluster_table(
-    values: ArrayLike, codes: ArrayLike, n_clusters: int | None = None
+    values: ArrayLike,
+    codes: ArrayLike,
+    n_clusters: int | None = None,
+    *,
+    name: Hashable | None = None,
 ) -> ClusterTable:
     """Reduce ``values`` (NaN where the outcome is missing) to a :class:`ClusterTable`; see
     :func:`cluster_table_and_ids`, which also returns the codes of the clusters kept."""
-    return cluster_table_and_ids(values, codes, n_clusters)[0]
+    return cluster_table_and_ids(values, codes, n_clusters, name=name)[0]
 
 
 def cluster_table_and_ids(
-    values: ArrayLike, codes: ArrayLike, n_clusters: int | None = None
+    values: ArrayLike,
+    codes: ArrayLike,
+    n_clusters: int | None = None,
+    *,
+    name: Hashable | None = None,
 ) -> tuple[ClusterTable, NDArray[np.intp]]:
     """Reduce ``values`` (NaN where the outcome is missing) to a :class:`ClusterTable`.
 
@@ -181,11 +285,19 @@ def cluster_table_and_ids(
         Cluster index of each row, in ``0 .. n_clusters - 1``.
     n_clusters : int, optional
         Number of clusters; clusters with no rows are removed from the result.
+    name : hashable, optional
+        The outcome's name, for the message of an ``InvalidOutcomeError``.
 
     Returns
     -------
     (ClusterTable, ndarray of int)
         The table of the clusters that have rows, and those clusters' codes.
+
+    Raises
+    ------
+    InvalidOutcomeError
+        The outcomes' deviations are too large or too small for float64 sums of squares
+        (see :func:`check_magnitude`), or an outcome is infinite.
 
     Examples
     --------
@@ -199,9 +311,22 @@ def cluster_table_and_ids(
     if y.shape != g.shape or y.ndim != 1:
         raise ValueError("values and codes must be 1-d arrays of the same length")
     minlength = 0 if n_clusters is None else int(n_clusters)
+    return _table_and_ids(y, g, minlength, name, check=True)
+
+
+def _table_and_ids(
+    y: NDArray[np.float64],
+    g: NDArray[np.intp],
+    minlength: int,
+    name: Hashable | None,
+    *,
+    check: bool,
+) -> tuple[ClusterTable, NDArray[np.intp]]:
+    """:func:`cluster_table_and_ids` on validated arrays; ``check`` runs the magnitude
+    check on the whole table (off when the caller checks parts of it)."""
     present = ~np.isnan(y)
     if present.all():
-        counts, totals, squares, shift, occupied = _reduce(y, g, minlength)
+        counts, totals, squares, shift, occupied = _reduce(y, g, minlength, name, check=check)
         ids = np.flatnonzero(occupied).astype(np.intp)
         return ClusterTable(counts, counts, totals, squares, shift), ids
     rows = np.bincount(g, minlength=minlength).astype(np.float64)
@@ -210,7 +335,12 @@ def cluster_table_and_ids(
     centred = answered_y - shift
     answered = np.bincount(answered_g, minlength=rows.shape[0]).astype(np.float64)
     totals = np.bincount(answered_g, weights=centred, minlength=rows.shape[0])
-    squares = np.bincount(answered_g, weights=centred * centred, minlength=rows.shape[0])
+    with np.errstate(over="ignore"):  # an overflow is reported by the check
+        squares = np.bincount(answered_g, weights=centred * centred, minlength=rows.shape[0])
+    if check:
+        check_magnitude(
+            float(squares.sum()), float(centred.size), lambda: _largest(centred), name=name
+        )
     occupied = rows > 0
     if not occupied.all():
         rows, answered = rows[occupied], answered[occupied]
@@ -219,7 +349,135 @@ def cluster_table_and_ids(
     return ClusterTable(rows, answered, totals, squares, shift), ids
 
 
-def _reduce(y: NDArray[np.float64], g: NDArray[np.intp], minlength: int):
+def grouped_cluster_tables(
+    values: ArrayLike,
+    codes: ArrayLike,
+    n_clusters: int,
+    group_codes: ArrayLike,
+    n_groups: int,
+    *,
+    name: Hashable | None = None,
+) -> list[tuple[ClusterTable, NDArray[np.intp]]]:
+    """Per group (``over=``), the :class:`ClusterTable` of its clusters and their codes, from
+    one reduction over ``(group, cluster)`` cells; a group far from the shared shift is
+    reduced again around one of its own values.
+
+    One shift for every group costs precision in each group far from it: with one model's
+    scores near 0 and another's near 1e12, the second's sums of squares around the first's
+    value keep none of the digits of its spread (its CR1 variance loses eight digits at 1e9;
+    at 1e12 the group reads as constant). A group whose mean lies more than ``2^5``
+    standard deviations from the shared shift (``N * mean^2 > 2^10 * SS``, all centred) is
+    therefore reduced again, alone, centred on its own first answered value: one more pass
+    over the rows for each such group, none when the groups sit at comparable values (pass
+    rates of several models). The magnitude check (:func:`check_magnitude`) is made group by
+    group.
+
+    Parameters
+    ----------
+    values : array_like of float, shape (N,)
+        Outcomes; NaN marks a row without a usable outcome.
+    codes : array_like of int, shape (N,)
+        Cluster index of each row, in ``0 .. n_clusters - 1``.
+    n_clusters : int
+        Number of clusters (codes), shared by the groups.
+    group_codes : array_like of int, shape (N,)
+        Group index of each row, in ``0 .. n_groups - 1``.
+    n_groups : int
+    name : hashable, optional
+        The outcome's name, for the message of an ``InvalidOutcomeError``.
+
+    Returns
+    -------
+    list of (ClusterTable, ndarray of int)
+        One per group, in group order: the table of the group's clusters that have rows and
+        those clusters' codes (an empty table for a group without rows).
+
+    Examples
+    --------
+    >>> y = np.array([0.0, 1.0, 1e12, 1e12 + 1.0]); g = np.array([0, 1, 0, 1])
+    >>> tables = grouped_cluster_tables(y, g, 2, np.array([0, 0, 1, 1]), 2)
+    >>> [t.shift for t, _ in tables], tables[1][0].complete_case().centred_means
+    ([0.0, 1000000000000.0], array([0., 1.]))
+    """
+    y = np.asarray(values, dtype=np.float64)
+    g = np.asarray(codes)
+    groups = np.asarray(group_codes)
+    if not (y.shape == g.shape == groups.shape) or y.ndim != 1:
+        raise ValueError("values, codes and group_codes must be 1-d arrays of the same length")
+    n_clusters = int(n_clusters)
+    cell = groups * np.intp(n_clusters) + g
+    table, cell_ids = _table_and_ids(y, cell, n_groups * n_clusters, name, check=False)
+    del cell
+    group_of_cell = cell_ids // n_clusters
+    out = []
+    for index in range(n_groups):
+        selection = group_of_cell == index
+        part, ids = table.subset(selection), cell_ids[selection] - index * n_clusters
+        if _far_from_shift(part):
+            rows = groups == index
+            part, ids = _table_and_ids(y[rows], g[rows], n_clusters, name, check=False)
+        check_sums(part.answered, part.totals, part.squares, name=name)
+        out.append((part, ids))
+    return out
+
+
+# A group whose centred mean squared, times N, exceeds this multiple of its sum of squares
+# around its mean is reduced again around its own value (see grouped_cluster_tables).
+_FAR = 2.0**10
+
+
+def _far_from_shift(table: ClusterTable) -> bool:
+    """Whether a group's sums around a shared shift have lost precision to cancellation: its
+    mean is more than ``sqrt(_FAR)`` standard deviations from the shift (sums of squares
+    that cancelled to noise count as far)."""
+    n = float(table.answered.sum())
+    if n == 0.0:
+        return False
+    total = float(table.totals.sum())
+    mean = total / n
+    around_mean = float(table.squares.sum()) - total * mean
+    return not n * mean * mean <= _FAR * around_mean
+
+
+def check_sums(
+    counts: NDArray[np.float64],
+    totals: NDArray[np.float64],
+    squares: NDArray[np.float64],
+    *,
+    name: Hashable | None = None,
+) -> None:
+    """:func:`check_magnitude` on per-cluster sums (counts of the answered rows, centred
+    totals and squares); the deviation in the message is the largest of the clusters'
+    centred means and root mean squares."""
+
+    def deviation() -> float:
+        if not counts.size:
+            return 0.0
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            scale = np.maximum(counts, 1.0)
+            means = np.abs(totals / scale)
+            if not np.isfinite(means).all():
+                return math.inf  # an infinite outcome
+            rms = np.sqrt(np.abs(squares) / scale)
+        rms = rms[np.isfinite(rms)]  # not the squares that overflowed
+        return max(float(means.max()), float(rms.max()) if rms.size else 0.0)
+
+    check_magnitude(float(squares.sum()), float(counts.sum()), deviation, name=name)
+
+
+def _largest(centred: NDArray[np.float64]) -> float:
+    """The largest ``|y - shift|`` (called only when a check fails)."""
+    return float(np.max(np.abs(centred))) if centred.size else 0.0
+
+
+def _reduce(
+    y: NDArray[np.float64],
+    g: NDArray[np.intp],
+    minlength: int,
+    name: Hashable | None,
+    *,
+    check: bool = True,
+):
     """Counts, centred totals and squares of the occupied clusters, the shift, and which
     codes are occupied."""
     shift = float(y[0]) if y.size else 0.0
@@ -227,7 +485,10 @@ def _reduce(y: NDArray[np.float64], g: NDArray[np.intp], minlength: int):
         y = y - shift
     counts = np.bincount(g, minlength=minlength).astype(np.float64)
     totals = np.bincount(g, weights=y, minlength=minlength)
-    squares = np.bincount(g, weights=y * y, minlength=minlength)
+    with np.errstate(over="ignore"):  # an overflow is reported by the check
+        squares = np.bincount(g, weights=y * y, minlength=minlength)
+    if check:
+        check_magnitude(float(squares.sum()), float(y.size), lambda: _largest(y), name=name)
     occupied = counts > 0
     if not occupied.all():
         counts, totals, squares = counts[occupied], totals[occupied], squares[occupied]
@@ -235,7 +496,11 @@ def _reduce(y: NDArray[np.float64], g: NDArray[np.intp], minlength: int):
 
 
 def cluster_sums(
-    values: ArrayLike, codes: ArrayLike | None, n_clusters: int | None = None
+    values: ArrayLike,
+    codes: ArrayLike | None,
+    n_clusters: int | None = None,
+    *,
+    name: Hashable | None = None,
 ) -> ClusterSums:
     """Reduce ``values`` to per-cluster sums, given integer cluster ``codes``.
 
@@ -248,10 +513,18 @@ def cluster_sums(
         cluster.
     n_clusters : int, optional
         Number of clusters; clusters with no rows are removed from the result.
+    name : hashable, optional
+        The outcome's name, for the message of an ``InvalidOutcomeError``.
 
     Returns
     -------
     ClusterSums
+
+    Raises
+    ------
+    InvalidOutcomeError
+        The outcomes' deviations are too large or too small for float64 sums of squares
+        (see :func:`check_magnitude`), or an outcome is infinite.
 
     Examples
     --------
@@ -266,12 +539,17 @@ def cluster_sums(
         if y.ndim != 1:
             raise ValueError("values must be a 1-d array")
         centred = y - shift
-        return ClusterSums(np.ones(y.shape[0]), centred, centred * centred, shift)
+        with np.errstate(over="ignore"):  # an overflow is reported by the check
+            squares = centred * centred
+        check_magnitude(
+            float(squares.sum()), float(centred.size), lambda: _largest(centred), name=name
+        )
+        return ClusterSums(np.ones(y.shape[0]), centred, squares, shift)
     g = np.asarray(codes)
     if y.shape != g.shape or y.ndim != 1:
         raise ValueError("values and codes must be 1-d arrays of the same length")
     minlength = 0 if n_clusters is None else int(n_clusters)
-    counts, totals, squares, shift, _ = _reduce(y, g, minlength)
+    counts, totals, squares, shift, _ = _reduce(y, g, minlength, name)
     return ClusterSums(counts=counts, totals=totals, squares=squares, shift=shift)
 
 

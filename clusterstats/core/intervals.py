@@ -19,6 +19,7 @@ __all__ = [
     "clopper_pearson",
     "clopper_pearson_fallback",
     "effective_clusters_df",
+    "effective_n_interval",
     "korn_graubard",
     "t_interval",
     "wilson",
@@ -113,7 +114,8 @@ def wilson(
     p = float(proportion)
     z2n = z * z / n
     center = (p + z2n / 2) / (1 + z2n)
-    half = z * math.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n)
+    # sqrt(p(1-p)/n + z^2/(4n^2)) written so that neither term underflows for huge n
+    half = z * math.sqrt(p * (1 - p) + z2n / 4) / math.sqrt(n) / (1 + z2n)
     # At p = 0 (1) the bound is exactly 0 (1); computed, it is off by rounding.
     low = 0.0 if p <= 0.0 else max(0.0, float(center - half))
     high = 1.0 if p >= 1.0 else min(1.0, float(center + half))
@@ -151,37 +153,83 @@ def clopper_pearson_fallback(
 
 
 def korn_graubard(
-    proportion: float, variance: float, df: float, n_rows: float, confidence: float
+    proportion: float,
+    variance: float,
+    df: float,
+    n_rows: float,
+    confidence: float,
+    *,
+    cap: bool = True,
 ) -> tuple[float, float, float]:
     """Korn & Graubard (1998): Clopper–Pearson on the df-adjusted design-based effective n.
 
-    ``n_eff = p(1-p)/variance * (t_{N-1} / t_{df})^2``, capped at ``n_rows``; this is R survey's
-    ``svyciprop(method="beta", df=degf(design))``. Returns ``(low, high, n_eff)``.
+    ``n_eff = p(1-p)/variance * (t_{N-1} / t_{df})^2``; this is R survey's
+    ``svyciprop(method="beta", df=degf(design))``. With ``cap`` (the default) the effective n
+    is capped at ``n_rows``, so a design effect below 1 never makes the interval narrower
+    than treating the rows as independent would; survey does not cap (``cap=False``).
+    Returns ``(low, high, n_eff used)``.
     """
     alpha = 1.0 - _check_confidence(confidence)
     p = float(proportion)
     n_eff = p * (1 - p) / variance
     n_eff *= (special.stdtrit(n_rows - 1, alpha / 2) / special.stdtrit(df, alpha / 2)) ** 2
-    n_eff = min(n_eff, float(n_rows))
+    if cap:
+        n_eff = min(n_eff, float(n_rows))
     low, high = clopper_pearson(p * n_eff, n_eff, confidence)
     return low, high, n_eff
 
 
 def wilson_effective_n(
-    proportion: float, variance: float, df: float, n_rows: float, confidence: float
+    proportion: float,
+    variance: float,
+    df: float,
+    n_rows: float,
+    confidence: float,
+    *,
+    cap: bool = True,
 ) -> tuple[float, float, float]:
-    """Wilson interval on the design-based effective n ``p(1-p)/variance`` (capped at N), with
-    the ``t_{df}`` quantile in place of z. R survey (4.1) has no Wilson method; this is the
-    Wilson analogue of its ``svyciprop(method="beta")`` (Korn & Graubard 1998).
+    """Wilson interval on the design-based effective n ``p(1-p)/variance`` (capped at N unless
+    ``cap=False``), with the ``t_{df}`` quantile in place of z. R survey (4.1) has no Wilson
+    method; this is the Wilson analogue of its ``svyciprop(method="beta")`` (Korn & Graubard
+    1998).
 
-    Returns ``(low, high, n_eff)``.
+    Returns ``(low, high, n_eff used)``.
     """
     conf = _check_confidence(confidence)
     p = float(proportion)
-    n_eff = min(p * (1 - p) / variance, float(n_rows))
+    n_eff = p * (1 - p) / variance
+    if cap:
+        n_eff = min(n_eff, float(n_rows))
     q = special.stdtrit(df, 0.5 + conf / 2)
     low, high = wilson(p, n_eff, conf, quantile=q)
     return low, high, n_eff
+
+
+def effective_n_interval(
+    method: str,
+    proportion: float,
+    variance: float,
+    df: float,
+    n_rows: float,
+    confidence: float,
+    *,
+    cap: bool,
+) -> tuple[float, float, str | None]:
+    """``korn_graubard`` or ``wilson`` (``method``) with the effective-n cap applied as asked,
+    and the note that says when the cap changed the interval (``None`` otherwise)."""
+    fn = korn_graubard if method == "korn_graubard" else wilson_effective_n
+    low, high, used = fn(proportion, variance, df, n_rows, confidence, cap=cap)
+    if not cap or used < n_rows:
+        return low, high, None
+    raw = fn(proportion, variance, df, n_rows, confidence, cap=False)[2]
+    if not raw > n_rows:
+        return low, high, None
+    note = (
+        f"the design effect is below 1, so the design-based effective n ({raw:.4g}) exceeds "
+        f"the {n_rows:g} rows; the {method} interval uses {n_rows:g} (R survey's svyciprop "
+        "does not cap it: pass cap_n_eff=False for its convention)"
+    )
+    return low, high, note
 
 
 def effective_clusters_df(residual_totals, df: float) -> float:

@@ -382,7 +382,13 @@ IPW_METHODS = ("auto", "cr1", "wilson", "korn_graubard")
 
 
 def ipw_interval(
-    fit: IPWEstimate, *, method: str, confidence: float, is_binary: bool, n_rows: int
+    fit: IPWEstimate,
+    *,
+    method: str,
+    confidence: float,
+    is_binary: bool,
+    n_rows: int,
+    cap_n_eff: bool = True,
 ) -> IPWInterval:
     """The interval around a Hájek IPW mean from its stacked sandwich variance and ``G - 1``
     df: Korn–Graubard on the effective n for a binary outcome (``auto``), Wilson on the
@@ -423,12 +429,15 @@ def ipw_interval(
         low, high = iv.t_interval(mu, var, df, confidence)
         n_eff = math.nan
         used = "ipw_t"
-    elif method == "korn_graubard":
-        low, high, n_eff = iv.korn_graubard(p, var, df, n_rows, confidence)
-        used = "ipw_korn_graubard"
     else:
-        low, high, n_eff = iv.wilson_effective_n(p, var, df, n_rows, confidence)
-        used = "ipw_wilson"
+        fn = iv.korn_graubard if method == "korn_graubard" else iv.wilson_effective_n
+        n_eff = fn(p, var, df, n_rows, confidence, cap=cap_n_eff)[2]
+        low, high, cap_note = iv.effective_n_interval(
+            method, p, var, df, n_rows, confidence, cap=cap_n_eff
+        )
+        if cap_note:
+            notes.append(cap_note)
+        used = f"ipw_{method}"
     if is_binary:
         low, high = max(low, 0.0), min(high, 1.0)
     return IPWInterval(mu, se, low, high, df, used, n_eff, tuple(notes))

@@ -93,12 +93,13 @@ def rerun_variance_share(
 
 def pairwise_cluster_robust(
     cluster_totals: NDArray[np.float64], counts: NDArray[np.float64], kind: str
-) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float, NDArray[np.float64]]:
     """Means of M models and the cluster-robust variance of every pairwise difference.
 
     ``cluster_totals`` is ``(G, M)``: per cluster, the sum over its items of each model's
     per-item value; ``counts`` is items per cluster. Returns ``(means (M,), variance of
-    mean_a - mean_b (M, M), df)``, the pooled (item-weighted) estimand, CR1 or CR2.
+    mean_a - mean_b (M, M), df, variance of each model's mean (M,))``, the pooled
+    (item-weighted) estimand, CR1 or CR2.
     """
     n_items = float(counts.sum())
     g = counts.shape[0]
@@ -115,7 +116,7 @@ def pairwise_cluster_robust(
     cross = (resid * weights[:, None]).T @ resid / n_items**2
     diag = np.diag(cross)
     variance = diag[:, None] + diag[None, :] - 2.0 * cross
-    return means, np.maximum(variance, 0.0), df
+    return means, np.maximum(variance, 0.0), df, diag
 
 
 def adjust_p_values(p_values: NDArray[np.float64], method: str) -> NDArray[np.float64]:
@@ -307,36 +308,53 @@ def summarize_paired(
         mc_fields = (None, None, math.nan, math.nan, math.nan, math.nan, math.nan)
     share = rerun_variance_share(within_a, runs_a, within_b, runs_b, diff)
 
-    if not np.any(diff != 0.0):
-        if not single_run_binary and not np.all(np.isin(np.concatenate([a, b]), (0.0, 1.0))):
+    binary_values = single_run_binary or bool(np.all(np.isin(np.concatenate([a, b]), (0.0, 1.0))))
+    magnitude = max(float(np.max(np.abs(a))), float(np.max(np.abs(b))))
+    constant = float(np.ptp(diff)) <= 16.0 * np.finfo(float).eps * magnitude
+    if constant and not (binary_values and float(diff[0]) in (-1.0, 0.0, 1.0)):
+        if not np.any(diff != 0.0):
             raise DegenerateDataError(
                 "the two sides have identical values on every item: no difference, and no "
                 "information about how large one could be"
             )
-        # No discordant item: bound the discordance rate, which bounds |delta|, with
-        # Clopper-Pearson on 0 events in G clusters (the clustered rule of three).
-        bound = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / n_clusters)
-        message = (
-            f"the two agree on every item, so the difference has no variance; the interval "
-            f"bounds the share of discordant items by Clopper-Pearson on 0 of {n_clusters} "
-            "clusters"
+        exactly = "" if not np.any(diff != diff[0]) else " (up to rounding)"
+        raise DegenerateDataError(
+            f"A - B is {float(np.mean(diff)):g} on every item{exactly}: a constant difference "
+            "has no spread, so no interval can be estimated for it"
         )
+    if constant:
+        # Binary sides that agree everywhere (or disagree everywhere, the same way): bound
+        # the share of items where they differ (or agree), which bounds delta, with
+        # Clopper-Pearson on 0 events in G clusters (the clustered rule of three).
+        sign = float(diff[0])
+        bound = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / n_clusters)
+        if sign == 0.0:
+            low, high = -bound, bound
+            what = "agree on every item, so the difference has no variance; the interval bounds"
+            events = "the share of discordant items"
+        else:
+            low, high = (1.0 - bound, 1.0) if sign > 0 else (-1.0, bound - 1.0)
+            side = "first" if sign > 0 else "second"
+            what = f"differ on every item (the {side} side passes each one), so the "
+            what += "difference has no variance; the interval bounds"
+            events = "the share of items where they agree"
+        message = f"the two {what} {events} by Clopper-Pearson on 0 of {n_clusters} clusters"
         warn(message, DegenerateDataWarning)
         return PairedSummary(
-            0.0,
+            sign,
             math.nan,
-            -bound,
-            bound,
+            low,
+            high,
             math.nan,
             "discordance_bound_fallback",
-            1.0,
+            1.0 if sign == 0.0 else math.nan,  # see the McNemar tests for the other
             "none",
             estimate(sums_a, estimand),
             estimate(sums_b, estimand),
             se_unpaired,
             correlation,
-            0.0,
-            0.0,
+            math.nan,  # the naive interval would be zero-width too
+            math.nan,
             math.nan,
             *mc_fields,
             share,
@@ -408,6 +426,44 @@ class ComparisonSummary(NamedTuple):
     rank: NDArray[np.float64]
     rank_low: NDArray[np.float64]
     rank_high: NDArray[np.float64]
+    degenerate: NDArray[np.bool_]  # pairs whose difference has no spread across clusters
+
+
+def degenerate_pairs(
+    cluster_totals: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    pair_a: NDArray[np.intp],
+    pair_b: NDArray[np.intp],
+    pair_variance: NDArray[np.float64],
+    own_variance: NDArray[np.float64],
+    strata: NDArray[np.intp] | None = None,
+) -> NDArray[np.bool_]:
+    """The pairs whose per-cluster mean difference is the same in every cluster (of each
+    stratum) up to rounding: their cluster-robust variance is zero, and what the
+    difference-of-variances arithmetic returns for them is rounding residue, not a variance.
+
+    Only pairs whose variance is already tiny next to the two models' own variances are
+    examined, so the check costs nothing on ordinary data.
+    """
+    scale = own_variance[pair_a] + own_variance[pair_b]
+    suspects = np.flatnonzero(~(pair_variance > 1e-8 * scale))
+    flags = np.zeros(pair_a.shape[0], dtype=bool)
+    if suspects.size == 0:
+        return flags
+    means = cluster_totals / counts[:, None]
+    groups = np.zeros(counts.shape[0], dtype=np.intp) if strata is None else strata
+    eps = np.finfo(float).eps
+    for start in range(0, suspects.size, 256):  # bounded (G, 256) temporaries
+        chosen = suspects[start : start + 256]
+        a, b = means[:, pair_a[chosen]], means[:, pair_b[chosen]]
+        difference = a - b
+        magnitude = np.maximum(np.abs(a).max(axis=0), np.abs(b).max(axis=0))
+        spread = np.zeros(chosen.size)
+        for h in np.unique(groups):
+            inside = difference[groups == h]
+            spread = np.maximum(spread, inside.max(axis=0) - inside.min(axis=0))
+        flags[chosen] = spread <= 16.0 * eps * magnitude
+    return flags
 
 
 def summarize_comparison(
@@ -438,8 +494,8 @@ def summarize_comparison(
         means, covariance, df = stratified_pairwise(
             cluster_totals, counts, strata, estimand, lonely=lonely
         )
-        diagonal = np.diag(covariance)
-        variance = diagonal[:, None] + diagonal[None, :] - 2.0 * covariance
+        own = np.diag(covariance)
+        variance = own[:, None] + own[None, :] - 2.0 * covariance
         kind = "stratified_CR1"
     elif estimand == "cluster_mean":
         cluster_totals = cluster_totals / counts[:, None]
@@ -447,7 +503,7 @@ def summarize_comparison(
     m = cluster_totals.shape[1]
     if strata is None:
         kind = "CR1" if method == "cr1" else "CR2"
-        means, variance, df = pairwise_cluster_robust(cluster_totals, counts, kind)
+        means, variance, df, own = pairwise_cluster_robust(cluster_totals, counts, kind)
     if baseline is None:
         pair_a, pair_b = np.triu_indices(m, k=1)
     else:
@@ -480,6 +536,11 @@ def summarize_comparison(
     else:
         low, high = delta - q * se, delta + q * se
         used = kind.lower()
+    degenerate = degenerate_pairs(
+        cluster_totals, counts, pair_a, pair_b, variance[pair_a, pair_b], own, strata=strata
+    )
+    if degenerate.any():  # no interval rather than a zero-width one
+        se, low, high, p_value = (np.where(degenerate, np.nan, x) for x in (se, low, high, p_value))
     finite = ~np.isnan(p_value)
     p_adjusted = np.full_like(p_value, np.nan)
     p_adjusted[finite] = adjust_p_values(p_value[finite], adjust)
@@ -499,4 +560,5 @@ def summarize_comparison(
         rank,
         rank_low,
         rank_high,
+        degenerate,
     )

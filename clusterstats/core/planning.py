@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 
-from scipy import special
+import numpy as np
+from scipy import optimize, special
 
 __all__ = [
     "clusters_for_half_width",
@@ -20,6 +21,12 @@ __all__ = [
     "optimal_cluster_size",
     "variance_of_mean",
 ]
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    """``numerator / denominator``, infinite rather than an error when the denominator has
+    underflowed to 0 (a target so small that its square is below floating-point range)."""
+    return numerator / denominator if denominator > 0 else math.inf
 
 
 def variance_of_mean(sigma2: float, icc: float, n_clusters: float, cluster_size: float) -> float:
@@ -74,30 +81,48 @@ def clusters_for_half_width(
     t_quantile: bool = False,
 ) -> float:
     """Clusters needed for a confidence-interval half-width ``h``:
-    ``K = q² σ² (1 + (m − 1) ρ) / (m h²)`` with the normal quantile, or iterated with the
-    ``t_{K−1}`` quantile (unrounded; round up to plan).
+    ``K = z² σ² (1 + (m − 1) ρ) / (m h²)`` with the normal quantile, or, with the
+    ``t_{K−1}`` quantile, the ``K`` at which ``t_{K−1} sqrt(σ² (1 + (m − 1) ρ) / (K m))``
+    equals ``h`` (unrounded; round up to plan). The t half-width falls strictly as ``K``
+    grows, so the root is bracketed and solved; the t answer is at least 2 (fewer clusters
+    have no between-cluster variance), and exactly 2 when 2 clusters already meet ``h``.
 
     For p = 0.5, ρ = 0.3, m = 10, h = 0.05: 142.13, so 143 clusters with z, and 145 with
-    the t quantile (one t step gives 144.59; the fixed point is 144.56):
+    the t quantile (one t step gives 144.59; the root is 144.56):
 
     >>> round(clusters_for_half_width(0.25, 0.3, 10, 0.05), 2)
     142.13
     >>> k = clusters_for_half_width(0.25, 0.3, 10, 0.05, t_quantile=True)
     >>> round(k, 2), math.ceil(k)
     (144.56, 145)
+
+    A wide target needs few clusters, where t and z differ most: ±0.3 at ρ = 0.1 takes
+    4.53 clusters (z would say 2.13), and ±2 is met by the minimum of 2:
+
+    >>> round(clusters_for_half_width(0.25, 0.1, 10, 0.3, t_quantile=True), 2)
+    4.53
+    >>> clusters_for_half_width(0.25, 0.1, 10, 2.0, t_quantile=True)
+    2.0
     """
-    base = sigma2 * (1.0 + (cluster_size - 1.0) * icc) / (cluster_size * half_width**2)
-    z = float(special.ndtri(0.5 + confidence / 2.0))
-    k = z * z * base
-    if not t_quantile:
+    base = _ratio(
+        sigma2 * (1.0 + (cluster_size - 1.0) * icc), cluster_size * half_width * half_width
+    )
+    p = 0.5 + confidence / 2.0
+    k = float(special.ndtri(p)) ** 2 * base
+    if not t_quantile or not math.isfinite(k):
         return k
-    for _ in range(200):
-        q = float(special.stdtrit(max(k - 1.0, 1.0), 0.5 + confidence / 2.0))
-        updated = q * q * base
-        if abs(updated - k) < 1e-10:
-            return updated
-        k = updated
-    return k
+
+    def excess(clusters: float) -> float:
+        # (t_{K-1} / h)^2 sigma2 deff / (K m) - 1, in the scale-free form q^2 base / K - 1
+        q = float(special.stdtrit(clusters - 1.0, p))
+        return q * q * base / clusters - 1.0
+
+    if excess(2.0) <= 0.0:
+        return 2.0
+    high = max(2.0 * k, 4.0)  # the t root lies above the z one
+    while excess(high) > 0.0:
+        high *= 2.0
+    return float(optimize.brentq(excess, 2.0, high, xtol=1e-12, rtol=4 * np.finfo(float).eps))
 
 
 def clusters_for_power(
@@ -120,9 +145,8 @@ def clusters_for_power(
     1744.2
     """
     z = float(special.ndtri(0.5 + confidence / 2.0)) + float(special.ndtri(power))
-    return (
-        z * z * sigma2_diff * (1.0 + (cluster_size - 1.0) * icc_diff) / (cluster_size * effect**2)
-    )
+    numerator = z * z * sigma2_diff * (1.0 + (cluster_size - 1.0) * icc_diff)
+    return _ratio(numerator, cluster_size * effect * effect)
 
 
 def minimum_detectable_effect(

@@ -1,19 +1,21 @@
 """Statistics of test cases run several times: per-case moments, pass@k, pass^k, flakiness.
 
 The input is an array whose last axis holds the runs of one case (NaN where a case has fewer
-runs than the longest). Everything reduces each case to three numbers (runs ``n``, total
-``t`` and the within-case sum of squares around the case mean), so a dask array can be
-reduced chunk by chunk and the rest finished on arrays of one value per case.
+runs than the longest). Everything reduces each case to a few numbers (runs ``n``, total
+``t``, the within-case sum of squares around the case mean and the residual that makes the
+case mean exact), so a dask array can be reduced chunk by chunk and the rest finished on
+arrays of one value per case.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from clusterstats.core.grouping import ClusterSums, ClusterTable
+from clusterstats.core.grouping import ClusterSums, ClusterTable, check_sums
 
 __all__ = [
     "MOMENTS",
@@ -29,30 +31,34 @@ __all__ = [
 ]
 
 #: Names of the last axis of :func:`case_moments`' output.
-MOMENTS = ("runs", "total", "within_ss", "non_binary", "missing")
+MOMENTS = ("runs", "total", "within_ss", "non_binary", "missing", "residual")
 # Cells per slab in case_moments: temporaries of a few MB, whatever the input size.
 _SLAB_CELLS = 1 << 20
 
 
 def case_moments(values: ArrayLike, ran: ArrayLike | None = None) -> NDArray[np.float64]:
     """Per case (the last axis holds its runs; NaN is "no run"): the number of runs, their
-    total, the sum of squares around the case mean, 1.0 if any run is not 0 or 1, and the
-    number of runs whose outcome is missing.
+    total, the sum of squares around the case mean, 1.0 if any run is not 0 or 1, the number
+    of runs whose outcome is missing, and the residual ``sum(y - total / runs)``.
 
     ``ran`` (a boolean array of the same shape) tells a missing outcome from no run: where it
     is True and the value is NaN, the run happened and its outcome is missing. Without it
     every NaN is "no run".
 
-    Centring on each case's own mean keeps the sums of squares accurate for scores far from
-    zero; :func:`case_sums` recovers sums around any common value from them exactly. Cases
-    are processed in slabs of about a million cells, so the temporaries stay small whatever
-    the size of the input (a dask chunk, or a whole array).
+    Precision. A case is centred on its rounded mean ``m = total / runs`` (the same float
+    wherever it is recomputed): the residual ``r = sum(y - m)`` makes it exact, ``m + r / n``,
+    however far the scores are from zero (with scores near 1e12 the rounded total alone keeps
+    only about four digits of the case mean below the offset). The sum of squares is the
+    corrected two-pass one, ``sum((y - m)^2) - r^2 / n``, exact to rounding.
+    :func:`case_table` and :func:`case_sums` recover sums around any common value from these.
+    Cases are processed in slabs of about a million cells, so the temporaries stay small
+    whatever the size of the input (a dask chunk, or a whole array).
 
     Examples
     --------
     >>> case_moments([[1.0, 0.0, np.nan], [1.0, 1.0, 1.0]])
-    array([[2. , 1. , 0.5, 0. , 0. ],
-           [3. , 3. , 0. , 0. , 0. ]])
+    array([[2. , 1. , 0.5, 0. , 0. , 0. ],
+           [3. , 3. , 0. , 0. , 0. , 0. ]])
     >>> case_moments([[1.0, np.nan, np.nan]], ran=[[True, True, False]])[0, 4]
     np.float64(1.0)
     """
@@ -75,14 +81,21 @@ def case_moments(values: ArrayLike, ran: ArrayLike | None = None) -> NDArray[np.
         y -= mean[:, None]
         y[~present] = 0.0
         block = out[start : start + step]
+        residual = y.sum(axis=-1)
         block[:, 0] = runs
         block[:, 1] = total
-        block[:, 2] = np.einsum("ij,ij->i", y, y)
+        # overflow (scores beyond ~1e154) is reported when the sums are formed (case_table)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            within = np.einsum("ij,ij->i", y, y)
+            within -= residual * np.where(runs > 0, residual / np.maximum(runs, 1), 0.0)
+        np.maximum(within, 0.0, out=within)  # NaN (an infinite run) is kept
+        block[:, 2] = within
         block[:, 3] = non_binary
         if flat_ran is None:
             block[:, 4] = 0.0
         else:
             block[:, 4] = (flat_ran[start : start + step] & ~present).sum(axis=-1)
+        block[:, 5] = residual
     return out.reshape(*array.shape[:-1], len(MOMENTS))
 
 
@@ -114,12 +127,20 @@ def case_table(
     within_ss: NDArray[np.float64],
     missing: NDArray[np.float64],
     codes: NDArray[np.intp] | None = None,
+    *,
+    residual: NDArray[np.float64] | None = None,
+    name: Hashable | None = None,
 ) -> tuple[ClusterTable, NDArray[np.intp]]:
     """Per-cluster statistics of the runs, from per-case moments, before a missing-data
     policy; and the codes of the clusters kept (those with at least one run).
 
     Each case is its own cluster when ``codes`` is None (its code is its position);
-    otherwise ``codes`` gives each case's cluster.
+    otherwise ``codes`` gives each case's cluster. ``residual`` (the moment of that name)
+    makes each case mean exact, ``total / runs + residual / runs``: without it the case means
+    are the rounded ``total / runs``, which for scores far from zero (1e9 and up) loses
+    digits. The sums are centred on the first answered case's mean. ``name`` names
+    the outcome in an ``InvalidOutcomeError`` (deviations too large or too small for float64
+    sums of squares, see :func:`~clusterstats.core.grouping.check_magnitude`).
 
     Examples
     --------
@@ -137,6 +158,7 @@ def case_table(
     if not has_cells.all():
         runs, total, within_ss = runs[has_cells], total[has_cells], within_ss[has_cells]
         missing, cells, position = missing[has_cells], cells[has_cells], position[has_cells]
+        residual = None if residual is None else residual[has_cells]
         if not any_missing:
             cells = runs
     del has_cells
@@ -145,17 +167,21 @@ def case_table(
         return ClusterTable(empty, empty, empty, empty, 0.0), np.zeros(0, dtype=np.intp)
     answered_cases = runs > 0
     first = int(np.argmax(answered_cases))
-    shift = float(total[first] / runs[first]) if answered_cases[first] else 0.0
     offset = np.maximum(runs, 1.0)
     np.divide(total, offset, out=offset)
+    shift = _first_mean(offset, runs, residual, first) if answered_cases[first] else 0.0
     offset[~answered_cases] = shift
     offset -= shift
+    if residual is not None:
+        _add_residual_means(offset, residual, runs, answered_cases)
     del answered_cases
     totals = runs * offset
     squares = offset  # reused: (runs * offset) * offset + within_ss
-    squares *= totals
-    squares += within_ss
+    with np.errstate(over="ignore", invalid="ignore"):  # reported by the check below
+        squares *= totals
+        squares += within_ss
     del offset
+    check_sums(runs, totals, squares, name=name)
     if codes is None:
         # Own copies, not views into the caller's (case, moment) array: the table outlives
         # that array, which is several times its size.
@@ -178,17 +204,47 @@ def case_table(
     return (table if ids.size == n_clusters else table.subset(ids)), ids
 
 
+def _first_mean(
+    rounded: NDArray[np.float64],
+    runs: NDArray[np.float64],
+    residual: NDArray[np.float64] | None,
+    first: int,
+) -> float:
+    """The shift: the mean of case ``first``, with its residual when there is one (then the
+    runs of cases whose outcomes all equal it are centred to exact zeros)."""
+    mean = float(rounded[first])
+    if residual is None:
+        return mean
+    return mean + float(residual[first]) / float(runs[first])
+
+
+def _add_residual_means(
+    offset: NDArray[np.float64],
+    residual: NDArray[np.float64],
+    runs: NDArray[np.float64],
+    answered: NDArray[np.bool_] | None = None,
+) -> None:
+    """``offset += residual / runs`` in place, over the cases that have runs."""
+    correction = residual / np.maximum(runs, 1.0)
+    if answered is not None:
+        correction[~answered] = 0.0
+    offset += correction
+
+
 def case_sums(
     runs: NDArray[np.float64],
     total: NDArray[np.float64],
     within_ss: NDArray[np.float64],
     codes: NDArray[np.intp] | None = None,
+    *,
+    residual: NDArray[np.float64] | None = None,
+    name: Hashable | None = None,
 ) -> ClusterSums:
     """Per-cluster sums of the runs, from per-case moments (cases with no run are skipped).
 
     Each case is its own cluster when ``codes`` is None; otherwise ``codes`` gives each case's
     cluster. The sums are centred on the first case's mean, as :func:`cluster_sums` centres
-    on an observed value.
+    on an observed value; ``residual`` and ``name`` are as in :func:`case_table`.
 
     Examples
     --------
@@ -201,16 +257,21 @@ def case_sums(
     if not has_runs.all():
         runs, total, within_ss = runs[has_runs], total[has_runs], within_ss[has_runs]
         codes = None if codes is None else codes[has_runs]
+        residual = None if residual is None else residual[has_runs]
     if runs.size == 0:
         return ClusterSums(np.zeros(0), np.zeros(0), np.zeros(0), 0.0)
     # In place, one temporary at a time: with millions of cases these arrays dominate memory.
     offset = total / runs
-    shift = float(offset[0])
+    shift = _first_mean(offset, runs, residual, 0)
     offset -= shift
+    if residual is not None:
+        _add_residual_means(offset, residual, runs)
     totals = runs * offset
-    squares = np.multiply(totals, offset)
-    squares += within_ss
+    with np.errstate(over="ignore", invalid="ignore"):  # reported by the check below
+        squares = np.multiply(totals, offset)
+        squares += within_ss
     del offset
+    check_sums(runs, totals, squares, name=name)
     if codes is None:
         return ClusterSums(counts=runs, totals=totals, squares=squares, shift=shift)
     n_clusters = int(codes.max()) + 1

@@ -257,6 +257,7 @@ def summarize_stratified(
     lonely: str = "fail",
     n_resamples: int = 9999,
     rng: np.random.Generator | None = None,
+    cap_n_eff: bool = True,
 ) -> IntervalSummary:
     """The interval of the mean under a stratified cluster design, with its context.
 
@@ -327,14 +328,21 @@ def summarize_stratified(
         if is_binary:
             low, high = max(low, 0.0), min(high, 1.0)
     elif method in ("wilson", "korn_graubard"):
-        fn = iv.korn_graubard if method == "korn_graubard" else iv.wilson_effective_n
-        low, high, _ = fn(point, variance, df, n_rows, confidence)
+        low, high, cap_note = iv.effective_n_interval(
+            method, point, variance, df, n_rows, confidence, cap=cap_n_eff
+        )
+        if cap_note:
+            notes.append(cap_note)
     elif method == "korn_graubard_guarded":
         guarded = max(variance, _model_variance(sums, strata, estimand))
         x = influence_totals(sums, strata, estimand)
         df = iv.effective_clusters_df(x, df)
         se = math.sqrt(guarded)
-        low, high, _ = iv.korn_graubard(point, guarded, df, n_rows, confidence)
+        low, high, cap_note = iv.effective_n_interval(
+            "korn_graubard", point, guarded, df, n_rows, confidence, cap=cap_n_eff
+        )
+        if cap_note:
+            notes.append(cap_note)
     else:
         low, high, se = rao_wu_bootstrap(
             sums,

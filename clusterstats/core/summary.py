@@ -16,6 +16,7 @@ from clusterstats.core import intervals as iv
 from clusterstats.core.bootstrap import bootstrap_interval
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.variance import (
+    ICCEstimate,
     cluster_robust,
     design_effect_kish,
     design_effect_unequal,
@@ -23,6 +24,7 @@ from clusterstats.core.variance import (
     icc_anova,
     icc_interval,
     iid_variance,
+    row_variance,
 )
 from clusterstats.errors import (
     DegenerateDataError,
@@ -100,7 +102,7 @@ def naive_interval(sums: ClusterSums, point: float, is_binary: bool, confidence:
 
 
 def _is_zero_variance(variance: float, sums: ClusterSums) -> bool:
-    """Whether a variance of the mean is zero up to rounding.
+    """Whether a variance of the mean is zero up to rounding, relative to the rows' spread.
 
     Sums are centred on an observed value, so constant data give exact zeros; the tolerance
     only absorbs rounding residue (e.g. cluster means of 1/3), far below any real variance.
@@ -108,6 +110,24 @@ def _is_zero_variance(variance: float, sums: ClusterSums) -> bool:
     n_rows = float(sums.counts.sum())
     scale = float(sums.squares.sum()) / n_rows**2
     return not variance > 1e-24 * scale
+
+
+# Values whose spread is below this many units in the last place of their magnitude are
+# equal up to rounding (0.1 * 3 and 0.3 differ by one unit): no spread can be estimated.
+_ROUNDING_ULPS = 16.0
+
+
+def constant_up_to_rounding(sums: ClusterSums, point: float) -> bool:
+    """Whether every row equals ``point`` up to the rounding of numbers of its magnitude.
+
+    Exact constants give a zero row variance; values that differ only in their last bits
+    (``np.tile([0.1 * 3, 0.3], 60)``) give a tiny positive one, which would otherwise become
+    a zero-width interval. The comparison is with the magnitude of the values, not with
+    their spread, so that it cannot flag real variation, however small, of values near zero.
+    """
+    spread = math.sqrt(max(row_variance(sums), 0.0))
+    magnitude = max(abs(point), abs(sums.shift))
+    return spread <= _ROUNDING_ULPS * np.finfo(float).eps * magnitude
 
 
 def summarize_interval(
@@ -121,6 +141,8 @@ def summarize_interval(
     n_resamples: int = 9999,
     rng: np.random.Generator | None = None,
     bootstrap_indices: np.ndarray | None = None,
+    cap_n_eff: bool = True,
+    n_empty_clusters: int = 0,
 ) -> IntervalSummary:
     """Confidence interval of the mean of clustered data, with the context around it.
 
@@ -137,6 +159,12 @@ def summarize_interval(
         An ICC from a pilot, used only when the data are degenerate (zero variance).
     n_resamples, rng, bootstrap_indices
         Bootstrap settings (``bootstrap_indices`` fixes the draws, for tests).
+    cap_n_eff : bool
+        Cap the effective n of the Korn–Graubard and Wilson intervals at N (see
+        :func:`clusterstats.core.intervals.korn_graubard`).
+    n_empty_clusters : int
+        Sampled clusters with no observed row, kept in the CR1 factor ``G/(G-1)`` (R survey's
+        ``svymean(na.rm=TRUE)``); only the CR1-based methods use it.
     """
     _require_clusters(sums)
     g = sums.n_clusters
@@ -151,6 +179,12 @@ def summarize_interval(
     notes: list[str] = []
     point = estimate(sums, estimand)
     cr1 = cluster_robust(sums, estimand, "CR1")
+    if n_empty_clusters:
+        # R survey's svymean(na.rm=TRUE): clusters with no observed row stay in the design,
+        # so the linearisation factor is G'/(G'-1) over all G' sampled clusters (its
+        # degrees of freedom still count the clusters with data).
+        kept = g + n_empty_clusters
+        cr1 = cr1._replace(variance=cr1.variance * (kept / (kept - 1.0)) / (g / (g - 1.0)))
     iid_var = iid_variance(sums)
     icc_est = icc_anova(sums)
     naive_low, naive_high = naive_interval(sums, point, is_binary, confidence)
@@ -160,10 +194,11 @@ def summarize_interval(
     n_eff = n_rows / design_effect if design_effect > 0 else math.nan
     used_resamples: int | None = None
 
-    if not is_binary and _is_zero_variance(iid_var, sums):
+    if not is_binary and constant_up_to_rounding(sums, point):
+        exactly = "" if iid_var == 0.0 else " up to rounding"
         raise DegenerateDataError(
-            f"all {int(n_rows)} outcomes equal {point:g}: a continuous outcome with no "
-            "variation has no estimable uncertainty"
+            f"all {int(n_rows)} outcomes equal {point:g}{exactly}: a continuous outcome with "
+            "no variation has no estimable uncertainty"
         )
     if degenerate and method != "naive":  # the naive interval is the iid comparison as is
         if not is_binary:
@@ -207,12 +242,19 @@ def summarize_interval(
                 notes.append("the symmetric interval crossed [0, 1] and was clipped")
     elif method in ("wilson", "korn_graubard"):
         se, df = math.sqrt(cr1.variance), cr1.df
-        fn = iv.korn_graubard if method == "korn_graubard" else iv.wilson_effective_n
-        low, high, _ = fn(point, cr1.variance, cr1.df, n_rows, confidence)
+        low, high, cap_note = iv.effective_n_interval(
+            method, point, cr1.variance, cr1.df, n_rows, confidence, cap=cap_n_eff
+        )
+        if cap_note:
+            notes.append(cap_note)
     elif method == "korn_graubard_guarded":
         variance, df = guarded_variance(sums, estimand, icc_est.icc)
         se = math.sqrt(variance)
-        low, high, _ = iv.korn_graubard(point, variance, df, n_rows, confidence)
+        low, high, cap_note = iv.effective_n_interval(
+            "korn_graubard", point, variance, df, n_rows, confidence, cap=cap_n_eff
+        )
+        if cap_note:
+            notes.append(cap_note)
     elif method in ("bootstrap_bca", "bootstrap_percentile"):
         boot = bootstrap_interval(
             sums,
@@ -302,6 +344,27 @@ def _icc_undefined_reason(sums: ClusterSums) -> str | None:
     return None
 
 
+def _icc_degenerate_reason(est: ICCEstimate) -> str | None:
+    """Why the ANOVA ICC sits at a bound of its range with no sampling interval, or None.
+
+    No within-cluster variation (MSW = 0 up to rounding) puts it at 1; clusters with equal
+    means (MSB = 0) at its minimum ``-1 / (n0 - 1)``. Either way the F ratio is 0 or
+    infinite and the F-based interval is a single point.
+    """
+    total = est.msb + est.msw
+    tolerance = 64.0 * np.finfo(float).eps * total
+    if est.msw <= tolerance:
+        return (
+            "there is no within-cluster variation (the rows of each cluster are equal), so it is 1"
+        )
+    if est.msb <= tolerance:
+        return (
+            f"every cluster has the same mean, so it is at its minimum {est.icc:.4g} "
+            "(-1 / (n0 - 1))"
+        )
+    return None
+
+
 def summarize_icc(sums: ClusterSums, *, confidence: float) -> ICCSummary:
     """One-way ANOVA ICC with its interval; NaN with a DegenerateDataWarning if undefined."""
     _require_clusters(sums)
@@ -316,7 +379,16 @@ def summarize_icc(sums: ClusterSums, *, confidence: float) -> ICCSummary:
         return ICCSummary(
             nan, nan, nan, nan, "undefined", est.msb, est.msw, est.n0, nan, nan, tuple(notes)
         )
-    low, high, ci_method = icc_interval(sums, est, confidence)
+    degenerate = _icc_degenerate_reason(est)
+    if degenerate is not None:
+        # The F-ratio interval collapses to a point here ([1, 1] or [-1/(n0-1), ...]):
+        # an interval of zero width would claim a certainty the data do not give.
+        message = f"the ICC has no interval: {degenerate}"
+        warn(message, DegenerateDataWarning)
+        notes.append(message)
+        low, high, ci_method = math.nan, math.nan, "undefined"
+    else:
+        low, high, ci_method = icc_interval(sums, est, confidence)
     if est.icc < 0:
         notes.append(
             f"the estimate is negative ({est.icc:.3g}): indistinguishable from no clustering at "

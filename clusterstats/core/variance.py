@@ -10,6 +10,16 @@ or small named tuples. Formulas and the trusted implementations they agree with 
   for an intercept-only model has the closed forms used below;
 * the mean of cluster means treats each cluster mean as one observation, so its CR1 and CR2
   coincide: ``var(cluster means) / G`` with ``G - 1`` df.
+
+Precision. Everything is computed from the sums centred on ``sums.shift`` and stays centred:
+residuals are formed from the centred estimate (:func:`centred_estimate`), never from the
+reported one, which has the shift added back (near 1e12 floats are 1.2e-4 apart, so residuals
+formed from it would be off by that much in every cluster: a relative error of 1e-5 in a CR1
+standard error, against 1e-16 now). A sum of squared residuals that would overflow or leave
+the normal float64 range is recomputed on residuals rescaled by a power of two, which is
+exact, and the scale is undone on the result (internal rescaling, invisible to callers). The
+outcome's own range is checked once, when the sums are formed
+(:func:`clusterstats.core.grouping.check_magnitude`).
 """
 
 from __future__ import annotations
@@ -49,11 +59,57 @@ class PointVariance(NamedTuple):
 
 def estimate(sums: ClusterSums, estimand: str) -> float:
     """The point estimate of ``estimand`` ("pooled" or "cluster_mean")."""
+    return centred_estimate(sums, estimand) + sums.shift
+
+
+def centred_estimate(sums: ClusterSums, estimand: str) -> float:
+    """The point estimate of ``estimand`` minus ``sums.shift``: what residuals are formed
+    from, to full precision however far the outcomes are from zero."""
     if estimand == "pooled":
-        return float(sums.totals.sum() / sums.counts.sum()) + sums.shift
+        return float(sums.totals.sum() / sums.counts.sum())
     if estimand == "cluster_mean":
-        return float(sums.centred_means.mean()) + sums.shift
+        return float(sums.centred_means.mean())
     raise ValueError(f"unknown estimand {estimand!r}; expected one of {ESTIMANDS}")
+
+
+# Sums of squares of residuals between these bounds are used as they are; outside, they are
+# recomputed on residuals scaled by a power of two (see _sum_of_squares).
+_SAFE_LOW, _SAFE_HIGH = 2.0**-900, 2.0**1000
+
+
+def _sum_of_squares(values: np.ndarray, divisor: float, weights: np.ndarray | None = None) -> float:
+    """``sum(values^2 / weights) / divisor`` without intermediate overflow or underflow.
+
+    The plain sum is used when it lies well inside the float64 range (the usual case: no
+    extra pass over ``values``). Otherwise the values are scaled by a power of two ``2^-k``
+    (exact), summed, divided, and the result multiplied back by ``2^(2k)``, so that only a
+    result that is itself outside the float64 range overflows or underflows.
+    """
+    with np.errstate(over="ignore"):  # an overflow is redone below
+        if weights is None:
+            total = float(values @ values)
+        else:
+            total = float(np.sum(np.square(values) / weights))
+    if _SAFE_LOW <= total <= _SAFE_HIGH:
+        return total / divisor
+    return _rescaled_sum_of_squares(values, divisor, weights, total)
+
+
+def _rescaled_sum_of_squares(
+    values: np.ndarray, divisor: float, weights: np.ndarray | None, plain: float
+) -> float:
+    """:func:`_sum_of_squares` on values scaled by a power of two; ``plain`` (the unscaled
+    sum) is returned divided when there is nothing to rescale (zeros, or NaN)."""
+    largest = float(np.max(np.abs(values))) if values.size else 0.0
+    if largest == 0.0 or not math.isfinite(largest):
+        return plain / divisor
+    k = math.frexp(largest)[1]
+    scaled = np.ldexp(values, -k)
+    if weights is None:
+        total = float(scaled @ scaled)
+    else:
+        total = float(np.sum(np.square(scaled) / weights))
+    return math.ldexp(total / divisor, 2 * k)
 
 
 def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> PointVariance:
@@ -66,6 +122,14 @@ def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> Point
     kind : {"CR0", "CR1", "CR2"}
         CR0 is the uncorrected sandwich (Miller 2024); CR1 multiplies it by ``G/(G-1)`` and
         uses ``G-1`` df; CR2 is Bell–McCaffrey with Satterthwaite df (clubSandwich).
+
+    Notes
+    -----
+    Pooled: ``CR1 = G/(G-1) * sum(e_g^2) / N^2`` with ``e_g = T_g - n_g * mean``, which is
+    Stata's and R ``sandwich::vcovCL(type="HC1")``'s small-sample factor
+    ``G/(G-1) * (N-1)/(N-K)`` for an intercept-only model (``K = 1``). Cluster mean:
+    ``sum((m_g - mean)^2) / (G (G-1))``. The residuals are formed from centred sums and the
+    centred estimate (see the module's notes on precision).
 
     Examples
     --------
@@ -85,21 +149,20 @@ def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> Point
         raise ValueError("a cluster-robust variance needs at least two clusters")
     if kind not in ("CR0", "CR1", "CR2"):
         raise ValueError(f"unknown cluster-robust variance {kind!r}")
-    mu = estimate(sums, estimand)
-    centred_mu = mu - sums.shift
+    centred_mu = centred_estimate(sums, estimand)
+    mu = centred_mu + sums.shift
 
     if estimand == "cluster_mean":
         # Each cluster mean is one observation, so every CR flavour reduces to the sample
         # variance of the means over G (CR0 keeps the 1/G divisor of the plain sandwich).
         resid = sums.centred_means - centred_mu
-        ss = float(resid @ resid)
-        var = ss / g**2 if kind == "CR0" else ss / (g * (g - 1))
+        var = _sum_of_squares(resid, float(g**2 if kind == "CR0" else g * (g - 1)))
         return PointVariance(mu, var, float(g - 1))
 
     n_total = float(sums.counts.sum())
     resid_totals = sums.totals - centred_mu * sums.counts
     if kind in ("CR0", "CR1"):
-        var = float(resid_totals @ resid_totals) / n_total**2
+        var = _sum_of_squares(resid_totals, n_total**2)
         if kind == "CR1":
             var *= g / (g - 1)
         return PointVariance(mu, var, float(g - 1))
@@ -107,10 +170,17 @@ def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> Point
     # In place: with millions of clusters each temporary is tens of MB.
     leverage_complement = sums.counts / -n_total
     leverage_complement += 1.0
-    np.square(resid_totals, out=resid_totals)
-    resid_totals /= leverage_complement
-    var = float(resid_totals.sum()) / n_total**2
-    del resid_totals, leverage_complement
+    with np.errstate(over="ignore"):  # an overflow is redone below
+        squared = np.square(resid_totals, out=resid_totals)
+        squared /= leverage_complement
+        total = float(squared.sum())
+    del resid_totals, squared
+    if _SAFE_LOW <= total <= _SAFE_HIGH:
+        var = total / n_total**2
+    else:  # rare: the residuals again, rescaled
+        resid_totals = sums.totals - centred_mu * sums.counts
+        var = _rescaled_sum_of_squares(resid_totals, n_total**2, leverage_complement, total)
+    del leverage_complement
     return PointVariance(mu, var, satterthwaite_df_cr2(sums.counts, n_total))
 
 
@@ -136,7 +206,7 @@ def row_variance(sums: ClusterSums) -> float:
     if n < 2:
         return math.nan
     total = float(sums.totals.sum())
-    ss = float(sums.squares.sum()) - total * total / n
+    ss = float(sums.squares.sum()) - total * (total / n)  # total^2 could overflow
     return max(ss, 0.0) / (n - 1.0)
 
 

@@ -1,0 +1,516 @@
+"""Hostile input for the command line: the catalogue of issue 15.
+
+Each case writes its files afresh, runs ``clusterstats.cli.main`` in-process with standard
+output and error captured, and states what must happen: exit status 2 with nothing on
+standard output and exactly one ``clusterstats: error: ...`` line naming the file, line,
+column or option at fault, or exit status 0 with the numbers stated (and their source) in the
+case's comment. The harness (``tests/hostile.py``) checks that no input file changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+from hostile import Case, Returns, params, run
+
+from clusterstats.cli import main
+
+CI = ("--outcome", "passed", "--by", "doc")
+NEEDS_INSPECT = (
+    pytest.mark.skipif(importlib.util.find_spec("inspect_ai") is None, reason="needs inspect_ai"),
+)
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    out: str
+    err: str
+
+
+def cli(argv: list[str]) -> Ran:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return Ran(code, out.getvalue(), err.getvalue())
+
+
+def fails(pattern: str) -> Returns:
+    """Exit status 2, nothing printed, one error line matching ``pattern``."""
+
+    def check(ran: Ran) -> None:
+        assert ran.code == 2, ran
+        assert ran.out == "", ran
+        lines = ran.err.splitlines()
+        assert len(lines) == 1, ran.err
+        assert lines[0].startswith("clusterstats: error: "), ran.err
+        assert re.search(pattern, lines[0]), f"{lines[0]!r} does not match {pattern!r}"
+
+    return Returns(check)
+
+
+def result(**expected: Any) -> Returns:
+    """Exit status 0 and a ``--output json`` record with these fields."""
+
+    def check(ran: Ran) -> None:
+        assert ran.code == 0, ran.err
+        record = json.loads(ran.out)
+        for key, value in expected.items():
+            assert record[key] == pytest.approx(value, rel=1e-12), (key, record[key])
+
+    return Returns(check)
+
+
+def rows_csv(n: int = 100, clusters: int = 25) -> str:
+    """``passed`` = i % 2 and ``doc`` = i % clusters for i < n: with n = 100 and 25 clusters,
+    50 of the 100 rows pass (estimate 0.5), each doc holding 4 rows."""
+    return "passed,doc\n" + "".join(f"{i % 2},{i % clusters}\n" for i in range(n))
+
+
+def rows_jsonl(n: int = 100, clusters: int = 25) -> str:
+    return "".join(json.dumps({"passed": i % 2, "doc": i % clusters}) + "\n" for i in range(n))
+
+
+def table(name: str, content: str | bytes, *args: str) -> dict[str, Any]:
+    """Inputs running ``clusterstats ci FILE *args`` on a fresh file ``name``."""
+    path = Path(tempfile.mkdtemp()) / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    return {"argv": ["ci", str(path), *args], "path": path}
+
+
+def command(*args: str) -> dict[str, Any]:
+    return {"argv": list(args)}
+
+
+def case(
+    name: str, inputs: Callable[[], dict[str, Any]], expect: Returns, marks: tuple[Any, ...] = ()
+) -> Case:
+    return Case(name, inputs, lambda argv, **files: cli(argv), expect, marks)
+
+
+def lm_eval_folder(metric: Any = None) -> dict[str, Any]:
+    """40 documents of one task, ``acc`` = doc_id % 2, subject s0..s7 (doc_id % 8); with
+    ``metric`` the value of document 3's ``acc``."""
+    root = Path(tempfile.mkdtemp()) / "pythia"
+    root.mkdir()
+    lines = []
+    for doc_id in range(40):
+        value = metric if doc_id == 3 and metric is not None else float(doc_id % 2)
+        record = {
+            "doc_id": doc_id,
+            "doc": {"subject": f"s{doc_id % 8}"},
+            "target": "A",
+            "filter": "none",
+            "metrics": ["acc"],
+            "acc": value,
+        }
+        lines.append(json.dumps(record) + "\n")
+    path = root / "samples_arc_2024-07-01T12-30-45.jsonl"
+    path.write_text("".join(lines))
+    return {"argv": ["ci", str(root), "--format", "lm-eval"], "path": path}
+
+
+def with_args(inputs: dict[str, Any], *args: str) -> dict[str, Any]:
+    return {**inputs, "argv": [*inputs["argv"], *args]}
+
+
+def without_inspect(argv: list[str], **files: Any) -> Ran:
+    # a None entry in sys.modules makes "import inspect_ai..." raise ImportError
+    blocked = dict.fromkeys(("inspect_ai", "inspect_ai.log", "inspect_ai.scorer"))
+    with mock.patch.dict(sys.modules, blocked):
+        return cli(argv)
+
+
+def to_nowhere() -> dict[str, Any]:
+    target = Path(tempfile.mkdtemp()) / "no-such-folder" / "tau.csv"
+    return {"argv": ["datasets", "tau_bench_airline", "--to", str(target)], "target": target}
+
+
+def to_xlsx() -> dict[str, Any]:
+    target = Path(tempfile.mkdtemp()) / "tau.xlsx"
+    return {"argv": ["datasets", "tau_bench_airline", "--to", str(target)], "target": target}
+
+
+def a_folder() -> dict[str, Any]:
+    return {"argv": ["ci", tempfile.mkdtemp(), *CI]}
+
+
+# rows_csv with a model column, empty (missing) in the first row only
+MODEL_MISSING_ONCE = "passed,doc,model\n" + "".join(
+    f"{i % 2},{i % 25},{'' if i == 0 else 'm'}\n" for i in range(100)
+)
+# (doc, passed): docs "007" (rows 0-3), "7" (rows 4-7) and "102" ... "124" (4 rows each): 25
+# clusters as text, 24 as numbers; passed = i % 2, 50 of 100
+ZERO_PADDED = [("007" if i < 4 else "7" if i < 8 else str(100 + i // 4), i % 2) for i in range(100)]
+
+CASES = [
+    # -- the command line itself: argparse used to print its usage and raise SystemExit(2)
+    case(
+        "an unknown option",
+        lambda: table("runs.csv", rows_csv(), *CI, "--bogus"),
+        fails(r"unrecognized arguments: --bogus \(see clusterstats --help\)"),
+    ),
+    case(
+        "an unknown --method",
+        lambda: table("runs.csv", rows_csv(), *CI, "--method", "exact"),
+        fails(r"argument --method: invalid choice: 'exact' \(choose from 'auto',"),
+    ),
+    case(
+        "an unknown --estimand",
+        lambda: table("runs.csv", rows_csv(), *CI, "--estimand", "median"),
+        fails(r"argument --estimand: invalid choice: 'median'"),
+    ),
+    case(
+        "an unknown --output",
+        lambda: table("runs.csv", rows_csv(), *CI, "--output", "xml"),
+        fails(r"argument --output: invalid choice: 'xml'"),
+    ),
+    case(
+        "an unknown --format",
+        lambda: table("runs.csv", rows_csv(), *CI, "--format", "csv"),
+        fails(r"argument --format: invalid choice: 'csv'"),
+    ),
+    case(
+        "--confidence not a number",
+        lambda: table("runs.csv", rows_csv(), *CI, "--confidence", "95%"),
+        fails(r"argument --confidence: invalid float value: '95%' \(see clusterstats ci --help\)"),
+    ),
+    case(
+        "--n-resamples not an integer",
+        lambda: table("runs.csv", rows_csv(), *CI, "--n-resamples", "1e3"),
+        fails(r"argument --n-resamples: invalid int value: '1e3'"),
+    ),
+    case(
+        "--seed not an integer",
+        lambda: table("runs.csv", rows_csv(), *CI, "--seed", "abc"),
+        fails(r"argument --seed: invalid int value: 'abc'"),
+    ),
+    case(
+        "no --outcome",
+        lambda: table("runs.csv", rows_csv(), "--by", "doc"),
+        fails(r"the following arguments are required: --outcome"),
+    ),
+    case(
+        "no command",
+        lambda: command(),
+        fails(r"the following arguments are required: command \(see clusterstats --help\)"),
+    ),
+    case(
+        "an unknown command",
+        lambda: command("interval"),
+        fails(r"argument command: invalid choice: 'interval'"),
+    ),
+    case(
+        "an unknown dataset",
+        lambda: command("datasets", "nosuch"),
+        fails(r"argument name: invalid choice: 'nosuch' .*\(see clusterstats datasets --help\)"),
+    ),
+    case(
+        "--outcome given twice (argparse kept the last silently)",
+        lambda: table("runs.csv", rows_csv(), *CI, "--outcome", "doc"),
+        fails(r"argument --outcome: given twice; give it once"),
+    ),
+    case(
+        "--over given twice (argparse kept the last silently)",
+        lambda: table("runs.csv", rows_csv(), *CI, "--over", "passed", "--over", "doc"),
+        fails(r"argument --over: given twice; give it once"),
+    ),
+    case(
+        "--confidence given twice (argparse kept the last silently)",
+        lambda: table("runs.csv", rows_csv(), *CI, "--confidence", "0.9", "--confidence", "0.99"),
+        fails(r"argument --confidence: given twice"),
+    ),
+    # -- option values the statistics refuse
+    case(
+        "--outcome the --by column (an interval of the cluster ids before)",
+        lambda: table("runs.csv", rows_csv(), "--outcome", "doc", "--by", "doc"),
+        fails(r"--outcome 'doc' is also the --by column"),
+    ),
+    case(
+        "--outcome the --over column",
+        lambda: table("runs.csv", rows_csv(), *CI, "--over", "passed"),
+        fails(r"--outcome 'passed' is also the --over column"),
+    ),
+    case(
+        "--over the --by column (one cluster per group)",
+        lambda: table("runs.csv", rows_csv(), *CI, "--over", "doc"),
+        fails(r"group 0 of 'doc': found 1 cluster"),
+    ),
+    case(
+        "--over a column with a missing label",
+        lambda: table("runs.csv", MODEL_MISSING_ONCE, *CI, "--over", "model"),
+        fails(r"column 'model' \(over=\) has 1 missing label"),
+    ),
+    case(
+        "a JSON Lines outcome of Infinity",
+        lambda: table(
+            "runs.jsonl", rows_jsonl().replace('"passed": 1', '"passed": Infinity', 1), *CI
+        ),
+        fails(r"outcome column 'passed' contains infinite values"),
+    ),
+    case(
+        "the path - (no reading from standard input)",
+        lambda: command("ci", "-", *CI),
+        fails(r"cannot read '-': no such file"),
+    ),
+    case(
+        "--confidence 95 (a percentage)",
+        lambda: table("runs.csv", rows_csv(), *CI, "--confidence", "95"),
+        fails(r"confidence must be strictly between 0 and 1 \(e\.g\. 0\.95\), got 95"),
+    ),
+    case(
+        "--confidence nan",
+        lambda: table("runs.csv", rows_csv(), *CI, "--confidence", "nan"),
+        fails(r"confidence must be strictly between 0 and 1 .*got nan"),
+    ),
+    case(
+        "--n-resamples 1 for a bootstrap",
+        lambda: table("runs.csv", rows_csv(), *CI, "--method", "bootstrap", "--n-resamples", "1"),
+        fails(r"n_resamples=1 is too few"),
+    ),
+    case(
+        "--seed negative",
+        lambda: table("runs.csv", rows_csv(), *CI, "--method", "bootstrap", "--seed", "-1"),
+        fails(r"rng must be None, a non-negative integer seed .*got -1"),
+    ),
+    case(
+        "--outcome a missing column",
+        lambda: table("runs.csv", rows_csv(), "--outcome", "correct", "--by", "doc"),
+        fails(r"column 'correct' not found; available columns: 'passed', 'doc'"),
+    ),
+    case(
+        "--by a missing column",
+        lambda: table("runs.csv", rows_csv(), "--outcome", "passed", "--by", "task"),
+        fails(r"column 'task' not found; available columns: 'passed', 'doc'"),
+    ),
+    case(
+        "--over a missing column",
+        lambda: table("runs.csv", rows_csv(), *CI, "--over", "model"),
+        fails(r"column 'model' not found; available columns: 'passed', 'doc'"),
+    ),
+    case(
+        "--by two columns joined by a comma",
+        lambda: table("runs.csv", rows_csv(), "--outcome", "passed", "--by", "passed,doc"),
+        fails(r"--by 'passed,doc': no such column; .*repeat --by: --by passed --by doc"),
+    ),
+    case(
+        "an outcome of yes/no text",
+        lambda: table(
+            "runs.csv", rows_csv().replace("\n1,", "\nyes,").replace("\n0,", "\nno,"), *CI
+        ),
+        fails(r"outcome column 'passed' has dtype \w+, which is not numeric"),
+    ),
+    case(
+        "an infinite outcome",
+        lambda: table("runs.csv", rows_csv().replace("\n1,", "\ninf,", 1), *CI),
+        fails(r"outcome column 'passed' contains infinite values"),
+    ),
+    case(
+        "--missing raise with a missing outcome",
+        lambda: table("runs.csv", rows_csv().replace("\n1,", "\n,", 1), *CI, "--missing", "raise"),
+        fails(r"outcome column 'passed' has 1 missing value"),
+    ),
+    case(
+        "a single cluster",
+        lambda: table("runs.csv", rows_csv(clusters=1), *CI),
+        fails(r"1 cluster"),
+    ),
+    case(
+        "cluster ids that are JSON objects",
+        lambda: table("runs.jsonl", '{"passed": 1, "doc": {"id": 1}}\n' * 4, *CI),
+        fails(r"column 'doc' holds dict values"),
+    ),
+    # -- files that cannot be read as a table
+    case("a folder without --format", a_folder, fails(r"cannot read '.*': it is a folder")),
+    case(
+        "a CSV header naming a column twice (pandas read the first, renamed the second)",
+        lambda: table("runs.csv", "passed,passed,doc\n1,0,1\n0,1,2\n", *CI),
+        fails(r"cannot read '.*runs\.csv': the header names column 'passed' 2 times"),
+    ),
+    case(
+        "a semicolon-separated CSV (Excel in many locales)",
+        lambda: table("runs.csv", rows_csv().replace(",", ";"), *CI),
+        fails(r"runs\.csv': the header 'passed;doc' is one column: .*separated by ';'"),
+    ),
+    case(
+        "a tab-separated file named .csv",
+        lambda: table("runs.csv", rows_csv().replace(",", "\t"), *CI),
+        fails(r"runs\.csv': the header 'passed\\tdoc' is one column: .*separated by '\\t'"),
+    ),
+    case(
+        "cluster ids 7 and 007 in a CSV (pandas read both as the number 7)",
+        lambda: table(
+            "runs.csv", "passed,doc\n" + "".join(f"{p},{d}\n" for d, p in ZERO_PADDED), *CI
+        ),
+        fails(r"runs\.csv': column 'doc' holds ids '007' and '7', different text but the same"),
+    ),
+    case(
+        "an unclosed quote in a CSV",
+        lambda: table("runs.csv", 'passed,doc\n1,"a\n0,b\n', *CI),
+        fails(r"runs\.csv': malformed CSV \(.*EOF inside string"),
+    ),
+    case(
+        "a UTF-16 CSV (PowerShell's > writes one)",
+        lambda: table("runs.csv", rows_csv().encode("utf-16"), *CI),
+        fails(r"runs\.csv': it is UTF-16 text .*pass --encoding utf-16"),
+    ),
+    case(
+        "an unknown --encoding",
+        lambda: table("runs.csv", rows_csv(), *CI, "--encoding", "utf-9"),
+        fails(r"runs\.csv': unknown encoding 'utf-9'"),
+    ),
+    case(
+        "a JSON Lines key given twice (JSON kept the last value silently)",
+        lambda: table("runs.jsonl", '{"passed": 1, "doc": 1, "passed": 0}\n', *CI),
+        fails(r"runs\.jsonl': line 1 has the key 'passed' twice"),
+    ),
+    case(
+        "a JSON array saved as .jsonl",
+        lambda: table("runs.jsonl", '[\n  {"passed": 1, "doc": 1}\n]\n', *CI),
+        fails(r"runs\.jsonl': line 1 is not valid JSON .*name the file \.json"),
+    ),
+    case(
+        "a JSON key given twice in a .json table",
+        lambda: table("runs.json", '[{"passed": 1, "doc": 1, "doc": 2}]', *CI),
+        fails(r"runs\.json': an object has the key 'doc' twice"),
+    ),
+    case(
+        "a JSON array holding a list (read as columns 0 and 1 before)",
+        lambda: table("runs.json", '[{"passed": 1, "doc": 1}, [0, 2]]', *CI),
+        fails(r"runs\.json': item 2 of the JSON array is a list, not an object"),
+    ),
+    case(
+        "a JSON file holding a string",
+        lambda: table("runs.json", '"passed,doc"', *CI),
+        fails(r"runs\.json': the file holds a string, not a JSON table"),
+    ),
+    case(
+        "JSON Lines saved as .json",
+        lambda: table("runs.json", rows_jsonl(), *CI),
+        fails(r"runs\.json': not a JSON table \(Extra data at line 2 column 1\)"),
+    ),
+    case(
+        "numbers written as text in a .json table (pandas read them as numbers before)",
+        lambda: table(
+            "runs.json",
+            json.dumps([{"passed": str(i % 2), "doc": i % 25} for i in range(100)]),
+            *CI,
+        ),
+        fails(r"outcome column 'passed' has dtype \w+, which is not numeric"),
+    ),
+    # -- the log formats
+    case(
+        "--encoding with --format lm-eval (was ignored)",
+        lambda: with_args(
+            lm_eval_folder(), "--encoding", "latin-1", "--outcome", "acc", "--by", "doc_id"
+        ),
+        fails(r"--encoding is for \.csv, \.tsv, \.json and \.jsonl tables; --format lm-eval"),
+    ),
+    case(
+        "--format lm-eval with a metric stored as text",
+        lambda: with_args(lm_eval_folder("1.0"), "--outcome", "acc", "--by", "doc_subject"),
+        fails(r"samples_arc_2024-07-01T12-30-45\.jsonl': line 4: metric 'acc' is a string"),
+    ),
+    case(
+        "--format lm-eval on a CSV file",
+        lambda: with_args(table("runs.csv", rows_csv()), "--format", "lm-eval", *CI),
+        fails(r"runs\.csv': line 1 is not valid JSON .*samples_<task>_<date>\.jsonl"),
+    ),
+    case(
+        "--format lm-eval on a folder without samples",
+        lambda: {"argv": ["ci", tempfile.mkdtemp(), "--format", "lm-eval", *CI]},
+        fails(r"no samples_\*\.jsonl files: none in '.*'"),
+    ),
+    case(
+        "--format inspect on a file that is not a log",
+        lambda: with_args(
+            table("2024-01-01T00-00-00_x.eval", b"PK\x03\x04"), "--format", "inspect", *CI
+        ),
+        fails(r"_x\.eval': not an inspect_ai log"),
+        NEEDS_INSPECT,
+    ),
+    Case(
+        "--format inspect without inspect_ai installed (was an ImportError traceback)",
+        lambda: with_args(table("2024-01-01T00-00-00_x.eval", b"PK"), "--format", "inspect", *CI),
+        without_inspect,
+        fails(r"--format inspect: read_inspect needs inspect_ai, .*pip install inspect-ai"),
+    ),
+    # -- the datasets command
+    case(
+        "datasets --to an unknown file type",
+        to_xlsx,
+        fails(r"--to '.*tau\.xlsx': unknown file type '\.xlsx'; write a \.csv"),
+    ),
+    case(
+        "datasets --to a folder that does not exist",
+        to_nowhere,
+        fails(r"non-existent directory: '.*no-such-folder'"),
+    ),
+    # -- awkward input that is read, with the right numbers (rows_csv: 50 of 100 pass)
+    case(
+        "a UTF-8 CSV with a byte-order mark (Excel's CSV UTF-8)",
+        lambda: table("runs.csv", b"\xef\xbb\xbf" + rows_csv().encode(), *CI, "--output", "json"),
+        result(estimate=0.5, n_rows=100, n_clusters=25),
+    ),
+    case(
+        "JSON Lines with a byte-order mark (was a JSON error on line 1)",
+        lambda: table("runs.jsonl", "\ufeff" + rows_jsonl(), *CI, "--output", "json"),
+        result(estimate=0.5, n_rows=100, n_clusters=25),
+    ),
+    case(
+        "a UTF-16 CSV with --encoding utf-16",
+        lambda: table(
+            "runs.csv", rows_csv().encode("utf-16"), *CI, "--encoding", "utf-16", "--output", "json"
+        ),
+        result(estimate=0.5, n_rows=100, n_clusters=25),
+    ),
+    # true/false outcomes are 1/0 (docs/cli.md); the same 50 of 100 rows are true
+    case(
+        "an outcome of TRUE/FALSE",
+        lambda: table(
+            "runs.csv",
+            rows_csv().replace("\n1,", "\nTRUE,").replace("\n0,", "\nFALSE,"),
+            *CI,
+            "--output",
+            "json",
+        ),
+        result(estimate=0.5, n_rows=100, n_clusters=25),
+    ),
+    # JSON is typed: "007" and "7" stay two clusters, 25 in all (ZERO_PADDED)
+    case(
+        "cluster ids 7 and 007 in a .json table stay two clusters (were merged as 7)",
+        lambda: table(
+            "runs.json",
+            json.dumps([{"passed": p, "doc": d} for d, p in ZERO_PADDED]),
+            *CI,
+            "--output",
+            "json",
+        ),
+        result(estimate=0.5, n_rows=100, n_clusters=25),
+    ),
+    # lm_eval_folder: acc = doc_id % 2 over 40 documents, 20 pass; subjects s0..s7
+    case(
+        "--format lm-eval reads a folder",
+        lambda: with_args(
+            lm_eval_folder(), "--outcome", "acc", "--by", "doc_subject", "--output", "json"
+        ),
+        result(estimate=0.5, n_rows=40, n_clusters=8),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_hostile(case: Case) -> None:
+    run(case)

@@ -187,7 +187,7 @@ class CaseDesign:
     """The input of the rerun statistics: per-case moments of one outcome for every
     combination of the extra dims (a long frame's ``over=`` column becomes one)."""
 
-    moments: NDArray[np.float64]  # (*extra, case, 4): runs, total, within_ss, non_binary
+    moments: NDArray[np.float64]  # (*extra, case, len(MOMENTS)): see core.reruns.MOMENTS
     extra_dims: tuple[str, ...]
     extra_labels: tuple[tuple[Any, ...], ...]  # the labels along each extra dim
     # the case labels, read when asked for: ten million of them are 80 MB that most calls
@@ -198,7 +198,7 @@ class CaseDesign:
     by: tuple[str, ...]
 
     def groups(self) -> Iterator[tuple[Any, NDArray[np.float64]]]:
-        """``(group label, (case, 4) moments)`` for each combination of the extra dims."""
+        """``(group label, (case, moment) moments)`` for each combination of the extra dims."""
         return moment_groups(self.moments, self.extra_dims, self.extra_labels)
 
     @property

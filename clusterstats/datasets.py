@@ -17,13 +17,14 @@ the exact reshaping, checksums) are in ``clusterstats/data/``.
 from __future__ import annotations
 
 import builtins
+import difflib
 from dataclasses import dataclass
 from importlib import resources
 
 import pandas as pd
 
 from clusterstats import _display as fmt
-from clusterstats.errors import InvalidOptionError
+from clusterstats.errors import InvalidInputError, InvalidOptionError
 
 __all__ = ["DatasetInfo", "info", "list", "load", "load_demo_data"]
 
@@ -234,7 +235,9 @@ def info(name: str) -> DatasetInfo:
     Raises
     ------
     InvalidOptionError
-        An unknown name; the message lists the names.
+        An unknown name; the message lists the names (and the closest one, for a typo).
+    InvalidInputError
+        A name that is not a string.
 
     Examples
     --------
@@ -243,12 +246,18 @@ def info(name: str) -> DatasetInfo:
     >>> about.n_rows, about.licence, about.dtypes["reward"]
     (200, 'MIT', 'int64')
     """
-    try:
-        return _DATASETS[name]
-    except (KeyError, TypeError):
+    if not isinstance(name, str):
+        raise InvalidInputError(
+            f"name must be the name of a bundled dataset (a str), got {name!r} (of type "
+            f"{type(name).__name__}); the datasets are {', '.join(list())}"
+        )
+    if name not in _DATASETS:
+        close = difflib.get_close_matches(name.strip().lower(), list(), n=1, cutoff=0.5)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
         raise InvalidOptionError(
-            f"no bundled dataset {name!r}; the datasets are {', '.join(list())}"
-        ) from None
+            f"no bundled dataset {name!r}; the datasets are {', '.join(list())}{hint}"
+        )
+    return _DATASETS[name]
 
 
 def load(name: str) -> pd.DataFrame:
@@ -281,7 +290,9 @@ def load(name: str) -> pd.DataFrame:
     Raises
     ------
     InvalidOptionError
-        An unknown name; the message lists the names.
+        An unknown name; the message lists the names (and the closest one, for a typo).
+    InvalidInputError
+        A name that is not a string.
 
     Examples
     --------

@@ -295,6 +295,8 @@ def missing_report(
         raise InvalidOptionError(f"outcome {outcome!r} has no missing values: nothing to report")
     n_g, r_g, m_g = table.rows, table.answered, table.missing
     s_g = table.totals + table.shift * r_g
+    if design.is_binary:  # counts of passes: whole numbers, whatever the centring rounded
+        s_g = np.rint(s_g)
     statistic, df, p_value = missingness_chi_square(n_g, m_g)
     miss_icc = icc_anova(ClusterSums(n_g, m_g, m_g, 0.0)).icc
     is_binary = design.is_binary

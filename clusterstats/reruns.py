@@ -26,7 +26,13 @@ from clusterstats.core.reruns import case_sums, effective_runs, flaky_cases
 from clusterstats.core.reruns import pass_at_k as _pass_at_k_per_case
 from clusterstats.core.reruns import pass_hat_k as _pass_hat_k_per_case
 from clusterstats.core.summary import summarize_icc, summarize_interval
-from clusterstats.errors import EmptyDataError, InvalidOptionError, InvalidOutcomeError
+from clusterstats.errors import (
+    EmptyDataError,
+    InvalidInputError,
+    InvalidOptionError,
+    InvalidOutcomeError,
+    TooFewClustersError,
+)
 
 __all__ = ["Flakiness", "PassAtK", "flakiness", "pass_at_k", "pass_hat_k", "to_case_rerun"]
 
@@ -297,15 +303,20 @@ def to_case_rerun(
         name is taken) that is True where a row existed, named in each outcome's ``ran``
         attribute: a missing outcome is then told apart from no run, as in the frame.
     dims : column labels
-        Further columns that become dims, e.g. ``["model"]``.
-    coords : "auto" or list of column labels
+        Further columns that become dims, e.g. ``["model"]`` (a single label, or None for
+        none, is accepted too). A dim column cannot be the case, rerun or outcome column, nor
+        be named ``"case"`` or ``"rerun"``.
+    coords : "auto", a column label or a list of column labels
         Columns to attach as coordinates along ``case`` (e.g. ``user_id``, to cluster by it
-        later). ``"auto"`` attaches every other column that is constant within each case; a
-        listed column that varies within a case raises ``AlignmentError``.
+        later). ``"auto"`` attaches every other column that is constant within each case
+        (and holds labels: a column of lists is left out); a listed column that varies
+        within a case raises ``AlignmentError``.
 
     Returns
     -------
     xarray.Dataset
+        The outcome variables and the coordinates are named by their column labels; the
+        frame is not changed.
 
     Raises
     ------
@@ -314,6 +325,18 @@ def to_case_rerun(
         across cases, or a listed coordinate that varies within a case.
     ColumnNotFoundError
         A named column is not in the frame.
+    InvalidOptionError
+        One column in two roles (``case`` and ``rerun``, the outcome and an id, a dim twice),
+        or a name that would collide with the dims of the Dataset.
+    InvalidInputError
+        ``data`` is not a pandas DataFrame, or a Series or list is given where a column label
+        is expected.
+    InvalidDataError
+        An id column (or a listed coordinate) whose values are not labels (lists, dicts).
+    InvalidOutcomeError
+        An outcome column that is not numeric, or holds infinite values.
+    EmptyDataError
+        The frame has no rows.
 
     Examples
     --------
@@ -347,6 +370,50 @@ def _grouped(design: CaseDesign, results: list[Any]) -> Any:
     )
 
 
+def _where(design: CaseDesign, label: Any) -> str:
+    """`` for model='b'`` (or nothing without extra dims): the group, for messages."""
+    if not design.extra_dims:
+        return ""
+    values = label if len(design.extra_dims) > 1 else (label,)
+    return " for " + ", ".join(
+        f"{dim}={value!r}" for dim, value in zip(design.extra_dims, values, strict=True)
+    )
+
+
+def _examples(labels: Callable[[], np.ndarray], mask: np.ndarray) -> list[Any]:
+    return np.asarray(labels())[mask][:3].tolist()
+
+
+def _check_design(statistic: str, design: CaseDesign) -> None:
+    """Refuse what no group can be computed on: an empty extra dim, infinite values, an
+    outcome that is not 0/1; each message names the outcome, the cases and the group."""
+    for dim, labels in zip(design.extra_dims, design.extra_labels, strict=True):
+        if not labels:
+            raise EmptyDataError(
+                f"the {dim!r} dim of {design.outcome!r} is empty: there is no group to compute "
+                f"{statistic} for"
+            )
+    every = design.moments
+    if np.isfinite(every[..., 1]).all() and not every[..., 3].any():
+        return
+    for label, moments in design.groups():
+        ran = moments[:, 0] > 0
+        infinite = ran & ~np.isfinite(moments[:, 1])
+        if infinite.any():
+            raise InvalidOutcomeError(
+                f"outcome {design.outcome!r} has infinite values in "
+                f"{fmt.count(int(infinite.sum()), 'case')}{_where(design, label)} (e.g. "
+                f"{_examples(design.case_labels_of, infinite)}); {statistic} needs 0/1 per run"
+            )
+        other = ran & (moments[:, 3] > 0)
+        if other.any():
+            raise InvalidOutcomeError(
+                f"{statistic} needs a binary outcome (0/1 per run); {design.outcome!r} has "
+                f"other values in {fmt.count(int(other.sum()), 'case')}{_where(design, label)} "
+                f"(e.g. {_examples(design.case_labels_of, other)})"
+            )
+
+
 def _present(
     design: CaseDesign, moments: np.ndarray
 ) -> tuple[np.ndarray, Callable[[], np.ndarray], np.ndarray | None]:
@@ -360,34 +427,85 @@ def _present(
     return moments[has], lambda: design.case_labels_of()[has], codes
 
 
+def _require_clusters(
+    statistic: str, design: CaseDesign, label: Any, n_cases: int, n_clusters: int, what: str
+) -> None:
+    """At least two cases, in at least two clusters, for a between-cluster variance."""
+    where = _where(design, label)
+    if n_cases < 2:
+        raise EmptyDataError(
+            f"{statistic} needs at least two cases {what}; {design.outcome!r} has {n_cases}{where}"
+        )
+    if n_clusters < 2:
+        by = design.by[0] if len(design.by) == 1 else list(design.by)
+        raise TooFewClustersError(
+            f"the {n_cases} cases {what}{where} all fall in one cluster of by={by!r}: at least "
+            "2 clusters are needed to estimate the between-cluster variance"
+        )
+
+
+def _missing_note(moments: np.ndarray) -> str | None:
+    """What became of runs whose outcome is missing (they count as no run), if any."""
+    missing = moments[:, 4]
+    n_missing = int(missing.sum())
+    if not n_missing:
+        return None
+    return (
+        f"{fmt.count(n_missing, 'run')} with a missing outcome (in "
+        f"{fmt.count(int((missing > 0).sum()), 'case')}) {'was' if n_missing == 1 else 'were'} "
+        "left out, as if it had not run (missing_report() shows where)"
+    )
+
+
+def _lead_notes(notes: list[str], moments: np.ndarray, n_short: int, short: str) -> None:
+    """Put first in ``notes`` what was left out: the runs with a missing outcome, and the
+    ``n_short`` cases with ``short`` (e.g. "fewer than 2 runs")."""
+    if n_short:
+        notes.insert(
+            0,
+            f"{fmt.count(n_short, 'case')} with {short} "
+            f"{'was' if n_short == 1 else 'were'} left out",
+        )
+    missing_note = _missing_note(moments)
+    if missing_note:
+        notes.insert(0, missing_note)
+
+
 def build_pass_statistic(
     statistic: str, design: CaseDesign, options: opt.PassOptions
 ) -> PassAtK | GroupedResults[PassAtK]:
     """pass@k or pass^k on a design of per-case moments."""
-    if not design.is_binary:
-        raise InvalidOutcomeError(f"{statistic} needs a binary outcome (0/1 per run)")
+    _check_design(statistic, design)
     per_case = _pass_at_k_per_case if statistic == "pass@k" else _pass_hat_k_per_case
     k = options.k
 
-    def build(label: Any, moments: np.ndarray) -> PassAtK:
-        moments, labels, codes = _present(design, moments)
+    def build(label: Any, all_moments: np.ndarray) -> PassAtK:
+        moments, labels, codes = _present(design, all_moments)
+        where = _where(design, label)
+        if moments.shape[0] == 0:
+            raise EmptyDataError(f"no case has a run of {design.outcome!r}{where}")
         runs, passes = moments[:, 0], moments[:, 1]
         short = runs < k
         if short.all():
-            raise EmptyDataError(f"no case has {k} runs (the most is {int(runs.max())})")
+            raise EmptyDataError(
+                f"no case has k={k} runs{where} (the most is {int(runs.max())}); lower k"
+            )
         if short.any() and options.fewer_runs == "raise":
-            where = "" if label is None else f" for {label!r}"
-            examples = labels()[short][:3].tolist()
+            n_short = int(short.sum())
+            lost = int((moments[short, 4] > 0).sum())
+            because = f"; {lost} of them lost runs to missing outcomes" if lost else ""
             raise InvalidOptionError(
-                f"{int(short.sum())} cases have fewer than k={k} runs{where} (e.g. {examples}, "
-                f"with {sorted(set(runs[short].astype(int).tolist()))[:5]} runs); pass "
+                f"{fmt.count(n_short, 'case')} {'has' if n_short == 1 else 'have'} fewer than "
+                f"k={k} runs{where} (e.g. {labels()[short][:3].tolist()}, with "
+                f"{sorted(set(runs[short].astype(int).tolist()))[:5]} runs{because}); pass "
                 "fewer_runs='drop' to leave them out (they are counted in the result)"
             )
         keep = ~short
         values = per_case(runs[keep], passes[keep], k)
         sums = cluster_sums(values, None if codes is None else codes[keep])
-        if sums.n_clusters < 2:
-            raise EmptyDataError("a pass statistic needs at least two cases with enough runs")
+        _require_clusters(
+            statistic, design, label, int(keep.sum()), sums.n_clusters, f"with k={k} runs"
+        )
         # Per-case pass probabilities are proportions: when every case has the same one
         # (each passes 1 of 2 runs), the between-case variance is zero and the interval
         # falls back to Clopper-Pearson on the cases, as cluster_ci does for 0/1 runs.
@@ -405,8 +523,7 @@ def build_pass_statistic(
         low, high = max(s.low, 0.0), min(s.high, 1.0)
         if (low, high) != (s.low, s.high):
             notes.append("the interval was clipped to [0, 1]")
-        if short.any():
-            notes.insert(0, f"{int(short.sum())} cases with fewer than {k} runs were left out")
+        _lead_notes(notes, all_moments, int(short.sum()), f"fewer than {k} runs")
         return PassAtK(
             statistic=statistic,
             k=k,
@@ -436,17 +553,18 @@ def build_flakiness(
     design: CaseDesign, options: opt.PassOptions
 ) -> Flakiness | GroupedResults[Flakiness]:
     """``flakiness`` on a design of per-case moments."""
-    if not design.is_binary:
-        raise InvalidOutcomeError("flakiness needs a binary outcome (0/1 per run)")
+    _check_design("flakiness", design)
 
-    def build(moments: np.ndarray) -> Flakiness:
-        moments, labels, codes = _present(design, moments)
+    def build(label: Any, all_moments: np.ndarray) -> Flakiness:
+        moments, labels, codes = _present(design, all_moments)
         runs, passes = moments[:, 0], moments[:, 1]
         keep = runs >= 2
-        if keep.sum() < 2:
-            raise EmptyDataError("flakiness needs at least two cases with two or more runs")
-        runs_k, passes_k = runs[keep], passes[keep]
         codes = None if codes is None else codes[keep]
+        n_clusters = int(keep.sum() if codes is None else np.unique(codes).size)
+        _require_clusters(
+            "flakiness", design, label, int(keep.sum()), n_clusters, "with two or more runs"
+        )
+        runs_k, passes_k = runs[keep], passes[keep]
         summary = flaky_cases(runs_k, passes_k)
         s = summarize_interval(
             cluster_sums(summary.flaky.astype(np.float64), codes),
@@ -460,8 +578,7 @@ def build_flakiness(
         )
         runs_mean = float(runs_k.mean())
         notes = [n for n in s.notes if "estimand" not in n] + list(icc_s.notes)
-        if (~keep).any():
-            notes.insert(0, f"{int((~keep).sum())} cases with fewer than two runs were left out")
+        _lead_notes(notes, all_moments, int((~keep).sum()), "fewer than two runs")
         return Flakiness(
             flaky_rate=s.estimate,
             low=s.low,
@@ -470,7 +587,7 @@ def build_flakiness(
             method=s.method,
             n_flaky=int(summary.flaky.sum()),
             n_cases=int(keep.sum()),
-            n_clusters=int(keep.sum() if codes is None else np.unique(codes).size),
+            n_clusters=n_clusters,
             disagreement=float(summary.disagreement.mean()),
             runs_mean=runs_mean,
             runs_min=int(runs_k.min()),
@@ -487,7 +604,26 @@ def build_flakiness(
             case_passes=tuple(passes_k.astype(int).tolist()),
         )
 
-    return _grouped(design, [build(m) for _, m in design.groups()])
+    return _grouped(design, [build(label, m) for label, m in design.groups()])
+
+
+def _check_labels(outcome: Any, *, case: Any, rerun: Any, over: Any) -> None:
+    """The names given to a rerun statistic: one label each (``by`` may list several, which
+    the adapters check), and distinct case and rerun."""
+    for role, value in (("outcome", outcome), ("case", case), ("rerun", rerun), ("over", over)):
+        try:
+            hash(value)
+        except TypeError:
+            name = getattr(value, "name", None)
+            hint = f" (pass its name, {name!r})" if name is not None else ""
+            raise InvalidInputError(
+                f"{role}= takes one variable or column label, not a {type(value).__name__}{hint}"
+            ) from None
+    if rerun is not None and rerun == case:
+        raise InvalidOptionError(
+            f"case= and rerun= both name {case!r}; rerun= names the runs of each case (a dim of "
+            "a Dataset, or for a frame a column, or None to number the rows of each case)"
+        )
 
 
 # -- the public functions --------------------------------------------------------------------
@@ -557,16 +693,31 @@ def pass_at_k(
     Raises
     ------
     InvalidOutcomeError
-        The outcome is not binary.
+        The outcome is not binary, or holds infinite values (the message names the cases).
     DimensionError
         A Dataset variable lacks the case or rerun dim, or ``by`` is not a coordinate along
         the case dim.
     ColumnNotFoundError
         A named column (or variable) is not in the data.
     InvalidOptionError
-        An invalid option, or cases with fewer than ``k`` runs under ``fewer_runs="raise"``.
+        An invalid option, ``case`` and ``rerun`` naming the same dim or column, or cases
+        with fewer than ``k`` runs under ``fewer_runs="raise"``.
+    InvalidInputError
+        A list or a Series where one outcome (or case, rerun, over) label is expected.
     EmptyDataError
-        Fewer than two cases with ``k`` runs.
+        No case with ``k`` runs, fewer than two, or an empty extra dim (the message names
+        the group).
+    TooFewClustersError
+        The cases with ``k`` runs all fall in one cluster of ``by``.
+    InvalidClusterError
+        Missing labels in ``by``.
+
+    Notes
+    -----
+    A run whose outcome is missing (NaN where the Dataset's ``ran`` variable, or the frame's
+    row, says the run happened) counts as no run: a case's estimator uses its graded runs
+    (``missing_report`` shows where outcomes are missing). A case with no run in a group
+    (e.g. absent for one model) is not a case of that group.
 
     Examples
     --------
@@ -586,6 +737,7 @@ def pass_at_k(
         n_resamples=n_resamples,
         rng=rng,
     )
+    _check_labels(outcome, case=case, rerun=rerun, over=over)
     design = adapters.case_design(data, outcome, by=by, case=case, rerun=rerun, over=over)
     return build_pass_statistic("pass@k", design, options)
 
@@ -640,6 +792,13 @@ def pass_hat_k(
     -------
     PassAtK, or GroupedResults of PassAtK.
 
+    Raises
+    ------
+    InvalidOutcomeError, DimensionError, ColumnNotFoundError, InvalidOptionError
+        As in ``pass_at_k``.
+    InvalidInputError, EmptyDataError, TooFewClustersError, InvalidClusterError
+        As in ``pass_at_k``.
+
     Examples
     --------
     >>> import pandas as pd, clusterstats
@@ -665,6 +824,7 @@ def pass_hat_k(
         n_resamples=n_resamples,
         rng=rng,
     )
+    _check_labels(outcome, case=case, rerun=rerun, over=over)
     design = adapters.case_design(data, outcome, by=by, case=case, rerun=rerun, over=over)
     return build_pass_statistic("pass^k", design, options)
 
@@ -715,9 +875,13 @@ def flakiness(
     Raises
     ------
     InvalidOutcomeError
-        The outcome is not binary.
+        The outcome is not binary, or holds infinite values.
     EmptyDataError
-        Fewer than two cases with two or more runs.
+        Fewer than two cases with two or more runs (in some group), or an empty extra dim.
+    TooFewClustersError
+        Those cases all fall in one cluster of ``by``.
+    DimensionError, ColumnNotFoundError, InvalidOptionError, InvalidInputError
+        As in ``pass_at_k``.
 
     Examples
     --------
@@ -730,5 +894,6 @@ def flakiness(
     (16, 24, 0.25)
     """
     options = opt.flakiness_options(method=method, confidence=confidence)
+    _check_labels(outcome, case=case, rerun=rerun, over=over)
     design = adapters.case_design(data, outcome, by=by, case=case, rerun=rerun, over=over)
     return build_flakiness(design, options)

@@ -8,10 +8,61 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from clusterstats import _options as opt
 from clusterstats.core import simulation
 from clusterstats.errors import InvalidOptionError
 
 __all__ = ["simulate"]
+
+# Rows beyond this are refused before anything is drawn: 10^10 rows are 80 GB per column.
+_MAX_ROWS = 10**10
+
+
+def _check_options(
+    n_clusters: object,
+    cluster_size: object,
+    mean: object,
+    icc: object,
+    size_cv: object,
+    outcome: object,
+    layout: object,
+    size_difficulty: object,
+    seed: object,
+) -> None:
+    """Each parameter checked by name: the numbers real (not a bool or a string), finite and
+    in range, the choices spelled as documented, the flag a bool, the seed one numpy takes;
+    what the model itself cannot realise is ``simulation.check_parameters``' to refuse."""
+    n = opt.check_plan_number("n_clusters", n_clusters, at_least=1, whole=True)
+    m = opt.check_plan_number("cluster_size", cluster_size, at_least=1)
+    rho = opt.check_plan_number("icc", icc)
+    if not 0.0 <= rho < 1.0:
+        raise InvalidOptionError(
+            f"icc must be in [0, 1), got {icc!r} (at 1 the rows of a cluster would all be equal)"
+        )
+    opt.check_plan_number("size_cv", size_cv, at_least=0, why="0 gives equal sizes")
+    opt.check_plan_number("mean", mean)
+    for name, value, allowed in (
+        ("outcome", outcome, ("binary", "continuous")),
+        ("layout", layout, ("long", "case_rerun")),
+    ):
+        if not isinstance(value, str) or value not in allowed:
+            raise InvalidOptionError(
+                f"{name} must be {allowed[0]!r} or {allowed[1]!r}, got {value!r}"
+            )
+    opt.check_flag("size_difficulty", size_difficulty)
+    if seed is not None and not isinstance(seed, (np.random.Generator, np.random.RandomState)):
+        try:
+            opt.check_seed(seed)
+        except InvalidOptionError:
+            raise InvalidOptionError(
+                "seed must be None, a non-negative integer (or a list of them), or a "
+                f"numpy.random.Generator, SeedSequence or BitGenerator; got {seed!r}"
+            ) from None
+    if n * m > _MAX_ROWS:
+        raise InvalidOptionError(
+            f"n_clusters * cluster_size = {n * m:.3g} rows is more than {_MAX_ROWS:.0e} to "
+            "simulate; lower n_clusters or cluster_size"
+        )
 
 
 def simulate(
@@ -32,11 +83,13 @@ def simulate(
     Parameters
     ----------
     n_clusters : int
-        Number of clusters (documents, conversations, test cases).
+        Number of clusters (documents, conversations, test cases), at least 1 (a whole
+        number; ``3.0`` is taken as 3).
     cluster_size : float
         Rows per cluster; with ``size_cv > 0``, the mean number of rows per cluster.
     mean : float
-        Population mean: a pass rate in (0, 1) for binary outcomes.
+        Population mean: a pass rate in (0, 1) for binary outcomes, any finite number for
+        continuous ones.
     icc : float
         Intraclass correlation in [0, 1).
     size_cv : float
@@ -57,8 +110,8 @@ def simulate(
         Binary only: harder clusters are larger (expected size
         ``1 + (m - 1)(1 - p_j)/(1 - mean)``), so the estimands differ: the cluster mean is
         ``mean`` and the pooled mean ``mean (1 - icc (m - 1) / m)``.
-    seed : int or numpy.random.Generator, optional
-        Seed or generator of the draws.
+    seed : int, list of int, numpy.random.Generator, SeedSequence or BitGenerator, optional
+        Seed (non-negative) or generator of the draws.
 
     Returns
     -------
@@ -69,7 +122,10 @@ def simulate(
     Raises
     ------
     InvalidOptionError
-        A parameter out of its range, or an unknown ``outcome`` or ``layout``.
+        A parameter that is not a number (a bool, a string, None, NaN), not finite or out of
+        its range; an unknown ``outcome`` or ``layout``; a ``size_difficulty`` that is not a
+        bool; a seed numpy cannot take; or more than 10^10 rows to draw. The message names
+        the parameter.
 
     Examples
     --------
@@ -85,14 +141,15 @@ def simulate(
     >>> ds["y"].dims
     ('case', 'rerun')
     """
+    _check_options(
+        n_clusters, cluster_size, mean, icc, size_cv, outcome, layout, size_difficulty, seed
+    )
     try:
         simulation.check_parameters(
             n_clusters, cluster_size, mean, icc, size_cv, outcome, size_difficulty
         )
     except ValueError as exc:
         raise InvalidOptionError(str(exc)) from None
-    if layout not in ("long", "case_rerun"):
-        raise InvalidOptionError(f"layout must be 'long' or 'case_rerun', got {layout!r}")
     rng = np.random.default_rng(seed)
     cluster, y = simulation.draw_rows(
         rng,

@@ -475,11 +475,6 @@ def test_case_moments_agree_with_the_exact_statistics(data):
     check_all(core_calls(make_sums, binary), exact, binary)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs clusterstats/adapters/dataset.py (mean_design) to pass the residual moment: "
-    "case_table(..., residual=m[:, 5]); remove this mark once it does",
-)
 @settings(SETTINGS, max_examples=60, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(data=outcomes(max_clusters=40))
 def test_datasets_agree_with_the_exact_statistics(data):
@@ -520,11 +515,6 @@ def test_groups_far_apart_each_keep_their_precision(first, second):
         check_all(core_calls(lambda i=index: make_sums(i), binary), exacts[index], binary)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs clusterstats/adapters/frame.py (grouped_tables) to reduce over= groups with "
-    "clusterstats.core.grouping.grouped_cluster_tables; remove this mark once it does",
-)
 @pytest.mark.parametrize("offset", [1e9, 1e12])
 def test_over_groups_far_apart_each_keep_their_precision(offset):
     rng = np.random.default_rng(15)

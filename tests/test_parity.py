@@ -318,7 +318,7 @@ def test_check_clustering(layouts, backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("statistic", ["pass_at_k", "pass_hat_k", "flakiness"])
 def test_rerun_statistics(layouts, backend, statistic):
-    answered = layouts["pandas"].dropna(subset=["y"])
+    answered = layouts["pandas"]
     frame_layouts = {"pandas": answered, "dask": dd.from_pandas(answered, npartitions=5)}
     function = getattr(cs, statistic)
     extra = {} if statistic == "flakiness" else {"k": 1}

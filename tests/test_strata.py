@@ -232,4 +232,3 @@ def test_zero_stratified_variance_falls_back_to_clopper_pearson_on_the_clusters(
     continuous = frame.assign(passed=frame["passed"] * 0.5)
     with pytest.raises(cs.DegenerateDataError, match="within every stratum"):
         continuous.eval.cluster_ci("passed", by="doc", strata="stratum")
-

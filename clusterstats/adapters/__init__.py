@@ -230,7 +230,12 @@ def case_design(
             names = dask_adapter.columns_named(outcome, case, rerun, by, over)
             data = dask_adapter.compute_columns(data, names)
         dims = [] if over is None else [over]
-        laid_out = dataset.from_frame(data, case=case, rerun=rerun, outcome=outcome, dims=dims)
+        # the clusters must be a coordinate along the cases: named, so that a by= column that
+        # varies within a case is an error that says so
+        coords = "auto" if by is None else list(frame.as_labels(by))
+        laid_out = dataset.from_frame(
+            data, case=case, rerun=rerun, outcome=outcome, dims=dims, coords=coords
+        )
         return dataset.case_design(laid_out, outcome, by=by, case="case", rerun="rerun")
     if over is not None:
         raise InvalidOptionError(

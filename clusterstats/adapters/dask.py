@@ -21,7 +21,7 @@ import pandas as pd
 from clusterstats._design import MeanDesign, MeanGroup
 from clusterstats.adapters import frame as frame_adapter
 from clusterstats.adapters.frame import as_labels, check_distinct_roles, over_groups, stratify
-from clusterstats.core.grouping import ClusterTable
+from clusterstats.core.grouping import ClusterTable, check_sums
 from clusterstats.errors import (
     ColumnNotFoundError,
     InvalidClusterError,
@@ -194,6 +194,7 @@ def _design_from_table(
         ids = cells_of[order]
         pick = np.flatnonzero(part)[order]
         rows, answered = sums["rows"][pick], sums["answered"][pick]
+        check_sums(answered, sums["total"][pick], sums["square"][pick], name=outcome)
         missing = bool((answered != rows).any())
         groups.append(
             MeanGroup(

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from clusterstats import _display as fmt
 from clusterstats._design import (
     CaseDesign,
     ComparisonDesign,
@@ -35,7 +36,9 @@ from clusterstats._design import (
 from clusterstats.adapters.frame import (
     as_labels,
     check_binary,
+    check_label,
     factorize_sorted,
+    is_hashable,
     outcome_values,
     reason_counts,
     require_columns,
@@ -50,6 +53,7 @@ from clusterstats.errors import (
     DimensionError,
     EmptyDataError,
     InvalidClusterError,
+    InvalidDataError,
     InvalidInputError,
     InvalidOptionError,
     InvalidOutcomeError,
@@ -71,29 +75,40 @@ def from_frame(
     case: Hashable,
     rerun: Hashable | None,
     outcome: Hashable | Sequence[Hashable],
-    dims: Sequence[Hashable] = (),
+    dims: Sequence[Hashable] | Hashable | None = (),
     coords: Any = "auto",
 ) -> xr.Dataset:
     """Long results (one row per run) as a Dataset with dims ``(*dims, case, rerun)``; see
-    :func:`clusterstats.to_case_rerun`."""
+    :func:`clusterstats.to_case_rerun`.
+
+    The outcome variables and the coordinates keep their column labels as names (so a
+    statistic named by the same label finds them); the dims are ``*dims`` (as strings),
+    ``case`` and ``rerun``.
+    """
     if not isinstance(data, pd.DataFrame):
         raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-    outcomes = as_labels(outcome)
-    dim_columns = list(dims)
-    require_columns(data, [case, *outcomes, *dim_columns] + ([rerun] if rerun else []))
+    outcomes = _frame_labels(outcome, "outcome")
+    (case,) = _frame_labels(case, "case", many=False)
+    if rerun is not None:
+        (rerun,) = _frame_labels(rerun, "rerun", many=False)
+    dim_columns = (
+        []
+        if dims is None
+        else _frame_labels(list(dims) if _is_sequence(dims) else dims, "dims", allow_empty=True)
+    )
+    _check_frame_roles(case, rerun, outcomes, dim_columns)
+    require_columns(data, [case, *outcomes, *dim_columns] + ([] if rerun is None else [rerun]))
     if len(data) == 0:
         raise EmptyDataError("the frame has no rows")
-    for label in (case, *dim_columns):
-        if data[label].isna().any():
-            raise AlignmentError(
-                f"column {label!r} has {int(data[label].isna().sum())} missing ids"
-            )
     keys = [*dim_columns, case]
+    id_roles = [*(("dims", d) for d in dim_columns), ("case", case)]
+    if rerun is not None:
+        id_roles.append(("rerun", rerun))
+    for role, label in id_roles:
+        _check_ids(data[label], label, role)
     if rerun is None:
         run_ids = data.groupby(keys, sort=False).cumcount().to_numpy()
     else:
-        if data[rerun].isna().any():
-            raise AlignmentError(f"rerun column {rerun!r} has missing ids")
         run_ids = data[rerun].to_numpy()
     index = pd.MultiIndex.from_arrays(
         [*(data[k].to_numpy() for k in keys), run_ids],
@@ -101,25 +116,25 @@ def from_frame(
     )
     if index.has_duplicates:
         repeated = index[index.duplicated()].unique()
+        columns = ", ".join(map(repr, [*dim_columns, case, rerun]))
         raise AlignmentError(
-            f"{len(repeated)} (case, rerun) combinations have more than one row (e.g. "
-            f"{list(repeated[:3])}); each run of a case needs its own rerun id"
+            f"{len(repeated)} ({', '.join(index.names)}) combinations have more than one row "
+            f"(e.g. {list(repeated[:3])}, in columns {columns}); each run of a case needs its "
+            "own rerun id"
         )
-    size = int(np.prod([len(level) for level in index.levels]))
+    size = int(np.prod([len(level) for level in index.levels], dtype=float))
     if size > _MAX_FILL_RATIO * len(data) + 1024:
-        raise AlignmentError(
-            f"the (case, rerun) grid would hold {size:,} cells for {len(data):,} rows: the "
-            f"rerun labels of {rerun!r} are not shared across cases; pass rerun=None to number "
-            "the runs of each case 0, 1, ... instead"
+        culprit = (
+            f"the rerun labels of {rerun!r} are not shared across cases; pass rerun=None to "
+            "number the runs of each case 0, 1, ... instead"
+            if rerun is not None
+            else f"the cases are not shared across the labels of {dim_columns!r}"
         )
-    for label in outcomes:
-        if str(label) in ("case", "rerun", *map(str, dim_columns)):
-            raise InvalidOptionError(
-                f"outcome column {label!r} has the name of a dim of the Dataset to build "
-                f"({str(label)!r}); rename the column first, e.g. "
-                f"df.rename(columns={{{str(label)!r}: 'passed'}})"
-            )
-    columns = {str(o): _numeric_column(data[o], o) for o in outcomes}
+        raise AlignmentError(
+            f"the ({', '.join(index.names)}) grid would hold {size:,} cells for "
+            f"{len(data):,} rows: {culprit}"
+        )
+    columns = {o: _numeric_column(data[o], o) for o in outcomes}
     missing_outcome = any(
         bool(np.isnan(np.asarray(v, dtype=float)).any()) for v in columns.values()
     )
@@ -134,39 +149,164 @@ def from_frame(
     dataset = xr.Dataset.from_dataframe(frame)
     if ran_name is not None:
         dataset[ran_name] = dataset[ran_name].fillna(False).astype(bool)
-        for name in map(str, outcomes):
+        for name in outcomes:
             dataset[name].attrs[RAN_ATTRIBUTE] = ran_name
     dataset["case"].attrs["column"] = str(case)
     dataset["rerun"].attrs["column"] = "row order" if rerun is None else str(rerun)
-    used = {case, *outcomes, *dim_columns} | ({rerun} if rerun is not None else set())
-    taken_names = {"case", "rerun", *map(str, dim_columns), *map(str, outcomes)}
+    return _attach_case_coords(data, dataset, case, rerun, outcomes, dim_columns, ran_name, coords)
+
+
+def _frame_labels(
+    value: Any, role: str, *, many: bool = True, allow_empty: bool = False
+) -> list[Hashable]:
+    """Column labels given to ``from_frame`` as a list: one label, or (with ``many``) a list
+    or tuple of them; a Series or an array where a label is expected is refused by role."""
+    if many and isinstance(value, (list, tuple)):
+        labels = list(value)
+        if not labels and not allow_empty:
+            raise InvalidOptionError(f"{role}= needs at least one column label, got {value!r}")
+    else:
+        labels = [value]
+    for label in labels:
+        check_label(label, role, arrays_hint=False)
+    seen: list[Hashable] = []
+    for label in labels:
+        if label in seen and role == "dims":
+            raise InvalidOptionError(f"dims= names column {label!r} twice")
+        seen.append(label)
+    return labels
+
+
+def _check_frame_roles(
+    case: Hashable, rerun: Hashable | None, outcomes: list[Hashable], dims: list[Hashable]
+) -> None:
+    """Each column plays one part: an id column (case, rerun, a dim) is not also the outcome
+    or another id, and no name collides with the dims of the Dataset to build."""
+    if rerun is not None and rerun == case:
+        raise InvalidOptionError(
+            f"case= and rerun= both name column {case!r}; rerun= names the column that numbers "
+            "the runs within each case (or pass rerun=None to number them in row order)"
+        )
+    roles = [("case", case)] + ([] if rerun is None else [("rerun", rerun)])
+    for label in dims:
+        for role, other in roles:
+            if label == other:
+                raise InvalidOptionError(
+                    f"column {label!r} is both a dim (dims= or over=) and {role}=; name "
+                    "different columns"
+                )
+        if str(label) in ("case", "rerun"):
+            raise InvalidOptionError(
+                f"column {label!r} (dims= or over=) would become a dim named {str(label)!r}, "
+                f"the name of the Dataset's {label!s} dim; rename the column first, e.g. "
+                f"df.rename(columns={{{label!r}: 'model'}})"
+            )
+    for label in outcomes:
+        for role, other in [*roles, *(("dims= (or over=)", d) for d in dims)]:
+            if label == other:
+                role = role if role.startswith("dims") else f"{role}="
+                raise InvalidOptionError(
+                    f"column {label!r} is both the outcome and {role}; name different columns"
+                )
+        if str(label) in ("case", "rerun", *map(str, dims)):
+            raise InvalidOptionError(
+                f"outcome column {label!r} has the name of a dim of the Dataset to build "
+                f"({str(label)!r}); rename the column first, e.g. "
+                f"df.rename(columns={{{label!r}: 'passed'}})"
+            )
+
+
+def _check_ids(series: pd.Series, label: Hashable, role: str) -> None:
+    """An id column (case, rerun or a dim) has no missing and no unhashable values."""
+    what = "a dims" if role == "dims" else f"the {role}"
+    missing = series.isna()
+    if missing.any():
+        first = series.index[missing.to_numpy()][0]
+        raise AlignmentError(
+            f"{what} column {label!r} has {fmt.count(int(missing.sum()), 'missing id')} (e.g. "
+            f"at index {first!r}); drop or fill those rows first"
+        )
+    if series.dtype == object:
+        try:
+            pd.factorize(series)
+        except TypeError:
+            kinds = sorted({type(v).__name__ for v in series if not is_hashable(v)})
+            raise InvalidDataError(
+                f"{what} column {label!r} holds values that cannot be labels ({', '.join(kinds)}); "
+                "ids must be strings, numbers or other hashable values"
+            ) from None
+
+
+def _attach_case_coords(
+    data: pd.DataFrame,
+    dataset: xr.Dataset,
+    case: Hashable,
+    rerun: Hashable | None,
+    outcomes: list[Hashable],
+    dims: list[Hashable],
+    ran_name: str | None,
+    coords: Any,
+) -> xr.Dataset:
+    """The columns that become coordinates along ``case``: those listed in ``coords``
+    (each must be constant within each case), or with ``"auto"`` every other column that is
+    constant within each case and whose values are labels."""
+    used = {case, *outcomes, *dims} | ({rerun} if rerun is not None else set())
+    taken_names = {"case", "rerun", *map(str, dims), *map(str, outcomes)}
     if ran_name is not None:
         taken_names.add(ran_name)
-    if coords == "auto":  # a column whose name is taken cannot become a coordinate
+    auto = isinstance(coords, str) and coords == "auto"
+    if auto:  # a column whose name is taken cannot become a coordinate
         candidates = [c for c in data.columns if c not in used and str(c) not in taken_names]
+    elif coords is None or isinstance(coords, (str, bytes)) or not _is_sequence(coords):
+        if coords is None or not is_hashable(coords):
+            raise InvalidOptionError(
+                f"coords= takes 'auto' or a list of column labels, got {coords!r}"
+            )
+        candidates = [coords]
     else:
-        candidates = list(coords)
+        candidates = _frame_labels(list(coords), "coords", allow_empty=True)
+    if not auto:
         for label in candidates:
-            if str(label) in taken_names:
+            if label in used or str(label) in taken_names:
                 raise InvalidOptionError(
                     f"coordinate {label!r} (coords=) has the name of a dim or variable of the "
                     "Dataset to build; rename the column first"
                 )
-    require_columns(data, candidates)
-    if candidates:
-        per_case = data.groupby(case, sort=False)[candidates]
-        varying = per_case.nunique(dropna=False).max() > 1
-        if coords != "auto" and varying.any():
-            raise AlignmentError(
-                f"coordinates must be constant within each case; {list(varying[varying].index)} "
-                "vary"
-            )
-        constant = [c for c in candidates if not varying[c]]
-        if constant:
-            firsts = per_case.first()[constant].reindex(dataset["case"].values)
-            for column in constant:
-                dataset = dataset.assign_coords({str(column): ("case", firsts[column].to_numpy())})
+        require_columns(data, candidates)
+    if not candidates:
+        return dataset
+    per_case = data.groupby(case, sort=False)
+    try:
+        counts = per_case[candidates].nunique(dropna=False).max()
+        varying = {c: bool(counts[c] > 1) for c in candidates}
+    except TypeError:  # a column of lists or dicts: only the label-valued ones can qualify
+        varying = {}
+        for column in candidates:
+            try:
+                varying[column] = bool(per_case[column].nunique(dropna=False).max() > 1)
+            except TypeError:
+                if not auto:
+                    raise InvalidDataError(
+                        f"coordinate column {column!r} (coords=) holds values that cannot be "
+                        "labels (e.g. lists); a coordinate needs hashable values"
+                    ) from None
+                varying[column] = True
+    if not auto and any(varying.values()):
+        bad = [c for c in candidates if varying[c]]
+        raise AlignmentError(
+            f"coordinates must be constant within each case; {bad} vary within some "
+            f"{str(case)!r} (drop them from coords=, or use a column with one value per case)"
+        )
+    constant = [c for c in candidates if not varying[c]]
+    if constant:
+        firsts = per_case[constant].first().reindex(dataset["case"].values)
+        for column in constant:
+            dataset = dataset.assign_coords({column: ("case", firsts[column].to_numpy())})
     return dataset
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, (list, tuple, pd.Index, np.ndarray))
 
 
 def _numeric_column(series: pd.Series, name: Hashable) -> np.ndarray:
@@ -188,6 +328,11 @@ def outcome_array(data: Any, outcome: Hashable, *, case: Hashable, rerun: Hashab
     if not isinstance(data, xr.Dataset):
         raise InvalidInputError(f"expected an xarray Dataset, got {type(data).__name__}")
     if outcome not in data.data_vars:
+        if outcome in data.coords:
+            raise InvalidOptionError(
+                f"{outcome!r} is a coordinate of the Dataset, not a data variable; make it one "
+                f"with ds.reset_coords({outcome!r})"
+            )
         raise ColumnNotFoundError(outcome, list(data.data_vars))
     array = data[outcome]
     for role, dim in (("case", case), ("rerun", rerun)):
@@ -197,6 +342,8 @@ def outcome_array(data: Any, outcome: Hashable, *, case: Hashable, rerun: Hashab
                 f"{dim!r}; name it with {role}=..., or build the Dataset with "
                 "clusterstats.to_case_rerun(df, case=..., rerun=..., outcome=...)"
             )
+        if array.sizes[dim] == 0:
+            raise EmptyDataError(f"the {role} dim {dim!r} of {outcome!r} is empty")
     dtype = array.dtype
     if dtype.kind not in "biuf":
         raise InvalidOutcomeError(
@@ -204,6 +351,34 @@ def outcome_array(data: Any, outcome: Hashable, *, case: Hashable, rerun: Hashab
         )
     extra = [d for d in array.dims if d not in (case, rerun)]
     return array.transpose(*extra, case, rerun)
+
+
+def _ran_mask(variable: xr.DataArray, array: xr.DataArray) -> xr.DataArray:
+    """The ``ran`` variable as a boolean mask over the outcome's cells: boolean (or 0/1)
+    values only, on dims the outcome has, and True wherever the outcome has a value."""
+    name = variable.name
+    extra = [d for d in variable.dims if d not in array.dims]
+    if extra:
+        raise DimensionError(
+            f"variable {name!r} (which runs happened) has dims {extra} that the outcome "
+            f"{array.name!r} lacks; it must lie along the outcome's dims {tuple(array.dims)}"
+        )
+    if variable.dtype.kind == "b":
+        mask = variable
+    elif variable.dtype.kind in "iuf" and bool(variable.isin([0, 1]).all()):
+        mask = variable == 1
+    else:
+        raise InvalidOptionError(
+            f"variable {name!r} (which runs happened) must be boolean, or 0/1; it has dtype "
+            f"{variable.dtype}"
+        )
+    mask = mask.broadcast_like(array).transpose(*array.dims)
+    if bool((~mask & array.notnull()).any()):
+        raise InvalidOutcomeError(
+            f"{int((~mask & array.notnull()).sum())} cells of {array.name!r} have a value where "
+            f"{name!r} says no run happened"
+        )
+    return mask
 
 
 def _ran_and_outcome(
@@ -216,7 +391,7 @@ def _ran_and_outcome(
     if name is not None:
         if name not in data.variables:
             raise ColumnNotFoundError(name, list(data.data_vars))
-        ran = data[name].astype(bool).broadcast_like(array).transpose(*array.dims)
+        ran = _ran_mask(data[name], array)
     if responded is None:
         return array, ran
     if responded not in data.variables:
@@ -293,9 +468,15 @@ def case_codes(data: xr.Dataset, array: xr.DataArray, case: Hashable, by: Any):
     """Cluster code of each case in sorted label order (as the pandas path numbers them),
     or None when every case is its own cluster and the cases are already in label order;
     and a function from codes to labels."""
+    index = array.indexes.get(case)
+    if index is not None and not index.is_unique:
+        repeated = index[index.duplicated()].unique()
+        raise AlignmentError(
+            f"{len(repeated)} labels of the {case!r} dim name more than one case (e.g. "
+            f"{list(repeated[:3])}); each case needs its own label"
+        )
     if by is None:
-        index = array.indexes.get(case)
-        if index is None or (index.is_monotonic_increasing and index.is_unique):
+        if index is None or index.is_monotonic_increasing:
             # the labels are read only when a message needs some: ten million of them
             # would be 80 MB held for nothing
             coordinate = array[case]
@@ -401,7 +582,9 @@ def mean_design(
     extra_dims, extra_labels = _extra(array)
     groups = []
     for label, m in moment_groups(moments, extra_dims, extra_labels):
-        table, ids = case_table(m[:, 0], m[:, 1], m[:, 2], m[:, 4], codes=codes)
+        table, ids = case_table(
+            m[:, 0], m[:, 1], m[:, 2], m[:, 4], codes=codes, residual=m[:, 5], name=outcome
+        )
         if table.n_clusters == 0:
             where = "" if label is None else f" for {label!r}"
             raise EmptyDataError(f"no case has a run{where}")
@@ -490,6 +673,7 @@ def _policy_moments(moments: np.ndarray, missing: str, outcome: Hashable) -> np.
     )
     out = moments.copy()
     out[..., 0], out[..., 1], out[..., 2], out[..., 4] = runs, total, within, 0.0
+    out[..., 5] = 0.0  # imputed runs sit at each case's new mean: nothing left to correct
     return out
 
 

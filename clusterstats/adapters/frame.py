@@ -16,7 +16,11 @@ import numpy as np
 import pandas as pd
 
 from clusterstats._design import MeanDesign, MeanGroup, ResponseRows, RowsDesign
-from clusterstats.core.grouping import ClusterTable, cluster_table_and_ids
+from clusterstats.core.grouping import (
+    ClusterTable,
+    cluster_table_and_ids,
+    grouped_cluster_tables,
+)
 from clusterstats.errors import (
     ColumnNotFoundError,
     EmptyDataError,
@@ -51,7 +55,7 @@ def as_labels(by: Hashable | Sequence[Hashable], role: str = "by") -> list[Hasha
     return labels
 
 
-def check_label(label: Any, role: str) -> None:
+def check_label(label: Any, role: str, *, arrays_hint: bool = True) -> None:
     """A column label must be hashable: a Series or an array where a label is expected is
     the most common slip (``by=df["g"]`` for ``by="g"``)."""
     try:
@@ -63,10 +67,13 @@ def check_label(label: Any, role: str) -> None:
             if isinstance(label, pd.Series) and label.name is not None
             else ""
         )
-        raise InvalidInputError(
-            f"{role}= takes column labels, not a {kind}{hint}; for arrays of values pass "
-            "data=None with the arrays as outcome and by"
-        ) from None
+        arrays = (
+            "; for arrays of values pass data=None with the arrays as outcome and by"
+            if arrays_hint
+            else ""
+        )
+        message = f"{role}= takes column labels, not a {kind}{hint}{arrays}"
+        raise InvalidInputError(message) from None
 
 
 def require_columns(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
@@ -326,7 +333,7 @@ def factorize_labels(values: Any, *, sort: bool) -> tuple[np.ndarray, Any]:
         return pd.factorize(values, sort=False, use_na_sentinel=True)
     except TypeError:
         series = pd.Series(values, copy=False) if not isinstance(values, pd.Series) else values
-        bad = next(v for v in series if not _hashable(v))
+        bad = next(v for v in series if not is_hashable(v))
         name = f"column {series.name!r}" if series.name is not None else "a label column"
         raise InvalidClusterError(
             f"{name} holds {type(bad).__name__} values (e.g. {bad!r}), which cannot be labels; "
@@ -335,7 +342,8 @@ def factorize_labels(values: Any, *, sort: bool) -> tuple[np.ndarray, Any]:
         ) from None
 
 
-def _hashable(value: Any) -> bool:
+def is_hashable(value: Any) -> bool:
+    """Whether a value can be a label (a dict key): lists, dicts and arrays cannot."""
     try:
         hash(value)
     except TypeError:
@@ -525,7 +533,9 @@ def mean_design(
         group_codes, group_labels = None, [None]
     else:
         group_codes, group_labels = over_groups(frame[over], over)
-    tables = grouped_tables(values, codes, n_clusters, group_codes, len(group_labels))
+    tables = grouped_tables(
+        values, codes, n_clusters, group_codes, len(group_labels), name=outcome_label
+    )
     binary = _binary_by_group(values, group_codes, len(group_labels))
     groups = []
     for label, (table, ids), is_binary in zip(group_labels, tables, binary, strict=True):
@@ -561,38 +571,34 @@ def grouped_tables(
     n_clusters: int,
     group_codes: np.ndarray | None,
     n_groups: int,
+    *,
+    name: Hashable | None = None,
 ) -> list[tuple[ClusterTable, np.ndarray]]:
-    """Per group, the :class:`ClusterTable` of its clusters and their codes.
+    """Per group, the :class:`ClusterTable` of its clusters and their codes (``name`` is the
+    outcome's, for messages).
 
     One pass over the rows for every group at once (a bincount over (group, cluster) cells)
     unless that table would be too large; then one group at a time.
     """
     if group_codes is None or n_groups == 1:
-        return [_table_with_ids(values, codes, n_clusters)]
+        return [_table_with_ids(values, codes, n_clusters, name)]
     if n_groups * n_clusters > _MAX_COMBINED_CELLS:
         out = []
         for index in range(n_groups):
             rows = group_codes == index
-            out.append(_table_with_ids(values[rows], codes[rows], n_clusters))
+            out.append(_table_with_ids(values[rows], codes[rows], n_clusters, name))
         return out
-    cell = group_codes * n_clusters + codes
-    table, cell_ids = _table_with_ids(values, cell, n_groups * n_clusters)
-    group_of_cell = cell_ids // n_clusters
-    out = []
-    for index in range(n_groups):
-        selection = group_of_cell == index
-        out.append((table.subset(selection), cell_ids[selection] - index * n_clusters))
-    return out
+    return grouped_cluster_tables(values, codes, n_clusters, group_codes, n_groups, name=name)
 
 
 def _table_with_ids(
-    values: np.ndarray, codes: np.ndarray, n_clusters: int
+    values: np.ndarray, codes: np.ndarray, n_clusters: int, name: Hashable | None = None
 ) -> tuple[ClusterTable, np.ndarray]:
     """The table of the clusters that have rows, and those clusters' codes."""
     if values.size == 0:
         empty = np.zeros(0)
         return ClusterTable(empty, empty, empty, empty, 0.0), np.zeros(0, dtype=np.intp)
-    return cluster_table_and_ids(values, codes, n_clusters)
+    return cluster_table_and_ids(values, codes, n_clusters, name=name)
 
 
 def _binary_by_group(values: np.ndarray, group_codes: np.ndarray | None, n_groups: int) -> list:

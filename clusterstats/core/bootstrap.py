@@ -76,22 +76,27 @@ def resample_cluster_sums(
 
 
 def _replicates(sums: ClusterSums, estimand: str, n_resamples: int, rng, indices):
+    """Replicate estimates minus ``sums.shift`` (centred, so that their spread keeps every
+    digit however far the outcomes are from zero)."""
     if estimand == "pooled":
         drawn = resample_cluster_sums(
             np.column_stack([sums.totals, sums.counts]), n_resamples, rng, indices=indices
         )
-        return drawn[:, 0] / drawn[:, 1] + sums.shift
+        return drawn[:, 0] / drawn[:, 1]
     drawn = resample_cluster_sums(sums.centred_means, n_resamples, rng, indices=indices)
-    return drawn / sums.n_clusters + sums.shift
+    return drawn / sums.n_clusters
+
+
+def _centred_jackknife(sums: ClusterSums, estimand: str) -> NDArray[np.float64]:
+    if estimand == "pooled":
+        return (sums.totals.sum() - sums.totals) / (sums.counts.sum() - sums.counts)
+    means = sums.centred_means
+    return (means.sum() - means) / (sums.n_clusters - 1)
 
 
 def jackknife_estimates(sums: ClusterSums, estimand: str) -> NDArray[np.float64]:
     """Leave-one-cluster-out estimates, in closed form."""
-    if estimand == "pooled":
-        kept = (sums.totals.sum() - sums.totals) / (sums.counts.sum() - sums.counts)
-        return kept + sums.shift
-    means = sums.centred_means
-    return (means.sum() - means) / (sums.n_clusters - 1) + sums.shift
+    return _centred_jackknife(sums, estimand) + sums.shift
 
 
 class BootstrapInterval(NamedTuple):
@@ -117,9 +122,10 @@ def bootstrap_interval(
     mid-rank share of replicates below the estimate, and the acceleration comes from the
     leave-one-cluster-out jackknife ``a = sum(U^3) / (6 * sum(U^2)^1.5)``.
     """
-    from clusterstats.core.variance import estimate
+    from clusterstats.core.variance import centred_estimate
 
-    theta_hat = estimate(sums, estimand)
+    # Everything below is centred on sums.shift, which is added back to the bounds only.
+    theta_hat = centred_estimate(sums, estimand)
     replicates = _replicates(sums, estimand, n_resamples, rng, indices)
     se = float(np.std(replicates, ddof=1)) if n_resamples > 1 else math.nan
     alpha = 1.0 - confidence
@@ -130,11 +136,15 @@ def bootstrap_interval(
         # are) land a few units in the last place either side of it, depending on the
         # order in which the rows were summed: within that rounding they count as ties, so
         # the bias correction, and the interval, do not depend on the row order.
-        tie = 16.0 * np.finfo(float).eps * max(abs(theta_hat), float(np.max(np.abs(replicates))))
+        tie = (
+            16.0
+            * np.finfo(float).eps
+            * max(abs(theta_hat + sums.shift), float(np.max(np.abs(replicates))))
+        )
         below = np.count_nonzero(replicates < theta_hat - tie)
         at_or_below = np.count_nonzero(replicates <= theta_hat + tie)
         z0 = special.ndtri((below + at_or_below) / (2.0 * n_resamples))
-        jack = jackknife_estimates(sums, estimand)
+        jack = _centred_jackknife(sums, estimand)
         u = jack.mean() - jack
         denom = 6.0 * float(u @ u) ** 1.5
         accel = float(np.sum(u**3)) / denom if denom > 0 else 0.0
@@ -147,4 +157,4 @@ def bootstrap_interval(
     elif kind != "percentile":
         raise ValueError(f"unknown bootstrap interval {kind!r}")
     low, high = np.quantile(replicates, levels)
-    return BootstrapInterval(float(low), float(high), se, note)
+    return BootstrapInterval(float(low) + sums.shift, float(high) + sums.shift, se, note)

@@ -78,10 +78,11 @@ def case_moments(values: ArrayLike, ran: ArrayLike | None = None) -> NDArray[np.
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(runs > 0, total / np.maximum(runs, 1), 0.0)
         non_binary = (present & (y != 0.0) & (y != 1.0)).any(axis=-1)
-        y -= mean[:, None]
-        y[~present] = 0.0
-        block = out[start : start + step]
-        residual = y.sum(axis=-1)
+        with np.errstate(invalid="ignore", over="ignore"):  # an infinite run: reported later
+            y -= mean[:, None]
+            y[~present] = 0.0
+            block = out[start : start + step]
+            residual = y.sum(axis=-1)
         block[:, 0] = runs
         block[:, 1] = total
         # overflow (scores beyond ~1e154) is reported when the sums are formed (case_table)

@@ -17,6 +17,7 @@ from clusterstats.core.bootstrap import bootstrap_interval
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.variance import (
     ICCEstimate,
+    centred_estimate,
     cluster_robust,
     design_effect_kish,
     design_effect_unequal,
@@ -280,6 +281,12 @@ def summarize_interval(
         warn(message, FewClustersWarning)
         notes.append(message)
 
+    if estimand == "cluster_mean" and method == "cr2" and not sums.is_balanced:
+        notes.append(
+            "cluster_mean with CR2 treats each cluster's mean as one unit (df G - 1): in R it "
+            "is clubSandwich's CR2 on the cluster means, or vcovCR(..., inverse_var = TRUE) on "
+            "the rows, not a row-level lm(y ~ 1, weights = 1/n) with its default working model"
+        )
     if not sums.is_balanced and not math.isnan(se) and se > 0:
         other = "cluster_mean" if estimand == "pooled" else "pooled"
         other_point = estimate(sums, other)
@@ -327,10 +334,11 @@ def guarded_variance(sums: ClusterSums, estimand: str, icc: float) -> tuple[floa
     rho = icc if icc > 0 else 0.0  # NaN (undefined) and negative ICCs count as 0
     n_rows = float(sums.counts.sum())
     model = p * (1.0 - p) * design_effect_unequal(sums.counts, rho, estimand) / n_rows
+    centred = centred_estimate(sums, estimand)
     if estimand == "pooled":
-        residuals = sums.totals - (p - sums.shift) * sums.counts
+        residuals = sums.totals - centred * sums.counts
     else:
-        residuals = sums.means - p
+        residuals = sums.centred_means - centred
     return max(cr2.variance, model), iv.effective_clusters_df(residuals, cr2.df)
 
 

@@ -527,6 +527,19 @@ def _time_column(data: Any, time: Hashable) -> Any:
 _NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal", "boolean")
 
 
+def _time_zone_errors() -> tuple[type[Exception], ...]:
+    """What flooring local times at a daylight-saving change raises: ``ValueError`` in pandas 3,
+    pytz's own errors (not ``ValueError`` subclasses) in pandas 2 with pytz time zones."""
+    try:
+        import pytz
+    except ImportError:
+        return (ValueError,)
+    return (ValueError, pytz.exceptions.InvalidTimeError)
+
+
+_TIME_ZONE_ERRORS = _time_zone_errors()
+
+
 def _check_time_column(data: Any, time: Hashable, window: str) -> None:
     """Refuse a ``time`` column that does not hold timestamps: numbers (their unit would be a
     guess: pandas would read epoch seconds as nanoseconds), booleans, durations, strings that
@@ -542,7 +555,7 @@ def _check_time_column(data: Any, time: Hashable, window: str) -> None:
             column = column.compute()
         try:
             pd.Series(column, copy=False).dt.floor(window)
-        except ValueError:
+        except _TIME_ZONE_ERRORS:
             raise InvalidClusterError(
                 f"{what} holds local times ({dtype.tz}) where a window of {window!r} would start "
                 "at an ambiguous or nonexistent time (a daylight-saving change); convert it to "

@@ -222,6 +222,8 @@ def _check_ids(series: pd.Series, label: Hashable, role: str) -> None:
     missing = series.isna()
     if missing.any():
         first = series.index[missing.to_numpy()][0]
+        if isinstance(first, np.generic):  # numpy 2 would print np.int64(4)
+            first = first.item()
         raise AlignmentError(
             f"{what} column {label!r} has {fmt.count(int(missing.sum()), 'missing id')} (e.g. "
             f"at index {first!r}); drop or fill those rows first"

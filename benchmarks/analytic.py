@@ -6,8 +6,9 @@ What is measured (full run; ``--quick`` shrinks the frame for a smoke test):
   binary outcome (int8) whose pass rate varies by cluster, rows shuffled, fixed seed; once
   with int64 cluster ids and once with string ids (``"doc-000123"``, pandas' default string
   dtype, printed below);
-* ``clusterstats.cluster_ci(df, "y", by="cluster", method=m)`` for ``m`` in ``cr1``, ``cr2``
-  and ``korn_graubard``; ``clusterstats.icc(df, "y", by="cluster")``;
+* ``clusterstats.cluster_ci(df, "y", by="cluster", method=m)`` for ``m`` in ``cr1``, ``cr2``,
+  ``korn_graubard``, ``korn_graubard_guarded`` and ``korn_graubard_inverted`` (the binary
+  methods ``auto`` has chosen); ``clusterstats.icc(df, "y", by="cluster")``;
   ``clusterstats.design_effect(df, "y", by="cluster")``;
 * the baseline ``df.groupby("cluster")["y"].agg(["sum", "count"])`` on the same frame, the
   least work any of these needs (per-cluster sums and counts).
@@ -16,7 +17,9 @@ Every call is made once untimed (warm-up), then all calls are timed in turn, rep
 repeat (interleaved, so drifts of a noisy machine hit all of them alike). Reported: median and
 minimum wall time, and the ratio of each median to the groupby median of the same run.
 
-Target: every ratio <= 3x.
+Target: every ratio <= 3x. Also timed: the binary default (``method="auto"``) and
+``korn_graubard_inverted`` on the bundled demo (one model of ``load_demo_data()``: 2,173 rows
+in 91 clusters), median of 200 calls each; target <= 10 ms.
 
 Usage::
 
@@ -63,6 +66,8 @@ def tasks(df: pd.DataFrame) -> dict:
         'cluster_ci(method="cr1")': ci("cr1"),
         'cluster_ci(method="cr2")': ci("cr2"),
         'cluster_ci(method="korn_graubard")': ci("korn_graubard"),
+        'cluster_ci(method="korn_graubard_guarded")': ci("korn_graubard_guarded"),
+        'cluster_ci(method="korn_graubard_inverted")': ci("korn_graubard_inverted"),
         "icc": lambda: clusterstats.icc(df, "y", by="cluster"),
         "design_effect": lambda: clusterstats.design_effect(df, "y", by="cluster"),
     }
@@ -102,6 +107,31 @@ def report(title: str, times: dict[str, list[float]]) -> list[float]:
     return ratios
 
 
+DEMO_TARGET_MS = 10.0
+
+
+def demo_default(calls: int = 200) -> None:
+    """The binary default, and the candidate to replace it, on the bundled demo: what a
+    user's first call costs."""
+    demo = clusterstats.load_demo_data()
+    one = demo[demo["model"] == demo["model"].iloc[0]]
+    print()
+    for method in ("auto", "korn_graubard_inverted"):
+        first = clusterstats.cluster_ci(one, "correct", by="src", method=method)
+        times = []
+        for _ in range(calls):
+            start = time.perf_counter()
+            clusterstats.cluster_ci(one, "correct", by="src", method=method)
+            times.append(time.perf_counter() - start)
+        median = 1e3 * statistics.median(times)
+        verdict = "meets target" if median <= DEMO_TARGET_MS else "MISSES target"
+        print(
+            f'cluster_ci(method="{method}") = {first.method} on the demo ({first.n_rows:,} rows, '
+            f"{first.n_clusters} clusters): median {median:.2f} ms, min {1e3 * min(times):.2f} "
+            f"ms of {calls} calls [target <= {DEMO_TARGET_MS:.0f} ms: {verdict}]"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small smoke run")
@@ -121,6 +151,7 @@ def main() -> None:
     if args.quick:
         print("(--quick: sizes are too small for the targets to mean anything)")
     print(f"numpy {np.__version__}, pandas {pd.__version__}, python {sys.version.split()[0]}")
+    demo_default(20 if args.quick else 200)
     report(f"int64 cluster ids (dtype {df['cluster'].dtype})", bench(df, repeats))
     if not args.no_strings:
         strings = with_string_ids(df)

@@ -73,12 +73,13 @@ class ClusterCI(Result):
     estimate : float
         The point estimate.
     se : float
-        Its standard error (NaN for the Clopper–Pearson fallback).
+        Its standard error (NaN for the Clopper–Pearson fallback; for
+        ``korn_graubard_inverted``, the model's ``sqrt(p(1 - p) / n_eff)``).
     low, high : float
         The interval.
     df : float
-        Degrees of freedom of the reference t distribution (NaN for the bootstraps and the
-        Clopper–Pearson fallback).
+        Degrees of freedom of the reference t distribution (NaN for the bootstraps,
+        ``korn_graubard_inverted`` and the Clopper–Pearson fallback).
     n_rows : int
         Rows used (after dropping missing outcomes).
     n_clusters : int
@@ -91,7 +92,8 @@ class ClusterCI(Result):
         One-way ANOVA intraclass correlation, raw (it can be negative; NaN if undefined).
     design_effect : float
         Empirical design effect: clustered variance ÷ iid variance (R survey's
-        ``deff="replace"``).
+        ``deff="replace"``); for ``korn_graubard_inverted``, the beta-binomial model's design
+        effect at the estimate, the one its interval used there.
     n_eff : float
         Effective number of independent rows, ``n_rows / design_effect``; for the
         Clopper–Pearson fallback, the effective n it used.
@@ -679,9 +681,11 @@ def cluster_ci(
         effective n), ``"korn_graubard"`` (Korn & Graubard 1998: Clopper–Pearson on the
         df-adjusted effective n), ``"korn_graubard_guarded"`` (the same with a variance floor
         from the ICC model and df from the clusters that carry the variance),
-        ``"bootstrap"``/``"bootstrap_bca"`` and ``"bootstrap_percentile"`` (cluster
-        bootstrap: whole clusters are resampled). ``"wilson"``, ``"korn_graubard"`` and
-        ``"korn_graubard_guarded"`` need a binary outcome.
+        ``"korn_graubard_inverted"`` (the Korn–Graubard test inverted with the ICC
+        re-estimated by beta-binomial maximum likelihood under each candidate rate, mid-p
+        tails), ``"bootstrap"``/``"bootstrap_bca"`` and ``"bootstrap_percentile"`` (cluster
+        bootstrap: whole clusters are resampled). ``"wilson"`` and the three
+        ``"korn_graubard*"`` methods need a binary outcome.
     confidence : float
         Nominal coverage, strictly between 0 and 1.
     over : column label, optional
@@ -738,6 +742,8 @@ def cluster_ci(
         An ICC between 0 and 1, e.g. from a pilot. It is used only when the data have zero
         variance (e.g. no failures), to set the effective n of the fallback interval to
         ``n / (1 + (m̄ - 1) icc)`` instead of the number of clusters.
+        ``korn_graubard_inverted`` needs no fallback: it gives such data its own interval,
+        unless ``icc`` is passed, which selects the fallback.
     n_resamples : int
         Bootstrap replicates: at least ``2 / (1 - confidence)`` (40 at 95%) for the bootstrap
         methods, so that each tail holds a replicate.

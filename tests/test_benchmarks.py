@@ -25,6 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
         ("benchmarks/compare.py", "ratio"),
         ("studies/coverage_missing.py", "ipw (cluster)"),
         ("studies/coverage_strata.py", "stratified auto"),
+        ("studies/coverage_rates.py", "korn_graubard_inverted"),
+        ("studies/coverage_real_sizes.py", "contaminated"),
         ("benchmarks/dask_scale.py", "ratio"),
     ],
 )

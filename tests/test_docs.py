@@ -11,8 +11,10 @@
 * No page and no rendered docstring cites material outside the published package.
 * The docstring examples of every ``clusterstats`` module must pass (``doctest``).
 
-To refresh a page's output blocks after a deliberate change, run its blocks and paste what
-they print; the failure message of ``test_docs_page`` shows the expected and actual output.
+To refresh a page's output blocks after a deliberate change, run
+``CLUSTERSTATS_UPDATE_DOCS=1 python -m pytest tests/test_docs.py -k test_docs_page``, which
+writes what each block prints into the ```text block after it, and review the diff; the
+failure message of ``test_docs_page`` shows the expected and actual output.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import doctest
 import importlib
 import inspect
 import io
+import os
 import pkgutil
 import re
 import textwrap
@@ -43,6 +46,7 @@ REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
 RUNNABLE = [*PAGES, REPO / "README.md"]  # the README's example runs too
+UPDATE = os.environ.get("CLUSTERSTATS_UPDATE_DOCS") == "1"
 
 
 @pytest.fixture
@@ -126,6 +130,7 @@ def test_docs_exist():
 def test_docs_page(page: Path, in_empty_folder):
     namespace: dict = {"__name__": f"docs.{page.stem}"}
     mismatches = []
+    replacements = []
     for block, expected in examples(page):
         # Leading newlines keep traceback line numbers equal to the page's line numbers.
         source = "\n" * (block.start + 1) + block.code
@@ -139,13 +144,20 @@ def test_docs_page(page: Path, in_empty_folder):
         if expected is None:
             continue
         want, got = normalise(expected.code), normalise(stdout.getvalue())
-        if want != got:
+        if want != got and UPDATE:
+            replacements.append((expected, got))
+        elif want != got:
             diff = "\n".join(
                 difflib.unified_diff(
                     want.split("\n"), got.split("\n"), "documented", "printed", lineterm=""
                 )
             )
             mismatches.append(f"{page.name}, block at line {block.start + 1}:\n{diff}")
+    if replacements:
+        lines = page.read_text(encoding="utf-8").split("\n")
+        for block, printed in sorted(replacements, key=lambda r: -r[0].start):
+            lines[block.start + 1 : block.end] = printed.split("\n")
+        page.write_text("\n".join(lines), encoding="utf-8")
     assert not mismatches, "documented output differs:\n\n" + "\n\n".join(mismatches)
 
 

@@ -469,6 +469,14 @@ DEGENERATE_CASES = [
         function=cs.pass_hat_k,
     ),
     pass_case(
+        # pass^k per case is a fraction, not a count of successes: the rate intervals that
+        # need 0/1 rows are refused by name
+        "pass^2 with the inverted rate interval",
+        Raises(Option, r"method must be one of .*got 'korn_graubard_inverted'"),
+        function=cs.pass_hat_k,
+        method="korn_graubard_inverted",
+    ),
+    pass_case(
         "pass^k with k equal to the runs",
         Returns(_check_hat_k_equals_n),
         k=4,

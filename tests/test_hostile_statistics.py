@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 import xarray as xr
 from hostile import Case, Raises, Returns, Warns, params, run
-from scipy import stats
+from scipy import optimize, stats
 
 import clusterstats as cs
 
@@ -61,6 +61,21 @@ def cp_bounds(x: float, n: float, confidence: float = 0.95) -> tuple[float, floa
     alpha = 1 - confidence
     low = 0.0 if x == 0 else stats.beta.ppf(alpha / 2, x, n - x + 1)
     high = 1.0 if x == n else stats.beta.ppf(1 - alpha / 2, x + 1, n - x)
+    return low, high
+
+
+def mid_p_bounds(x: int, n: int, weight: float = 0.5, confidence: float = 0.95):
+    """Mid-p binomial test inversion through scipy.stats.binom (integer x of n)."""
+    alpha = 1 - confidence
+
+    def lower_tail(mu):
+        return stats.binom.cdf(x - 1, n, mu) + weight * stats.binom.pmf(x, n, mu) - alpha / 2
+
+    def upper_tail(mu):
+        return stats.binom.sf(x, n, mu) + weight * stats.binom.pmf(x, n, mu) - alpha / 2
+
+    low = 0.0 if x == 0 else optimize.brentq(upper_tail, 1e-15, x / n, xtol=1e-15)
+    high = 1.0 if x == n else optimize.brentq(lower_tail, x / n, 1 - 1e-15, xtol=1e-15)
     return low, high
 
 
@@ -476,6 +491,26 @@ case(
     Warns(
         cs.DegenerateDataWarning, r"all 120 outcomes are 1", check=check_bounds(*cp_bounds(30, 30))
     ),
+)
+case(
+    # the inverted interval assumes the largest ICC, 0.98: n0 = 120 / (1 + 0.98 * 3), and
+    # the mid-p lower bound solves mu^n0 / 2 = 0.025
+    "inverted: every outcome passes (mid-p on the effective n at ICC 0.98)",
+    lambda: {"f": frame().assign(y=1.0)},
+    lambda f: cs.cluster_ci(f, "y", by="g", method="korn_graubard_inverted"),
+    Warns(
+        cs.DegenerateDataWarning,
+        r"all 120 outcomes are 1: the data cannot show how strongly they cluster",
+        check=check_bounds(0.05 ** (1 / (120 / (1 + 0.98 * 3))), 1.0),
+    ),
+)
+case(
+    # no overdispersion: the restricted ICC is 0 for every candidate, so the inverted
+    # interval is the mid-p binomial interval on the 120 rows
+    "inverted: every cluster has the same pass rate (mid-p on 60 of 120 rows)",
+    lambda: {"f": frame().assign(y=lambda d: (d["item"] % 2).astype(float))},
+    lambda f: cs.cluster_ci(f, "y", by="g", method="korn_graubard_inverted"),
+    Returns(check=check_bounds(*mid_p_bounds(60, 120))),
 )
 case(
     "binary: every cluster has the same pass rate (Clopper-Pearson on 30 clusters at 0.5)",
@@ -950,6 +985,12 @@ case(
         r"no within-cluster variation",
         check=lambda r: r.icc == 1.0 and math.isnan(r.high),
     ),
+)
+case(
+    "Dataset, inverted: every case passes 1 of 2 runs (mid-p on 30 of 60 runs)",
+    lambda: {"ds": dataset(np.tile([1.0, 0.0], (30, 1)))},
+    lambda ds: cs.cluster_ci(ds, "y", method="korn_graubard_inverted"),
+    Returns(check=check_bounds(*mid_p_bounds(30, 60))),
 )
 case(
     "Dataset: every case passes 1 of 2 runs (Clopper-Pearson on 30 cases at 0.5)",

@@ -120,6 +120,8 @@ MEAN_CASES = {
     "cr1": {"method": "cr1"},
     "cr2 cluster_mean": {"method": "cr2", "estimand": "cluster_mean"},
     "korn_graubard": {"method": "korn_graubard"},
+    "korn_graubard_inverted": {"method": "korn_graubard_inverted"},
+    "inverted cluster_mean": {"method": "korn_graubard_inverted", "estimand": "cluster_mean"},
     "bootstrap": {"method": "bootstrap", "n_resamples": 199, "rng": 3},
     "fail": {"missing": "fail"},
     "pass wilson": {"missing": "pass", "method": "wilson"},

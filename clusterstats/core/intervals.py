@@ -36,12 +36,18 @@ Method = Literal[
     "wilson",
     "korn_graubard",
     "korn_graubard_guarded",
+    "korn_graubard_inverted",
     "bootstrap",
     "bootstrap_bca",
     "bootstrap_percentile",
 ]
 METHODS: tuple[str, ...] = get_args(Method)
-BINARY_ONLY_METHODS = ("wilson", "korn_graubard", "korn_graubard_guarded")
+BINARY_ONLY_METHODS = (
+    "wilson",
+    "korn_graubard",
+    "korn_graubard_guarded",
+    "korn_graubard_inverted",
+)
 
 #: Below this many clusters a FewClustersWarning is emitted: cluster-robust variances are
 #: biased downwards and the bootstrap distribution is lumpy (Cameron & Miller 2015).
@@ -57,7 +63,9 @@ def auto_method(*, is_binary: bool, n_clusters: int) -> str:
     * binary outcomes: ``"korn_graubard_guarded"``, Clopper–Pearson on an effective n from
       the larger of the CR2 and the ICC-model variance, with df reduced when a few clusters
       carry the variance. Plain Korn–Graubard, CR1/CR2 and the bootstraps fall well below
-      95% for rare outcomes with strong clustering and unequal cluster sizes;
+      95% for rare outcomes with strong clustering and unequal cluster sizes.
+      ``"korn_graubard_inverted"`` is compared with it on a wider grid in
+      ``docs/coverage-rates.md`` (``studies/coverage_rates.py``);
     * continuous outcomes: ``"cr2"``, Bell–McCaffrey with Satterthwaite df, which held its
       coverage in every continuous cell.
 

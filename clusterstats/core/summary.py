@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from clusterstats.core import intervals as iv
+from clusterstats.core.beta_binomial import MAX_ICC, inverted_korn_graubard
 from clusterstats.core.bootstrap import bootstrap_interval
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.variance import (
@@ -201,7 +202,14 @@ def summarize_interval(
             f"all {int(n_rows)} outcomes equal {point:g}{exactly}: a continuous outcome with "
             "no variation has no estimable uncertainty"
         )
-    if degenerate and method != "naive":  # the naive interval is the iid comparison as is
+    # The naive interval is the iid comparison as is; the inverted interval needs no variance
+    # (unless a pilot ICC is supplied for degenerate data: then the fallback uses it).
+    # Its likelihood needs whole successes: per-case pass probabilities that are all equal
+    # (flagged binary by the rerun statistics so that they get the fallback) do not qualify.
+    successes = sums.totals + sums.shift * sums.counts
+    whole = bool(np.all(np.abs(successes - np.rint(successes)) <= 1e-9 * sums.counts))
+    inverted_copes = method == "korn_graubard_inverted" and icc_prior is None and whole
+    if degenerate and method != "naive" and not inverted_copes:
         if not is_binary:
             low, high = iv.t_interval(point, iid_var, n_rows - 1.0, confidence)
             se, df, method = math.sqrt(iid_var), n_rows - 1.0, "naive_fallback"
@@ -256,6 +264,43 @@ def summarize_interval(
         )
         if cap_note:
             notes.append(cap_note)
+    elif method == "korn_graubard_inverted":
+        found = inverted_korn_graubard(
+            successes,
+            sums.counts,
+            point,
+            estimand=estimand,
+            confidence=confidence,
+        )
+        low, high, df = found.low, found.high, math.nan
+        if point in (0.0, 1.0) and found.icc == MAX_ICC:
+            message = (
+                f"all {int(n_rows)} outcomes are {int(point)}: the data cannot show how "
+                f"strongly they cluster, so the interval assumes the largest ICC searched "
+                f"({found.icc:g}), about one independent observation per cluster; pass "
+                "icc= (e.g. from a pilot) to use a known ICC instead"
+            )
+            warn(message, DegenerateDataWarning)
+            notes.append(message)
+        # Report the effective n, design effect and se of the model the interval inverts,
+        # at the estimate.
+        n_eff = found.n_eff
+        design_effect = n_rows / n_eff
+        se = math.sqrt(point * (1.0 - point) / n_eff)
+        # Say so when the design effect under a bound differs by more than a quarter from
+        # the one at the estimate: that is what makes the interval lopsided or wide.
+        at_bounds = [v for v in (found.icc_low, found.icc_high) if not math.isnan(v)]
+        deffs = [design_effect_unequal(sums.counts, v, estimand) for v in at_bounds]
+        if any(not 0.8 <= d / design_effect <= 1.25 for d in deffs):
+            notes.append(
+                "the interval re-estimates the ICC under each candidate rate (beta-binomial "
+                f"maximum likelihood): {found.icc:.3f} at the estimate, "
+                + ", ".join(
+                    f"{v:.3f} at the {side} bound"
+                    for side, v in (("lower", found.icc_low), ("upper", found.icc_high))
+                    if not math.isnan(v)
+                )
+            )
     elif method in ("bootstrap_bca", "bootstrap_percentile"):
         boot = bootstrap_interval(
             sums,

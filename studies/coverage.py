@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 import clusterstats
-from clusterstats.core.intervals import BINARY_ONLY_METHODS, METHODS
+from clusterstats.core.intervals import BINARY_ONLY_METHODS, METHODS, auto_method
 from clusterstats.core.simulation import draw_cluster_sums
 from clusterstats.core.summary import summarize_interval
 
@@ -129,19 +129,31 @@ def run_cell(args: tuple[int, Cell]) -> dict:
         for sums in datasets:
             is_binary = cell.outcome == "binary"
             zero_variance = False
-            for method in cell.methods:
+            # "auto" is the method it resolves to: reuse that result rather than compute it
+            # twice (auto never draws from rng, so moving it last leaves every draw in place).
+            resolved = auto_method(is_binary=is_binary, n_clusters=cell.n_clusters)
+            done = {}
+            ordered = [m for m in cell.methods if m != "auto"] + ["auto"] * ("auto" in cell.methods)
+            for method in ordered:
                 record = stats[method]
                 try:
-                    res = summarize_interval(
-                        sums,
-                        estimand="pooled",
-                        method=method,
-                        confidence=CONFIDENCE,
-                        is_binary=is_binary,
-                        n_resamples=N_RESAMPLES,
-                        rng=rng,
-                    )
+                    if method == "auto" and resolved in done:
+                        res = done[resolved]
+                        if isinstance(res, Exception):
+                            raise res
+                    else:
+                        res = summarize_interval(
+                            sums,
+                            estimand="pooled",
+                            method=method,
+                            confidence=CONFIDENCE,
+                            is_binary=is_binary,
+                            n_resamples=N_RESAMPLES,
+                            rng=rng,
+                        )
+                        done[method] = res
                 except Exception as exc:  # failures are what this study counts
+                    done.setdefault(method, exc)
                     record["failures"] += 1
                     record["errors"].add(f"{type(exc).__name__}: {exc}"[:120])
                     continue

@@ -185,7 +185,7 @@ def monte_carlo_floor(reps: int, n_cells: int) -> tuple[float, float]:
     mean_gap = 100 * float(pmf @ np.abs(x / reps - CONFIDENCE))
     survival = 1.0 - np.cumsum(pmf)  # P(cell > x)
     survival_min = np.clip(survival, 0, 1) ** n_cells  # P(min > x)
-    expected_min = float(np.sum(survival_min[:-1]) + 0.0) / reps  # E[min] = sum P(min > x)/reps
+    expected_min = float(np.sum(survival_min[:-1])) / reps  # E[min] = sum P(min > x) / reps
     return mean_gap, 100 * expected_min
 
 

@@ -33,6 +33,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from clusterstats.core.variance import design_effect_unequal
+
 __all__ = [
     "MAX_ICC",
     "InvertedInterval",
@@ -197,34 +199,33 @@ def inverted_korn_graubard(
     """
     counts = np.asarray(counts, dtype=np.float64)
     tails = tail_counts(successes, counts)
-    g = counts.shape[0]
-    if estimand == "pooled":
-        n_rows = float(counts.sum())
-        base, slope = 1.0 / n_rows, (float(counts @ counts) / n_rows - 1.0) / n_rows
-    else:
-        base = float(np.sum(1.0 / counts)) / g**2
-        slope = float(np.sum(1.0 - 1.0 / counts)) / g**2
+    # The estimate's design effect is linear in the ICC: N / n0 = deff(0) + (deff(1) - deff(0)) rho.
+    n_rows = float(counts.sum())
+    at_zero = design_effect_unequal(counts, 0.0, estimand)
+    base = at_zero / n_rows
+    slope = (design_effect_unequal(counts, 1.0, estimand) - at_zero) / n_rows
     weight = 0.7 if slope == 0.0 else 0.5
     alpha = 1.0 - confidence
     p_hat = min(max(float(estimate), 0.0), 1.0)
 
-    def effective_n(mu: NDArray) -> tuple[NDArray, NDArray]:
+    def gaps_and_iccs(mu: NDArray, side: NDArray) -> tuple[NDArray, NDArray]:
+        """One-sided mid-p value minus ``alpha / 2`` at each candidate ``mu``, and the
+        restricted ICC there. ``side`` +1: ``P(Y < x0) + w P(Y = x0)`` (small when ``mu`` is
+        too large: the upper bound); -1: ``P(Y > x0) + w P(Y = x0)`` (small when ``mu`` is
+        too small: the lower bound)."""
         rho = restricted_icc(tails, mu)
-        return 1.0 / (base + slope * rho), rho
-
-    def gaps(mu: NDArray, side: NDArray) -> NDArray:
-        """One-sided mid-p value minus ``alpha / 2`` at each candidate ``mu``. ``side`` +1:
-        ``P(Y < x0) + w P(Y = x0)`` (small when ``mu`` is too large: the upper bound);
-        -1: ``P(Y > x0) + w P(Y = x0)`` (small when ``mu`` is too small: the lower bound)."""
-        n0, _ = effective_n(mu)
+        n0 = 1.0 / (base + slope * rho)
         x0 = p_hat * n0
         below, at_most = _binomial_cdf(x0 - 1.0, n0, mu), _binomial_cdf(x0, n0, mu)
         lower = (1.0 - weight) * below + weight * at_most
         upper = 1.0 - (1.0 - weight) * at_most - weight * below
-        return np.where(side > 0, lower, upper) - alpha / 2
+        return np.where(side > 0, lower, upper) - alpha / 2, rho
 
-    n_at, rho_at = effective_n(np.array([p_hat]))
-    n_at, rho_at = float(n_at[0]), float(rho_at[0])
+    def gaps(mu: NDArray, side: NDArray) -> NDArray:
+        return gaps_and_iccs(mu, side)[0]
+
+    rho_at = float(restricted_icc(tails, p_hat)[0])
+    n_at = 1.0 / (base + slope * rho_at)
     bounds = {-1: 0.0, 1: 1.0}
     icc_at = {-1: math.nan, 1: math.nan}
     brackets = _first_crossings(gaps, p_hat, n_at)
@@ -241,8 +242,7 @@ def inverted_korn_graubard(
         # evaluation, then once more on the side of the bracket that holds the root.
         sides = list(brackets)
         guesses = np.array([_falsi(*brackets[d]) for d in sides])
-        rho_guess = restricted_icc(tails, guesses)
-        values = gaps(guesses, np.array(sides, float))
+        values, rho_guess = gaps_and_iccs(guesses, np.array(sides, float))
         for k, d in enumerate(sides):
             inner, outer, g_inner, g_outer = brackets[d]
             if values[k] > 0:

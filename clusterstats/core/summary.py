@@ -206,9 +206,12 @@ def summarize_interval(
     # (unless a pilot ICC is supplied for degenerate data: then the fallback uses it).
     # Its likelihood needs whole successes: per-case pass probabilities that are all equal
     # (flagged binary by the rerun statistics so that they get the fallback) do not qualify.
-    successes = sums.totals + sums.shift * sums.counts
-    whole = bool(np.all(np.abs(successes - np.rint(successes)) <= 1e-9 * sums.counts))
-    inverted_copes = method == "korn_graubard_inverted" and icc_prior is None and whole
+    if method == "korn_graubard_inverted":
+        successes = sums.totals + sums.shift * sums.counts
+        whole = bool(np.all(np.abs(successes - np.rint(successes)) <= 1e-9 * sums.counts))
+    else:
+        successes, whole = None, False
+    inverted_copes = whole and icc_prior is None
     if degenerate and method != "naive" and not inverted_copes:
         if not is_binary:
             low, high = iv.t_interval(point, iid_var, n_rows - 1.0, confidence)

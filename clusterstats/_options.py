@@ -14,7 +14,7 @@ import math
 import numbers
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 from scipy import special
@@ -57,7 +57,14 @@ EmptyClusters = Literal["drop", "keep"]
 How = Literal["strict", "inner"]
 Adjust = Literal["holm", "bh", "none"]
 PairedMethod = Literal[
-    "auto", "naive", "cr1", "cr2", "bootstrap", "bootstrap_bca", "bootstrap_percentile"
+    "auto",
+    "naive",
+    "cr1",
+    "cr2",
+    "bootstrap",
+    "bootstrap_bca",
+    "bootstrap_percentile",
+    "bootstrap_t",
 ]
 CompareMethod = Literal["auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile"]
 By = Hashable | Sequence[Hashable]
@@ -76,16 +83,8 @@ EMPTY_CLUSTERS: tuple[str, ...] = ("drop", "keep")
 KEEP_EMPTY_METHODS: tuple[str, ...] = ("cr1", "korn_graubard", "wilson")
 ALIGNMENTS: tuple[str, ...] = ("strict", "inner")
 ADJUSTMENTS: tuple[str, ...] = ("holm", "bh", "none")
-PAIRED_METHODS: tuple[str, ...] = (
-    "auto",
-    "naive",
-    "cr1",
-    "cr2",
-    "bootstrap",
-    "bootstrap_bca",
-    "bootstrap_percentile",
-)
-COMPARE_METHODS: tuple[str, ...] = ("auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile")
+PAIRED_METHODS: tuple[str, ...] = get_args(PairedMethod)
+COMPARE_METHODS: tuple[str, ...] = get_args(CompareMethod)
 PASS_METHODS: tuple[str, ...] = PAIRED_METHODS
 #: With strata, a paired difference takes these (the stratified linearised variance, or the
 #: Rao-Wu bootstrap within strata).

@@ -327,6 +327,13 @@ def _notes_of(results: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(note for r in members for note in getattr(r, "notes", ())))
 
 
+def _labelled_notes(results: Any) -> list[str]:
+    """The notes under a table: each prefixed with its group, as the grouped repr does."""
+    if isinstance(results, GroupedResults):
+        return results._notes()
+    return list(_notes_of(results))
+
+
 def comparison_table(results: ClusterCI | GroupedResults[ClusterCI], label: str) -> str:
     """Naive and clustered intervals side by side, one line per group."""
     items = results.items() if isinstance(results, GroupedResults) else [("all rows", results)]
@@ -383,10 +390,9 @@ def _demo(args: argparse.Namespace) -> Iterable[str]:
         "clustered\nwidth / naive width; n_eff = how many independent questions the rows are "
         "worth."
     )
-    notes = _notes_of(res)
-    for note in notes:
+    for note in _labelled_notes(res):
         print(f"note: {note}")
-    return notes
+    return _notes_of(res)
 
 
 def _ci(args: argparse.Namespace) -> Iterable[str]:
@@ -423,7 +429,7 @@ def _ci(args: argparse.Namespace) -> Iterable[str]:
         print(repr(res))
     elif args.output == "table":
         print(comparison_table(res, args.over or ""))
-        for note in notes:
+        for note in _labelled_notes(res):
             print(f"note: {note}")
     elif args.output == "csv":
         print(res.to_frame().to_csv(index=False), end="")

@@ -47,7 +47,7 @@ class Report:
     as HTML in Jupyter, and gives:
 
     - ``sentences()``: one quotable sentence per group, e.g. "2,173 examples in 91 src
-      clusters are worth about 636 independent examples; the 95% interval is ±3.9 points,
+      clusters are worth about 649 independent examples; the 95% interval is ±3.8 points,
       not ±2.1";
     - ``to_frame()``: one row per group, with the columns of ``columns``: ``group``,
       ``n_rows``, ``n_clusters``, ``cluster_size_min``, ``cluster_size_median``,
@@ -312,7 +312,7 @@ def report(
     >>> demo = clusterstats.load_demo_data()
     >>> rep = clusterstats.report(demo, "correct", by="src", over="model")
     >>> print(rep.sentences()[0])  # doctest: +ELLIPSIS
-    Meta-Llama-3.1-70B-Instruct: 2,173 examples in 91 src clusters are worth about 835 ...
+    Meta-Llama-3.1-70B-Instruct: 2,173 examples in 91 src clusters are worth about 839 ...
     """
     from clusterstats import _policies as policy
 

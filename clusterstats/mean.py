@@ -64,7 +64,7 @@ class ClusterCI(Result):
         ``"stratum_mean"`` (with strata): the mean of the stratum means.
     method : str
         The method actually used: ``"auto"`` is resolved (e.g. to
-        ``"korn_graubard_guarded"``), ``"bootstrap"`` becomes ``"bootstrap_bca"`` (with
+        ``"korn_graubard_inverted"``), ``"bootstrap"`` becomes ``"bootstrap_bca"`` (with
         strata, ``"bootstrap_percentile"``: the Rao–Wu bootstrap), degenerate data give
         ``"clopper_pearson_fallback"`` or ``"naive_fallback"``, and ``missing="ipw"`` gives
         ``"ipw_korn_graubard"``, ``"ipw_wilson"`` or ``"ipw_t"``.
@@ -674,7 +674,7 @@ def cluster_ci(
         of the cluster means, each cluster counting once. ``"stratum_mean"`` (with
         ``strata``): mean of the stratum means ("macro" accuracy). Always named in the result.
     method : str
-        ``"auto"`` (default): ``"korn_graubard_guarded"`` for a binary outcome, ``"cr2"``
+        ``"auto"`` (default): ``"korn_graubard_inverted"`` for a binary outcome, ``"cr2"``
         otherwise, whatever the number of clusters (the rule the coverage study supports).
         ``"naive"`` (iid rows, for comparison), ``"cr1"`` (cluster-robust, ``t(G-1)``),
         ``"cr2"`` (Bell & McCaffrey 2002, Satterthwaite df), ``"wilson"`` (Wilson on the
@@ -684,7 +684,9 @@ def cluster_ci(
         ``"korn_graubard_inverted"`` (the Korn–Graubard test inverted with the ICC
         re-estimated by beta-binomial maximum likelihood under each candidate rate, mid-p
         tails), ``"bootstrap"``/``"bootstrap_bca"`` and ``"bootstrap_percentile"`` (cluster
-        bootstrap: whole clusters are resampled). ``"wilson"`` and the three
+        bootstrap: whole clusters are resampled), ``"bootstrap_t"`` (the studentized cluster
+        bootstrap, Hall 1992, whose bounds are never inside CR2's: for skewed and
+        zero-inflated scores). ``"wilson"`` and the three
         ``"korn_graubard*"`` methods need a binary outcome.
     confidence : float
         Nominal coverage, strictly between 0 and 1.
@@ -808,7 +810,7 @@ def cluster_ci(
     ...                               for i in range(4)]})
     >>> res = clusterstats.cluster_ci(df, "passed", by="doc")
     >>> res.method, res.estimand, round(res.estimate, 3)
-    ('korn_graubard_guarded', 'pooled', 0.6)
+    ('korn_graubard_inverted', 'pooled', 0.6)
     """
     options = opt.interval_options(
         estimand=estimand,

@@ -463,10 +463,14 @@ def paired_delta(
         always raises ``AlignmentError``.
     estimand : {"pooled", "cluster_mean"}
         ``"pooled"``: every item counts once; ``"cluster_mean"``: every cluster counts once.
-    method : {"auto", "naive", "cr1", "cr2", "bootstrap", "bootstrap_bca", "bootstrap_percentile"}
+    method : str
+        One of ``"auto"``, ``"naive"``, ``"cr1"``, ``"cr2"``, ``"bootstrap"``,
+        ``"bootstrap_bca"``, ``"bootstrap_percentile"`` and ``"bootstrap_t"``.
         ``"auto"`` is ``"cr2"`` (``"cr1"`` with strata; see the paired coverage study);
         ``"naive"`` ignores the clusters; the bootstraps are a paired cluster bootstrap (both
-        sides' items of a drawn cluster go together). With strata: ``"auto"``, ``"cr1"``,
+        sides' items of a drawn cluster go together); ``"bootstrap_t"`` is the studentized
+        one, never narrower than CR2 (Hall 1992), clipped to [-1, 1] for 0/1 outcomes. With
+        strata: ``"auto"``, ``"cr1"``,
         ``"bootstrap"`` or ``"bootstrap_percentile"``.
     confidence : float
         Nominal coverage.

@@ -672,7 +672,9 @@ def pass_at_k(
     over : column label, optional
         For frames: one result per value of a column (e.g. ``"model"``), in sorted label
         order; a Dataset's extra dims play this part.
-    method : {"auto", "cr2", "cr1", "naive", "bootstrap", "bootstrap_bca", "bootstrap_percentile"}
+    method : str
+        One of ``"auto"``, ``"cr2"``, ``"cr1"``, ``"naive"``, ``"bootstrap"``,
+        ``"bootstrap_bca"``, ``"bootstrap_percentile"`` and ``"bootstrap_t"``.
         ``"auto"`` is CR2; when every per-case value is 0 or 1 (e.g. pass^k with ``k`` equal
         to the runs) the values are binary and ``"auto"`` follows the binary rule of
         ``cluster_ci``.
@@ -777,8 +779,9 @@ def pass_hat_k(
         ``rerun=None`` (frames only) numbers the runs of each case in row order.
     over : column label, optional
         For frames: one result per value of a column.
-    method : {"auto", "cr2", "cr1", "naive", "bootstrap", "bootstrap_bca", "bootstrap_percentile"}
-        As in ``pass_at_k``.
+    method : str
+        As in ``pass_at_k``: ``"auto"``, ``"cr2"``, ``"cr1"``, ``"naive"``, ``"bootstrap"``,
+        ``"bootstrap_bca"``, ``"bootstrap_percentile"`` or ``"bootstrap_t"``.
     confidence : float
         Nominal coverage.
     fewer_runs : {"raise", "drop"}

@@ -61,6 +61,13 @@ class Case:
     marks: tuple[Any, ...] = field(default=())
 
 
+def _checked(case: Case, check: Callable[[Any], Any], result: Any) -> None:
+    """Run a case's check: it asserts, or returns a truth value that must be true (a check
+    written as a one-line comparison would otherwise pass whatever it compares)."""
+    outcome = check(result)
+    assert outcome is None or bool(outcome), f"{case.name}: the check on the result is false"
+
+
 def params(cases: Iterable[Case]) -> list[Any]:
     """``pytest.param`` per case, named by the case, for ``@pytest.mark.parametrize``."""
     cases = list(cases)
@@ -142,13 +149,13 @@ def run(case: Case) -> None:
             f"{case.name}: no {expect.warning.__name__} matching {expect.match!r}; got "
             f"{[(w.category.__name__, str(w.message)) for w in ours]}"
         )
-        expect.check(result)
+        _checked(case, expect.check, result)
     elif isinstance(expect, Returns):
         assert not ours, (
             f"{case.name}: unexpected warnings "
             f"{[(w.category.__name__, str(w.message)) for w in ours]}"
         )
-        expect.check(result)
+        _checked(case, expect.check, result)
     for name, value in inputs.items():
         _assert_unchanged(name, before[name], value)
 

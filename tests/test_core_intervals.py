@@ -15,12 +15,12 @@ from clusterstats.core.grouping import cluster_sums
 from clusterstats.core.intervals import auto_method, effective_clusters_df
 
 
-def test_auto_is_guarded_korn_graubard_for_binary_and_cr2_for_continuous():
-    assert auto_method(is_binary=True, n_clusters=10) == "korn_graubard_guarded"
-    assert auto_method(is_binary=True, n_clusters=1000) == "korn_graubard_guarded"
+def test_auto_is_inverted_korn_graubard_for_binary_and_cr2_for_continuous():
+    assert auto_method(is_binary=True, n_clusters=10) == "korn_graubard_inverted"
+    assert auto_method(is_binary=True, n_clusters=1000) == "korn_graubard_inverted"
     assert auto_method(is_binary=False, n_clusters=30) == "cr2"
     frame = cs.simulate(40, 5, mean=0.3, icc=0.2, seed=1)
-    assert cs.cluster_ci(frame, "y", by="cluster").method == "korn_graubard_guarded"
+    assert cs.cluster_ci(frame, "y", by="cluster").method == "korn_graubard_inverted"
 
 
 def test_effective_clusters_df():
@@ -107,7 +107,7 @@ def test_all_pass_fallback_is_the_two_sided_clustered_rule_of_three():
     frame = pd.DataFrame({"case": np.repeat(np.arange(30), 10), "passed": 1})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cs.DegenerateDataWarning)
-        res = cs.cluster_ci(frame, "passed", by="case")
+        res = cs.cluster_ci(frame, "passed", by="case", method="korn_graubard_guarded")
     # the failure rate's upper bound is 1 - low = the rule of three at confidence 97.5%
     assert 1 - res.low == pytest.approx(cs.rule_of_three(300, n_clusters=30, confidence=0.975))
 

@@ -414,7 +414,7 @@ def test_documented_auto_rule_and_thresholds_match_the_code():
     # docs/estimands-and-methods.md ("How method="auto" chooses") states this rule and the
     # 20-cluster threshold; when auto_method is revised, revise that section too.
     for g in (2, 5, 19, 20, 30, 1000):
-        assert intervals.auto_method(is_binary=True, n_clusters=g) == "korn_graubard_guarded"
+        assert intervals.auto_method(is_binary=True, n_clusters=g) == "korn_graubard_inverted"
         assert intervals.auto_method(is_binary=False, n_clusters=g) == "cr2"
     assert intervals.FEW_CLUSTERS == 20
 

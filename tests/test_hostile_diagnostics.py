@@ -128,10 +128,12 @@ def _singletons(result):
 
 
 def _all_pass_group(result):
-    # group z passes everywhere: Clopper–Pearson on n_eff = K = 10 with 10 successes, whose
-    # lower bound is (α/2)^(1/10) = 0.025^0.1
+    # group z passes everywhere (10 clusters of 10 rows): the default (inverted Korn-Graubard)
+    # assumes the largest ICC searched, 0.98, so n0 = 100 / (1 + 0.98 * 9), and its mid-p
+    # lower bound solves mu^n0 / 2 = α/2, i.e. mu = 0.05^(1/n0)
     frame_ = result.to_frame().set_index("group")
-    assert frame_.loc["z", "low"] == pytest.approx(0.025**0.1, rel=1e-10)
+    n0 = 100 / (1 + 0.98 * 9)
+    assert frame_.loc["z", "low"] == pytest.approx(0.05 ** (1 / n0), rel=1e-9)
     assert frame_.loc["z", "high"] == 1.0
 
 
@@ -454,7 +456,11 @@ REPORT_CASES = [
     reported(
         "report: a group that always passes",
         lambda: with_column("y", np.where(frame()["g"] == "z", 1.0, frame()["y"])),
-        Warns(cs.DegenerateDataWarning, r"all 100 outcomes are 1", check=_all_pass_group),
+        Warns(
+            cs.DegenerateDataWarning,
+            r"all 100 outcomes are 1: the data cannot show how strongly they cluster",
+            check=_all_pass_group,
+        ),
         over="g",
     ),
     reported(

@@ -357,11 +357,17 @@ OUTCOME_CASES = [
 # -- degenerate data: the right number with its warning ---------------------------------------
 
 
+# One row per case: the default (the inverted Korn-Graubard interval) is the mid-p binomial
+# interval on the 24 cases with weight 0.7 on the observed count (see
+# docs/estimands-and-methods.md). With 0 of 24 the upper bound solves 0.7 (1 - mu)^24 = 0.025.
+NO_SUCCESS_HIGH = 1 - (0.025 / 0.7) ** (1 / 24)
+
+
 def _check_cp_upper_zero(result):
-    # 0 of 24 flaky cases: Clopper-Pearson upper bound 1 - 0.025^(1/24); never zero-width
+    # 0 of 24 flaky cases: upper bound 1 - (0.025 / 0.7)^(1/24); never zero-width
     assert result.flaky_rate == 0.0
     assert result.low == 0.0
-    assert result.high == pytest.approx(1 - 0.025 ** (1 / 24), rel=1e-12)
+    assert result.high == pytest.approx(NO_SUCCESS_HIGH, rel=1e-9)
 
 
 def _check_temperature_zero(result):
@@ -379,19 +385,19 @@ def _check_all_identical(result):
 
 
 def _check_all_flaky(result):
-    # each case passes 1 of 2 runs: 24 of 24 flaky, lower bound 0.025^(1/24); the ANOVA ICC
-    # is at its minimum -1 and the effective runs 2 / (1 + 1 * max(-1, 0)) = 2
+    # each case passes 1 of 2 runs: 24 of 24 flaky, lower bound 1 - NO_SUCCESS_HIGH; the
+    # ANOVA ICC is at its minimum -1 and the effective runs 2 / (1 + 1 * max(-1, 0)) = 2
     assert result.flaky_rate == 1.0
-    assert result.low == pytest.approx(0.025 ** (1 / 24), rel=1e-12)
+    assert result.low == pytest.approx(1 - NO_SUCCESS_HIGH, rel=1e-9)
     assert result.high == 1.0
     assert result.icc == pytest.approx(-1.0, rel=1e-12)
     assert result.effective_runs == pytest.approx(2.0, rel=1e-12)
 
 
 def _check_all_pass(result):
-    # pass@2 = 1 in every case: Clopper-Pearson on 24 of 24, lower bound 0.025^(1/24)
+    # pass@2 = 1 in every case: 24 of 24, lower bound 1 - NO_SUCCESS_HIGH
     assert result.estimate == 1.0
-    assert result.low == pytest.approx(0.025 ** (1 / 24), rel=1e-12)
+    assert result.low == pytest.approx(1 - NO_SUCCESS_HIGH, rel=1e-9)
     assert result.high == 1.0
 
 
@@ -409,7 +415,7 @@ def _check_hat_k_equals_n(result):
     indicators = pd.DataFrame({"v": (np.array(PASSES) == 4).astype(float), "g": range(24)})
     reference = cs.cluster_ci(indicators, "v", "g")
     assert result.estimate == pytest.approx(4 / 24, rel=1e-12)
-    assert result.method == reference.method == "korn_graubard_guarded"
+    assert result.method == reference.method == "korn_graubard_inverted"
     assert (result.low, result.high) == pytest.approx((reference.low, reference.high), rel=1e-12)
 
 
@@ -419,7 +425,9 @@ DEGENERATE_CASES = [
         lambda: {"data": runs(y=np.repeat(np.arange(24) % 2, 4))},
         lambda data: cs.flakiness(data, "y"),
         Warns(
-            cs.DegenerateDataWarning, r"cluster-robust variance is zero", _check_temperature_zero
+            cs.DegenerateDataWarning,
+            r"the ICC has no interval: there is no within-cluster variation",
+            _check_temperature_zero,
         ),
     ),
     Case(
@@ -432,7 +440,11 @@ DEGENERATE_CASES = [
         "flakiness: every case flaky",
         lambda: {"data": runs(n=2, y=[0, 1] * 24)},
         lambda data: cs.flakiness(data, "y"),
-        Warns(cs.DegenerateDataWarning, r"cluster-robust variance is zero", _check_all_flaky),
+        Warns(
+            cs.DegenerateDataWarning,
+            r"the ICC has no interval: every cluster has the same mean",
+            _check_all_flaky,
+        ),
     ),
     Case(
         "flakiness: one run per case",
@@ -456,8 +468,9 @@ DEGENERATE_CASES = [
         ),
     ),
     pass_case(
+        # one row per case: the mid-p interval on 24 of 24 needs no ICC, so nothing to warn
         "every run passes",
-        Warns(cs.DegenerateDataWarning, r"all 24 outcomes are 1", _check_all_pass),
+        Returns(_check_all_pass),
         frame=lambda: runs(y=1),
     ),
     pass_case(

@@ -450,14 +450,15 @@ case(
 )
 case(
     "binary and continuous over= groups each get their own method",
-    # the documented per-group rule: a 0/1 group gets Korn-Graubard, a score group CR2
+    # the documented per-group rule: a 0/1 group gets the inverted Korn-Graubard, a score
+    # group CR2
     lambda: {
         "f": pd.concat(
             [frame().assign(grp="bin"), frame(seed=5).assign(y=lambda d: d["score"], grp="cont")]
         )
     },
     lambda f: cs.cluster_ci(f, "y", by="g", over="grp").to_frame()["method"].tolist(),
-    Returns(check=lambda methods: methods == ["korn_graubard_guarded", "cr2"]),
+    Returns(check=lambda methods: methods == ["korn_graubard_inverted", "cr2"]),
 )
 case(
     "a constant score",
@@ -485,9 +486,9 @@ case(
     Returns(check=lambda r: r.high > r.low > -1e-11),
 )
 case(
-    "binary: every outcome passes (Clopper-Pearson on the 30 clusters)",
+    "guarded: every outcome passes (Clopper-Pearson on the 30 clusters)",
     lambda: {"f": frame().assign(y=1.0)},
-    lambda f: cs.cluster_ci(f, "y", by="g"),
+    lambda f: cs.cluster_ci(f, "y", by="g", method="korn_graubard_guarded"),
     Warns(
         cs.DegenerateDataWarning, r"all 120 outcomes are 1", check=check_bounds(*cp_bounds(30, 30))
     ),
@@ -513,14 +514,44 @@ case(
     Returns(check=check_bounds(*mid_p_bounds(60, 120))),
 )
 case(
-    "binary: every cluster has the same pass rate (Clopper-Pearson on 30 clusters at 0.5)",
+    "guarded: every cluster has the same pass rate (Clopper-Pearson on 30 clusters at 0.5)",
     lambda: {"f": frame().assign(y=lambda d: (d["item"] % 2).astype(float))},
-    lambda f: cs.cluster_ci(f, "y", by="g"),
+    lambda f: cs.cluster_ci(f, "y", by="g", method="korn_graubard_guarded"),
     Warns(
         cs.DegenerateDataWarning,
         r"every cluster has the same pass rate",
         check=check_bounds(*cp_bounds(15, 30)),
     ),
+)
+
+
+def _check_unbounded_upper_side(result):
+    assert math.isinf(result.high)
+    assert result.low < result.estimate
+    assert any("cannot bound the upper side" in n for n in result.notes)
+
+
+case(
+    "bootstrap_t with strata (not defined there: the methods that are)",
+    lambda: {"f": frame()},
+    lambda f: cs.cluster_ci(f, "y", by="g", strata="st", method="bootstrap_t"),
+    Raises(cs.InvalidOptionError, r"with strata, method must be one of .*got 'bootstrap_t'"),
+)
+case(
+    "bootstrap_t with missing='ipw' (not defined there: the methods that are)",
+    lambda: {"f": frame().assign(y=lambda d: d["y"].where(d["item"] % 7 != 0))},
+    lambda f: cs.cluster_ci(f, "y", by="g", missing="ipw", method="bootstrap_t"),
+    Raises(cs.InvalidOptionError, r"missing='ipw' .*got 'bootstrap_t'"),
+)
+case(
+    # one cluster of 20 carries every nonzero score: 36% of the replicates miss it and have
+    # no spread, so the upper bound is infinite and a note says why
+    "bootstrap_t: one cluster carries every nonzero score (an infinite bound, with a note)",
+    lambda: {
+        "f": pd.DataFrame({"g": np.repeat(np.arange(20), 3), "s": [4.0, 7.0, 1.0] + [0.0] * 57})
+    },
+    lambda f: cs.cluster_ci(f, "s", by="g", method="bootstrap_t", n_resamples=999, rng=1),
+    Returns(check=_check_unbounded_upper_side),
 )
 
 # -- options ----------------------------------------------------------------------------------
@@ -993,9 +1024,9 @@ case(
     Returns(check=check_bounds(*mid_p_bounds(30, 60))),
 )
 case(
-    "Dataset: every case passes 1 of 2 runs (Clopper-Pearson on 30 cases at 0.5)",
+    "Dataset, guarded: every case passes 1 of 2 runs (Clopper-Pearson on 30 cases at 0.5)",
     lambda: {"ds": dataset(np.tile([1.0, 0.0], (30, 1)))},
-    lambda ds: cs.cluster_ci(ds, "y"),
+    lambda ds: cs.cluster_ci(ds, "y", method="korn_graubard_guarded"),
     Warns(
         cs.DegenerateDataWarning,
         r"every cluster has the same pass rate",

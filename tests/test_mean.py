@@ -13,8 +13,8 @@ import clusterstats as cs
 from clusterstats.core.intervals import METHODS
 
 # Every method with a clustered interval that falls back on zero variance (the inverted
-# interval needs no fallback).
-CLUSTERED_METHODS = [m for m in METHODS if m not in ("naive", "korn_graubard_inverted")]
+# interval, which "auto" resolves to for binary outcomes, needs no fallback).
+CLUSTERED_METHODS = [m for m in METHODS if m not in ("naive", "korn_graubard_inverted", "auto")]
 
 
 def all_pass(n_clusters=30, size=10) -> pd.DataFrame:
@@ -41,12 +41,13 @@ def test_all_pass_gives_clopper_pearson_on_the_number_of_clusters(method):
     assert any("effective n of 30" in n for n in res.notes)
 
 
-def test_all_pass_under_the_inverted_interval_assumes_the_largest_icc():
+@pytest.mark.parametrize("method", ["korn_graubard_inverted", "auto"])
+def test_all_pass_under_the_inverted_interval_assumes_the_largest_icc(method):
     """No fallback: the restricted ICC is 0.98 for every candidate rate (each cluster agrees
     with itself), n0 = 300 / (1 + 0.98 * 9), and the mid-p lower bound solves
     mu^n0 / 2 = alpha / 2, i.e. mu = 0.05^(1 / n0)."""
     with pytest.warns(cs.DegenerateDataWarning, match="all 300 outcomes are 1: the data cannot"):
-        res = cs.cluster_ci(all_pass(), "passed", by="case", method="korn_graubard_inverted")
+        res = cs.cluster_ci(all_pass(), "passed", by="case", method=method)
     n0 = 300 / (1 + 0.98 * 9)
     assert res.method == "korn_graubard_inverted"
     assert res.high == 1.0

@@ -272,8 +272,9 @@ def summarize_paired(
     """Everything ``paired_delta`` reports, from per-item values of A and B (``delta = A - B``).
 
     ``method`` is one of ``auto`` (CR2), ``naive``, ``cr1``, ``cr2``, ``bootstrap_bca`` (or
-    ``bootstrap``) and ``bootstrap_percentile``; the bootstrap resamples whole clusters, both
-    models' items together, which is the cluster bootstrap of the per-item differences.
+    ``bootstrap``), ``bootstrap_percentile`` and ``bootstrap_t``; the bootstraps resample
+    whole clusters, both models' items together, which is the cluster bootstrap of the
+    per-item differences.
     """
     from clusterstats.core.grouping import cluster_sums
     from clusterstats.core.summary import summarize_interval
@@ -370,6 +371,7 @@ def summarize_paired(
         is_binary=False,
         n_resamples=n_resamples,
         rng=rng,
+        outcome_range=(-1.0, 1.0) if binary_values else None,
     )
     notes.extend(interval.notes)
     if interval.method in ("cr1", "cr2"):

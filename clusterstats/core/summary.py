@@ -14,7 +14,7 @@ import numpy as np
 
 from clusterstats.core import intervals as iv
 from clusterstats.core.beta_binomial import MAX_ICC, inverted_korn_graubard
-from clusterstats.core.bootstrap import bootstrap_interval
+from clusterstats.core.bootstrap import bootstrap_interval, studentized_interval
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.variance import (
     ICCEstimate,
@@ -145,6 +145,7 @@ def summarize_interval(
     bootstrap_indices: np.ndarray | None = None,
     cap_n_eff: bool = True,
     n_empty_clusters: int = 0,
+    outcome_range: tuple[float, float] | None = None,
 ) -> IntervalSummary:
     """Confidence interval of the mean of clustered data, with the context around it.
 
@@ -167,6 +168,9 @@ def summarize_interval(
     n_empty_clusters : int
         Sampled clusters with no observed row, kept in the CR1 factor ``G/(G-1)`` (R survey's
         ``svymean(na.rm=TRUE)``); only the CR1-based methods use it.
+    outcome_range : (float, float), optional
+        The range the mean cannot leave (e.g. ``(-1, 1)`` for a difference of 0/1 outcomes);
+        ``bootstrap_t`` clips to it (binary outcomes: ``(0, 1)`` without being told).
     """
     _require_clusters(sums)
     g = sums.n_clusters
@@ -318,6 +322,35 @@ def summarize_interval(
         used_resamples = n_resamples
         if boot.note:
             notes.append(boot.note)
+    elif method == "bootstrap_t":
+        # The studentised bootstrap widens the CR2 interval on the side where the estimate's
+        # distribution is skewed; it never narrows it, so its coverage is at least CR2's.
+        pv = cluster_robust(sums, estimand, "CR2")
+        cr2_low, cr2_high = iv.t_interval(point, pv.variance, pv.df, confidence)
+        boot_t = studentized_interval(
+            sums,
+            estimand,
+            confidence=confidence,
+            n_resamples=n_resamples,
+            rng=np.random.default_rng(rng),
+            indices=bootstrap_indices,
+        )
+        low, high = min(boot_t.low, cr2_low), max(boot_t.high, cr2_high)
+        se, df = math.sqrt(pv.variance), math.nan
+        used_resamples = n_resamples
+        limits = (0.0, 1.0) if is_binary else outcome_range
+        unbounded = [side for side, v in (("lower", low), ("upper", high)) if math.isinf(v)]
+        if unbounded and limits is None:
+            notes.append(
+                f"the studentized bootstrap cannot bound the {' and '.join(unbounded)} side: "
+                f"{boot_t.degenerate_share:.1%} of the replicates have no spread (every drawn "
+                "cluster alike), so the bound is infinite; more clusters would pin it down"
+            )
+        if limits is not None and (low < limits[0] or high > limits[1]):
+            low, high = max(low, limits[0]), min(high, limits[1])
+            notes.append(
+                f"the interval reached beyond [{limits[0]:g}, {limits[1]:g}] and was clipped"
+            )
     else:
         raise ValueError(f"unknown method {method!r}; expected one of {iv.METHODS}")
 

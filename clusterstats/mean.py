@@ -461,8 +461,10 @@ def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOpti
         )
         if applied.missing_p_value < 0.05:
             notes.insert(1, policy.varying_missingness_note(applied.missing_p_value))
+    # cluster_ci tests no null value, so the summary's p_value (for paired_delta) is dropped.
+    fields = {k: v for k, v in s._asdict().items() if k != "p_value"}
     return ClusterCI(
-        **{**s._asdict(), "notes": tuple(notes)},
+        **{**fields, "notes": tuple(notes)},
         confidence=options.confidence,
         estimand=options.estimand,
         **_size_summary(applied.sums),

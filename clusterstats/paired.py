@@ -63,8 +63,10 @@ class PairedDelta(Result):
         Two-sided test of no difference.
     test : str
         The test behind ``p_value``: ``"cr2_t"`` or ``"cr1_t"``, the cluster-robust t test
-        (bootstrap and naive methods report the CR2 test); ``"stratified_t"`` with strata,
-        ``"ipw_t"`` with ``missing="ipw"``.
+        (the percentile, BCa and naive methods report the CR2 test); ``"bootstrap_t"``: the
+        larger of the CR2 test's and the bootstrap-t p-value, so that ``p_value < 1 -
+        confidence`` exactly when the interval excludes 0 (up to one replicate);
+        ``"stratified_t"`` with strata, ``"ipw_t"`` with ``missing="ipw"``.
     mean_a, mean_b : float
         Each side's estimate on the matched items.
     se_unpaired : float

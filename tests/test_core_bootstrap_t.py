@@ -144,3 +144,37 @@ def test_paired_differences_of_binary_outcomes_are_clipped_to_plus_minus_one():
     )
     assert res.method == "bootstrap_t"
     assert -1.0 <= res.low < res.delta < res.high <= 1.0
+
+
+def test_the_paired_p_value_agrees_with_the_interval():
+    """The interval is the union of CR2's and the bootstrap-t's, and the p-value the larger of
+    their two tests: 0 lies outside the 95% interval exactly when p < 0.05."""
+    rng = np.random.default_rng(0)
+    codes = np.repeat(np.arange(20), 5)
+    checked = 0
+    for seed in range(60):
+        rate = rng.beta(0.1, 1.2, 20)[codes]
+        a = (rng.random(100) < rate).astype(float)
+        b = (rng.random(100) < rate * 0.5).astype(float)
+        frame_a = pd.DataFrame({"g": codes, "item": np.arange(100), "y": a})
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", cs.DegenerateDataWarning)
+                res = cs.paired_delta(
+                    frame_a,
+                    frame_a.assign(y=b),
+                    "y",
+                    "g",
+                    on="item",
+                    method="bootstrap_t",
+                    n_resamples=999,
+                    rng=seed,
+                )
+        except cs.DegenerateDataError:  # identical sides
+            continue
+        if res.method != "bootstrap_t":  # a degenerate fallback, with its own test
+            continue
+        assert res.test == "bootstrap_t"
+        assert (not res.low <= 0.0 <= res.high) == (res.p_value < 0.05), seed
+        checked += 1
+    assert checked > 50

@@ -169,6 +169,7 @@ class StudentizedInterval(NamedTuple):
     t_high: float
     standard_error: float  # the CR1 standard error that studentises the estimate
     degenerate_share: float  # share of replicates whose own standard error is zero
+    p_value: float  # two-sided bootstrap-t p-value of the null value (NaN without one)
 
 
 def studentized_interval(
@@ -179,6 +180,7 @@ def studentized_interval(
     n_resamples: int,
     rng: np.random.Generator,
     indices: NDArray[np.intp] | None = None,
+    null: float | None = None,
 ) -> StudentizedInterval:
     """Bootstrap-t (studentised) interval from a cluster bootstrap.
 
@@ -190,6 +192,11 @@ def studentized_interval(
     outcomes concentrated in a few clusters need. A replicate with ``se* = 0`` (every drawn
     cluster the same) has ``t* = ±inf`` on the side of its estimate, so that a bound the data
     cannot pin down comes out infinite rather than falsely tight.
+
+    With ``null``, also the two-sided p-value of ``θ = null``,
+    ``2 min(P*(t* ≥ t0), P*(t* ≤ t0))`` with ``t0 = (θ̂ - null) / se``: the equal-tailed
+    interval excludes ``null`` at level α exactly when this is at most α (up to one replicate
+    at the boundary).
 
     Everything is computed from five per-cluster sums (pooled: ``T_g, n_g, T_g², T_g n_g,
     n_g²``; cluster_mean: the centred means and their squares), so the cost does not depend
@@ -233,6 +240,11 @@ def studentized_interval(
     t_low, t_high = np.quantile(t_stat, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
     low = theta_hat - float(t_high) * se if se > 0 else theta_hat
     high = theta_hat - float(t_low) * se if se > 0 else theta_hat
+    p_value = math.nan
+    if null is not None and se > 0:
+        t_null = (theta_hat - (null - sums.shift)) / se
+        tail = min(np.mean(t_stat >= t_null), np.mean(t_stat <= t_null))
+        p_value = min(1.0, 2.0 * float(tail))
     return StudentizedInterval(
         low=low + sums.shift,
         high=high + sums.shift,
@@ -240,4 +252,5 @@ def studentized_interval(
         t_high=float(t_high),
         standard_error=se,
         degenerate_share=float(np.mean(replicate_se == 0)),
+        p_value=p_value,
     )

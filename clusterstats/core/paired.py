@@ -372,6 +372,7 @@ def summarize_paired(
         n_resamples=n_resamples,
         rng=rng,
         outcome_range=(-1.0, 1.0) if binary_values else None,
+        null_value=0.0,
     )
     notes.extend(interval.notes)
     if interval.method in ("cr1", "cr2"):
@@ -384,6 +385,10 @@ def summarize_paired(
         p_value = float(2.0 * special.stdtr(df_test, -abs(t_stat)))
     else:
         p_value, test = math.nan, "none"
+    if interval.method == "bootstrap_t" and not math.isnan(interval.p_value):
+        # The interval is the union of CR2's and the bootstrap-t's, so it excludes 0 only if
+        # both tests reject: the larger p-value agrees with it.
+        p_value, test = max(p_value, interval.p_value), "bootstrap_t"
     return PairedSummary(
         delta=interval.estimate,
         se=interval.se,

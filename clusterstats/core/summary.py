@@ -61,6 +61,8 @@ class IntervalSummary(NamedTuple):
     widening: float
     n_resamples: int | None
     notes: tuple[str, ...]
+    # Two-sided p-value of null_value, for the methods that test it themselves (bootstrap_t).
+    p_value: float = math.nan
 
 
 class ICCSummary(NamedTuple):
@@ -146,6 +148,7 @@ def summarize_interval(
     cap_n_eff: bool = True,
     n_empty_clusters: int = 0,
     outcome_range: tuple[float, float] | None = None,
+    null_value: float | None = None,
 ) -> IntervalSummary:
     """Confidence interval of the mean of clustered data, with the context around it.
 
@@ -171,6 +174,9 @@ def summarize_interval(
     outcome_range : (float, float), optional
         The range the mean cannot leave (e.g. ``(-1, 1)`` for a difference of 0/1 outcomes);
         ``bootstrap_t`` clips to it (binary outcomes: ``(0, 1)`` without being told).
+    null_value : float, optional
+        A value to test (e.g. 0 for a paired difference): ``bootstrap_t`` reports its
+        bootstrap-t p-value in ``p_value``.
     """
     _require_clusters(sums)
     g = sums.n_clusters
@@ -199,6 +205,7 @@ def summarize_interval(
     design_effect = math.nan if degenerate or not iid_var > 0 else cr1.variance / iid_var
     n_eff = n_rows / design_effect if design_effect > 0 else math.nan
     used_resamples: int | None = None
+    p_value = math.nan
 
     if not is_binary and constant_up_to_rounding(sums, point):
         exactly = "" if iid_var == 0.0 else " up to rounding"
@@ -334,7 +341,9 @@ def summarize_interval(
             n_resamples=n_resamples,
             rng=np.random.default_rng(rng),
             indices=bootstrap_indices,
+            null=null_value,
         )
+        p_value = boot_t.p_value
         low, high = min(boot_t.low, cr2_low), max(boot_t.high, cr2_high)
         se, df = math.sqrt(pv.variance), math.nan
         used_resamples = n_resamples
@@ -396,6 +405,7 @@ def summarize_interval(
         widening=widening,
         n_resamples=used_resamples,
         notes=tuple(notes),
+        p_value=p_value,
     )
 
 

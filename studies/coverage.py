@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
+from coverage_rates import monte_carlo_floor  # studies/coverage_rates.py, beside this script
 
 import clusterstats
 from clusterstats.core.grouping import ClusterSums
@@ -480,7 +480,7 @@ def _goal_answer(results, family, k_filter, stat, op, target, method) -> tuple[s
         n_cells = sum(
             r["cell"].family == family and k_filter(r["cell"].n_clusters) for r in results
         )
-        floor = monte_carlo_floor(results[0]["cell"].reps, n_cells)
+        floor = monte_carlo_floor(results[0]["cell"].reps, n_cells)[1] / 100
         if value >= floor:
             answer = f"**no**, above the Monte Carlo floor {100 * floor:.1f}"
     return f"{pct(value)}{'%' if stat == 'worst' else ' points'}", answer
@@ -550,13 +550,6 @@ def render_verdict(results: list[dict]) -> list[str]:
     if not short:
         lines.append("| (none) | | | |")
     return [*lines, ""]
-
-
-def monte_carlo_floor(reps: int, n_cells: int) -> float:
-    """Expected worst coverage of a perfectly calibrated interval over ``n_cells`` cells."""
-    x = np.arange(reps + 1)
-    survival = np.clip(1.0 - np.cumsum(stats.binom.pmf(x, reps, CONFIDENCE)), 0.0, 1.0)
-    return float(np.sum(survival[:-1] ** n_cells)) / reps
 
 
 def render_seed002(results: list[dict]) -> list[str]:

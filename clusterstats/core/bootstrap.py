@@ -202,11 +202,12 @@ def studentized_interval(
     n_g²``; cluster_mean: the centred means and their squares), so the cost does not depend
     on the number of rows.
     """
-    from clusterstats.core.variance import centred_estimate
+    from clusterstats.core.variance import centred_estimate, cluster_robust
 
     g = sums.n_clusters
     factor = g / (g - 1.0)
     theta_hat = centred_estimate(sums, estimand)
+    se = math.sqrt(cluster_robust(sums, estimand, "CR1").variance)
     if estimand == "pooled":
         t, n = sums.totals, sums.counts
         drawn = resample_cluster_sums(
@@ -215,8 +216,6 @@ def studentized_interval(
         mean = drawn[:, 0] / drawn[:, 1]
         spread = drawn[:, 2] - 2.0 * mean * drawn[:, 3] + mean * mean * drawn[:, 4]
         scale = drawn[:, 1]
-        residuals = t - theta_hat * n
-        se = math.sqrt(factor * float(residuals @ residuals)) / float(n.sum())
     else:
         y = sums.centred_means
         drawn = resample_cluster_sums(
@@ -225,8 +224,6 @@ def studentized_interval(
         mean = drawn[:, 0] / g
         spread = drawn[:, 1] - g * mean * mean
         scale = np.full(n_resamples, float(g))
-        residuals = y - theta_hat
-        se = math.sqrt(factor * float(residuals @ residuals)) / g
     # Sums of squares that cancel to rounding noise are zero spread: compare with the size of
     # the terms that were subtracted.
     magnitude = drawn[:, 2] if estimand == "pooled" else drawn[:, 1]

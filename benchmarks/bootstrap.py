@@ -5,7 +5,8 @@ What is measured (full run; ``--quick`` shrinks every size for a smoke test):
 * data: 1,000,000 rows in 10,000 clusters of unequal sizes (every cluster non-empty), a binary
   outcome whose pass rate varies by cluster, int64 cluster ids, rows shuffled, fixed seed;
 * ``clusterstats.cluster_ci(df, "y", by="cluster", method=m, n_resamples=10_000, rng=0)`` for
-  ``m`` in ``bootstrap_percentile`` and ``bootstrap_bca``, end to end from the DataFrame, after
+  ``m`` in ``bootstrap_percentile``, ``bootstrap_bca`` and ``bootstrap_t`` (the default of a
+  continuous outcome up to 2,000 clusters), end to end from the DataFrame, after
   one untimed warm-up call; median of several repeats, interleaved with the floor below;
 * the floor: drawing the same 10,000 x 10,000 cluster indices with
   ``rng.integers(0, G, size=(chunk, G))`` in chunks (the chunk clusterstats uses), nothing else;
@@ -66,7 +67,7 @@ QUICK = {
     "ref_extra": 3,
     "ref_repeats": 1,
 }
-METHODS = ("bootstrap_percentile", "bootstrap_bca")
+METHODS = ("bootstrap_percentile", "bootstrap_bca", "bootstrap_t")
 DATA_SEED = 20240601
 TARGET_SPEEDUP = 300.0
 TARGET_FLOOR_RATIO = 2.5

@@ -19,6 +19,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 from scipy import special
 
+from clusterstats.core.bootstrap import generator as bootstrap_generator
 from clusterstats.core.intervals import METHODS, Method
 from clusterstats.core.missing import IPW_METHODS
 from clusterstats.core.variance import ESTIMANDS
@@ -66,7 +67,7 @@ PairedMethod = Literal[
     "bootstrap_percentile",
     "bootstrap_t",
 ]
-CompareMethod = Literal["auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile"]
+CompareMethod = Literal["auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile", "bootstrap_t"]
 By = Hashable | Sequence[Hashable]
 
 #: Missing-outcome policies of every statistic, and with inverse-probability weighting.
@@ -185,9 +186,7 @@ class Seed:
     value: Any
 
     def generator(self) -> np.random.Generator:
-        if isinstance(self.value, np.random.Generator):
-            return self.value
-        return np.random.default_rng(self.value)
+        return bootstrap_generator(self.value)
 
 
 def check_seed(value: Any) -> Seed:
@@ -459,10 +458,10 @@ def compare_options(
         rng=rng,
         always_resamples=True,
     )
-    if strata is not None and method == "cr2":
+    if strata is not None and method in ("cr2", "bootstrap_t"):
         raise InvalidOptionError(
             "with strata, compare uses the stratified linearised variance (method 'auto' or "
-            "'cr1') or the Rao–Wu bootstrap within strata ('bootstrap'), not 'cr2'"
+            f"'cr1') or the Rao–Wu bootstrap within strata ('bootstrap'), not {method!r}"
         )
     if missing == "ipw" and estimand != "pooled":
         raise InvalidOptionError("missing='ipw' estimates pooled scores; use estimand='pooled'")

@@ -277,7 +277,9 @@ def build_comparison(
         totals,
         counts,
         estimand=options.estimand,
-        method=options.method,
+        # The inverse-probability weighted sums keep the linearised (stacked sandwich)
+        # variance by default: the paired coverage study did not cover weighted designs.
+        method="cr2" if options.missing == "ipw" and options.method == "auto" else options.method,
         adjust=options.adjust,
         confidence=options.confidence,
         baseline=baseline_index,
@@ -285,6 +287,7 @@ def build_comparison(
         rng=options.rng.generator(),
         strata=design.strata,
         lonely=options.lonely,
+        outcome_range=(-1.0, 1.0) if design.is_binary else None,
     )
     is_binary = design.is_binary
     score_low, score_high, score_method = [], [], ""
@@ -328,7 +331,7 @@ def build_comparison(
                 "paired_delta",
                 DegenerateDataWarning,
             )
-    notes = list(warned)
+    notes = list(warned) + list(s.notes)
     if design.n_dropped_items:
         notes.append(
             f"how='inner': {design.n_dropped_items} items missing for some model were left out"
@@ -449,9 +452,13 @@ def compare(
         ``n_dropped_items``.
     estimand : {"pooled", "cluster_mean", "stratum_mean"}
         As in ``cluster_ci`` (``"stratum_mean"`` with strata).
-    method : {"auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile"}
-        ``"auto"`` is CR2 (the stratified linearisation with strata); the bootstrap reuses the
-        rank bootstrap's draws.
+    method : {"auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile", "bootstrap_t"}
+        ``"auto"`` is ``"bootstrap_t"`` up to 2,000 clusters and ``"cr2"`` above, as in
+        ``paired_delta`` (the stratified linearisation with strata, CR2 with
+        ``missing="ipw"``). The bootstraps reuse the
+        rank bootstrap's draws; ``"bootstrap_t"`` studentises each pair by its own replicate
+        standard error and is never narrower than CR2, so each pair's interval and p-value
+        equal ``paired_delta``'s with the same ``rng``.
     adjust : {"holm", "bh", "none"}
         Multiplicity adjustment of the p-values.
     confidence : float
@@ -475,7 +482,7 @@ def compare(
     n_resamples : int
         Replicates of the rank bootstrap.
     rng : int, numpy.random.Generator or None
-        Seed or generator of the rank bootstrap.
+        Seed or generator of the bootstraps (None: a fixed default seed, as in ``cluster_ci``).
     case : dim name
         For a Dataset: the case dim.
 

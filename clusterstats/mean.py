@@ -676,8 +676,10 @@ def cluster_ci(
         of the cluster means, each cluster counting once. ``"stratum_mean"`` (with
         ``strata``): mean of the stratum means ("macro" accuracy). Always named in the result.
     method : str
-        ``"auto"`` (default): ``"korn_graubard_inverted"`` for a binary outcome, ``"cr2"``
-        otherwise, whatever the number of clusters (the rule the coverage study supports).
+        ``"auto"`` (default): ``"korn_graubard_inverted"`` for a binary outcome;
+        ``"bootstrap_t"`` otherwise, or ``"cr2"`` above 2,000 clusters, where the skewness
+        the bootstrap corrects has faded (the rule the coverage studies support; its draws
+        come from ``rng``, a fixed seed when not given, so the default is reproducible).
         ``"naive"`` (iid rows, for comparison), ``"cr1"`` (cluster-robust, ``t(G-1)``),
         ``"cr2"`` (Bell & McCaffrey 2002, Satterthwaite df), ``"wilson"`` (Wilson on the
         effective n), ``"korn_graubard"`` (Korn & Graubard 1998: Clopper–Pearson on the
@@ -752,7 +754,9 @@ def cluster_ci(
         Bootstrap replicates: at least ``2 / (1 - confidence)`` (40 at 95%) for the bootstrap
         methods, so that each tail holds a replicate.
     rng : int, numpy.random.Generator or None
-        Seed or generator for the bootstrap. With groups, an int seed seeds each group's
+        Seed or generator for the bootstrap; None is the fixed seed
+        ``clusterstats.core.bootstrap.DEFAULT_SEED`` (0), so that a bootstrap interval is the
+        same on every call and every backend. With groups, an int seed seeds each group's
         bootstrap alike, so each group's interval equals the one computed for that group alone.
     case, rerun : dim names
         For a Dataset: its case and rerun dims.

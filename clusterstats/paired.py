@@ -468,7 +468,8 @@ def paired_delta(
     method : str
         One of ``"auto"``, ``"naive"``, ``"cr1"``, ``"cr2"``, ``"bootstrap"``,
         ``"bootstrap_bca"``, ``"bootstrap_percentile"`` and ``"bootstrap_t"``.
-        ``"auto"`` is ``"cr2"`` (``"cr1"`` with strata; see the paired coverage study);
+        ``"auto"`` is ``"bootstrap_t"`` up to 2,000 clusters and ``"cr2"`` above (``"cr1"``
+        with strata; see the paired coverage study);
         ``"naive"`` ignores the clusters; the bootstraps are a paired cluster bootstrap (both
         sides' items of a drawn cluster go together); ``"bootstrap_t"`` is the studentized
         one, never narrower than CR2 (Hall 1992), clipped to [-1, 1] for 0/1 outcomes. With
@@ -501,7 +502,7 @@ def paired_delta(
     n_resamples : int
         Bootstrap replicates.
     rng : int, numpy.random.Generator or None
-        Seed or generator for the bootstrap.
+        Seed or generator for the bootstrap (None: a fixed default seed, as in ``cluster_ci``).
     case : dim name
         For Datasets: the case dim.
 
@@ -537,7 +538,7 @@ def paired_delta(
     ...                    "old": [int((d + i) % 3 != 0) for d in range(24) for i in range(3)]})
     >>> d = df.eval.paired_delta("new", "old", by="doc")
     >>> d.label_a, d.label_b, round(d.delta, 4), d.method
-    ('new', 'old', 0.0833, 'cr2')
+    ('new', 'old', 0.0833, 'bootstrap_t')
     """
     options = opt.paired_options(
         how=how,

@@ -513,11 +513,12 @@ def build_pass_statistic(
         s = summarize_interval(
             sums,
             estimand="pooled",
-            method="cr2" if options.method == "auto" and not is_binary else options.method,
+            method=options.method,
             confidence=options.confidence,
             is_binary=is_binary,
             n_resamples=options.n_resamples,
             rng=options.rng.generator(),
+            outcome_range=(0.0, 1.0),
         )
         notes = [n for n in s.notes if "estimand" not in n]
         low, high = max(s.low, 0.0), min(s.high, 1.0)
@@ -675,9 +676,9 @@ def pass_at_k(
     method : str
         One of ``"auto"``, ``"cr2"``, ``"cr1"``, ``"naive"``, ``"bootstrap"``,
         ``"bootstrap_bca"``, ``"bootstrap_percentile"`` and ``"bootstrap_t"``.
-        ``"auto"`` is CR2; when every per-case value is 0 or 1 (e.g. pass^k with ``k`` equal
-        to the runs) the values are binary and ``"auto"`` follows the binary rule of
-        ``cluster_ci``.
+        ``"auto"`` follows ``cluster_ci``: the studentized bootstrap on per-case pass
+        probabilities (CR2 above 2,000 clusters), and the binary rule when every per-case
+        value is 0 or 1 (e.g. pass^k with ``k`` equal to the runs).
     confidence : float
         Nominal coverage.
     fewer_runs : {"raise", "drop"}
@@ -686,7 +687,7 @@ def pass_at_k(
     n_resamples : int
         Bootstrap replicates.
     rng : int, numpy.random.Generator or None
-        Seed or generator for the bootstrap.
+        Seed or generator for the bootstrap (None: a fixed default seed, as in ``cluster_ci``).
 
     Returns
     -------
@@ -789,7 +790,7 @@ def pass_hat_k(
     n_resamples : int
         Bootstrap replicates.
     rng : int, numpy.random.Generator or None
-        Seed or generator for the bootstrap.
+        Seed or generator for the bootstrap (None: a fixed default seed, as in ``cluster_ci``).
 
     Returns
     -------

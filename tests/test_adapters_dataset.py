@@ -159,8 +159,15 @@ def test_pass_at_k_matches_enumeration_and_its_se_is_sd_over_root_p(cruxeval):
     n_cases = per_case.size
     assert res.estimate == pytest.approx(per_case.mean(), rel=1e-12)
     assert res.se == pytest.approx(per_case.std(ddof=1) / math.sqrt(n_cases), rel=1e-10)
-    assert res.df == pytest.approx(n_cases - 1)
-    assert res.method == "cr2"
+    # the default is the studentized bootstrap, whose reported se is CR2's (df: none)
+    assert res.method == "bootstrap_t"
+    assert math.isnan(res.df)
+    cr2 = one.eval.pass_at_k("correct", k=3, case="problem_id", rerun="sample_index", method="cr2")
+    assert cr2.se == res.se
+    assert cr2.df == pytest.approx(n_cases - 1)
+    assert (res.low, res.high) != (cr2.low, cr2.high)
+    assert res.low <= cr2.low
+    assert res.high >= cr2.high
     assert res.estimand == "case_mean"
 
 

@@ -46,8 +46,9 @@ def test_non_binary_outcome_with_binary_only_method(frame):
     for method in ("wilson", "korn_graubard"):
         with pytest.raises(cs.InvalidOutcomeError, match="binary"):
             cs.cluster_ci(frame, "score", by="doc", method=method)
-    # a continuous outcome is fine with the other methods, and auto picks CR2
-    assert cs.cluster_ci(frame, "score", by="doc").method == "cr2"
+    # a continuous outcome is fine with the other methods, and auto picks the studentized
+    # bootstrap
+    assert cs.cluster_ci(frame, "score", by="doc").method == "bootstrap_t"
 
 
 def test_missing_cluster_ids(frame):

@@ -314,3 +314,77 @@ def test_rank_bounds_equal_the_quantiles_of_the_ranks():
         np.testing.assert_array_equal(low, expected[0])
         np.testing.assert_array_equal(high, expected[1])
         assert low.dtype == expected.dtype
+
+
+# -- the studentized bootstrap: the default of every pair ---------------------------------------
+
+
+@pytest.mark.parametrize("estimand", ["pooled", "cluster_mean"])
+def test_bootstrap_t_pairs_equal_paired_delta_on_the_same_seed(estimand):
+    # compare studentises every pair from the rank bootstrap's draws; with the same seed those
+    # are paired_delta's draws, so each pair's interval and p-value are paired_delta's.
+    panel = small_panel(seed=4)
+    res = _compare_frame(panel, estimand=estimand, method="bootstrap_t", n_resamples=400, rng=9)
+    default = _compare_frame(panel, estimand=estimand, n_resamples=400, rng=9)
+    assert res.method == default.method == "bootstrap_t"
+    assert default.low == res.low
+    assert default.high == res.high
+    wide = panel.pivot(index="item", columns="model", values="passed").join(
+        panel.drop_duplicates("item").set_index("item")["doc"]
+    )
+    cr2 = _compare_frame(panel, estimand=estimand, method="cr2")
+    for k, (a, b) in enumerate(zip(res.pair_a, res.pair_b, strict=True)):
+        single = quiet(
+            cs.paired_delta,
+            wide,
+            a,
+            b,
+            by="doc",
+            estimand=estimand,
+            method="bootstrap_t",
+            n_resamples=400,
+            rng=9,
+        )
+        assert res.low[k] == pytest.approx(single.low, rel=1e-12, abs=1e-14)
+        assert res.high[k] == pytest.approx(single.high, rel=1e-12, abs=1e-14)
+        assert res.p_value[k] == pytest.approx(single.p_value, rel=1e-10)
+        # never inside CR2's interval, and the p-value no smaller than CR2's
+        assert res.low[k] <= cr2.low[k] + 1e-15
+        assert res.high[k] >= cr2.high[k] - 1e-15
+        assert res.p_value[k] >= cr2.p_value[k] - 1e-15
+    assert res.se == pytest.approx(cr2.se, rel=1e-12)
+
+
+def test_bootstrap_t_pair_that_one_cluster_carries_is_clipped_with_a_note():
+    # Model a passes the 5 items of doc 0 and nothing else; b passes nothing. About 36% of
+    # the replicates miss doc 0 and have no spread, so the upper side cannot be bounded by the
+    # bootstrap: the bound is clipped to 1, the largest difference of 0/1 outcomes.
+    docs = np.repeat(np.arange(30), 5)
+    rows = [("a", f"{d}-{i}", d, int(d == 0)) for i, d in enumerate(docs)]
+    rows += [("b", f"{d}-{i}", d, 0) for i, d in enumerate(docs)]
+    panel = pd.DataFrame(rows, columns=["model", "item", "doc", "passed"])
+    res = quiet(_compare_frame, panel, method="bootstrap_t")
+    assert res.high[0] == 1.0
+    assert res.low[0] < res.delta[0] == pytest.approx(5 / 150)
+    assert "1 of the 1 pairwise intervals reached beyond [-1, 1] and were clipped" in res.notes
+
+
+def test_compare_auto_switches_to_cr2_above_2000_clusters():
+    rng = np.random.default_rng(5)
+    docs = np.arange(2001)
+    panel = pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b"], docs.size),
+            "item": np.tile(docs, 2),
+            "doc": np.tile(docs, 2),
+            "passed": rng.random(2 * docs.size) < 0.5,
+        }
+    ).astype({"passed": int})
+    assert _compare_frame(panel, n_resamples=50).method == "cr2"
+    assert _compare_frame(panel.iloc[1:].query("doc > 0"), n_resamples=50).method == "bootstrap_t"
+
+
+def test_compare_bootstrap_t_is_refused_with_strata():
+    panel = small_panel().assign(cat=lambda d: d["doc"] % 2)
+    with pytest.raises(cs.InvalidOptionError, match="not 'bootstrap_t'"):
+        _compare_frame(panel, strata="cat", method="bootstrap_t")

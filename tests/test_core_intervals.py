@@ -11,16 +11,45 @@ import pytest
 from scipy import stats
 
 import clusterstats as cs
+from clusterstats.core.bootstrap import DEFAULT_SEED
 from clusterstats.core.grouping import cluster_sums
-from clusterstats.core.intervals import auto_method, effective_clusters_df
+from clusterstats.core.intervals import (
+    AUTO_BOOTSTRAP_MAX_CLUSTERS,
+    auto_method,
+    effective_clusters_df,
+)
 
 
-def test_auto_is_inverted_korn_graubard_for_binary_and_cr2_for_continuous():
+def test_auto_is_inverted_korn_graubard_for_binary_and_bootstrap_t_then_cr2_for_continuous():
     assert auto_method(is_binary=True, n_clusters=10) == "korn_graubard_inverted"
-    assert auto_method(is_binary=True, n_clusters=1000) == "korn_graubard_inverted"
-    assert auto_method(is_binary=False, n_clusters=30) == "cr2"
+    assert auto_method(is_binary=True, n_clusters=10_000) == "korn_graubard_inverted"
+    assert auto_method(is_binary=False, n_clusters=30) == "bootstrap_t"
+    assert auto_method(is_binary=False, n_clusters=AUTO_BOOTSTRAP_MAX_CLUSTERS) == "bootstrap_t"
+    assert auto_method(is_binary=False, n_clusters=AUTO_BOOTSTRAP_MAX_CLUSTERS + 1) == "cr2"
     frame = cs.simulate(40, 5, mean=0.3, icc=0.2, seed=1)
     assert cs.cluster_ci(frame, "y", by="cluster").method == "korn_graubard_inverted"
+    scores = cs.simulate(40, 5, mean=0.3, icc=0.2, seed=1, outcome="continuous")
+    assert cs.cluster_ci(scores, "y", by="cluster").method == "bootstrap_t"
+
+
+def test_default_bootstrap_draws_are_reproducible_and_seedable():
+    # rng=None is the fixed DEFAULT_SEED: the default interval is one answer, on every call.
+    scores = cs.simulate(30, 4, mean=0.3, icc=0.2, seed=2, outcome="continuous")
+    first = cs.cluster_ci(scores, "y", by="cluster", n_resamples=500)
+    again = cs.cluster_ci(scores, "y", by="cluster", n_resamples=500)
+    seeded = cs.cluster_ci(scores, "y", by="cluster", n_resamples=500, rng=DEFAULT_SEED)
+    other = cs.cluster_ci(scores, "y", by="cluster", n_resamples=500, rng=DEFAULT_SEED + 1)
+    assert (first.low, first.high) == (again.low, again.high) == (seeded.low, seeded.high)
+    assert first.n_resamples == 500
+    # a different seed moves a bound that the bootstrap (not the CR2 floor) sets
+    cr2 = cs.cluster_ci(scores, "y", by="cluster", method="cr2")
+    moved = [
+        (a, b)
+        for a, b, c in ((first.low, other.low, cr2.low), (first.high, other.high, cr2.high))
+        if a != c
+    ]
+    assert moved
+    assert all(a != b for a, b in moved)
 
 
 def test_effective_clusters_df():

@@ -411,12 +411,17 @@ def test_rendered_docstrings_cite_no_internal_material():
 
 
 def test_documented_auto_rule_and_thresholds_match_the_code():
-    # docs/estimands-and-methods.md ("How method="auto" chooses") states this rule and the
-    # 20-cluster threshold; when auto_method is revised, revise that section too.
-    for g in (2, 5, 19, 20, 30, 1000):
+    # docs/estimands-and-methods.md ("How method="auto" chooses") states this rule, the
+    # 2,000-cluster switch and the 20-cluster threshold; when auto_method is revised, revise
+    # that section too.
+    for g in (2, 5, 19, 20, 30, 1000, 2000, 2001, 100_000):
         assert intervals.auto_method(is_binary=True, n_clusters=g) == "korn_graubard_inverted"
-        assert intervals.auto_method(is_binary=False, n_clusters=g) == "cr2"
+        expected = "bootstrap_t" if g <= 2000 else "cr2"
+        assert intervals.auto_method(is_binary=False, n_clusters=g) == expected
+    assert intervals.AUTO_BOOTSTRAP_MAX_CLUSTERS == 2000
     assert intervals.FEW_CLUSTERS == 20
+    text = (DOCS / "estimands-and-methods.md").read_text()
+    assert "`bootstrap_t`** up to 2,000 clusters, **`cr2`** above" in text
 
 
 # -- docstring examples ----------------------------------------------------------------------

@@ -15,6 +15,7 @@ Clopper-Pearson bounds ``beta.ppf(α/2, x, n-x+1)``, ``beta.ppf(1-α/2, x+1, n-x
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -74,13 +75,24 @@ def cr2_case_interval(values: np.ndarray) -> tuple[float, float, float]:
 
 
 def expect_pass(values: np.ndarray, **fields):
-    """A ``check``: the estimate and CR2 interval of these per-case values, and ``fields``."""
-    estimate, low, high = cr2_case_interval(np.asarray(values, dtype=float))
+    """A ``check``: the estimate of these per-case values, CR2's standard error (mean ± t
+    sd / sqrt(P) in closed form, which the default studentized bootstrap never narrows), the
+    default interval of ``cluster_ci`` on the values themselves (each case a cluster, the
+    same default seed), and ``fields``."""
+    values = np.asarray(values, dtype=float)
+    estimate, low, high = cr2_case_interval(values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.ClusterStatsWarning)
+        direct = cs.cluster_ci(None, values, np.arange(values.size))
 
     def check(result):
         assert result.estimate == pytest.approx(estimate, rel=1e-12)
-        assert result.low == pytest.approx(low, rel=1e-9)
-        assert result.high == pytest.approx(high, rel=1e-9)
+        assert result.se == pytest.approx(np.std(values, ddof=1) / math.sqrt(values.size))
+        assert result.method == "bootstrap_t"
+        assert result.low <= low + 1e-12
+        assert result.high >= high - 1e-12
+        assert result.low == pytest.approx(max(direct.low, 0.0), rel=1e-9)
+        assert result.high == pytest.approx(min(direct.high, 1.0), rel=1e-9)
         for name, value in fields.items():
             assert getattr(result, name) == value, (name, getattr(result, name), value)
 
@@ -863,7 +875,9 @@ FRAME_CASES = [
     ),
     pass_case(
         "case labels of mixed types",
-        Returns(expect_pass(PASS_AT_2[np.r_[12:24, 0:12]])),  # the same 24 values
+        # the same 24 values, in the cases' sorted label order (12..23, then "t0", "t1",
+        # "t10", "t11", "t2", ...), the order in which the bootstrap draws them
+        Returns(expect_pass(PASS_AT_2[np.r_[12:24, sorted(range(12), key=lambda i: f"t{i}")]])),
         frame=_mixed_case_labels,
     ),
     pass_case(

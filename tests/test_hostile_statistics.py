@@ -451,14 +451,14 @@ case(
 case(
     "binary and continuous over= groups each get their own method",
     # the documented per-group rule: a 0/1 group gets the inverted Korn-Graubard, a score
-    # group CR2
+    # group the studentized bootstrap
     lambda: {
         "f": pd.concat(
             [frame().assign(grp="bin"), frame(seed=5).assign(y=lambda d: d["score"], grp="cont")]
         )
     },
     lambda f: cs.cluster_ci(f, "y", by="g", over="grp").to_frame()["method"].tolist(),
-    Returns(check=lambda methods: methods == ["korn_graubard_inverted", "cr2"]),
+    Returns(check=lambda methods: methods == ["korn_graubard_inverted", "bootstrap_t"]),
 )
 case(
     "a constant score",

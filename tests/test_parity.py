@@ -248,6 +248,8 @@ COMPARE_CASES = {
     "auto": {},
     "cr1 cluster_mean baseline": {"method": "cr1", "estimand": "cluster_mean", "baseline": "beta"},
     "bootstrap bh": {"method": "bootstrap", "adjust": "bh"},
+    "bootstrap_t cluster_mean": {"method": "bootstrap_t", "estimand": "cluster_mean"},
+    "auto, default seed": {"rng": None},
     "fail": {"missing": "fail"},
     "responded ipw": {"responded": "answered", "missing": "ipw"},
     "strata": {"strata": "cat"},

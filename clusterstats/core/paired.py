@@ -15,7 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special, stats
 
-from clusterstats.core.bootstrap import CHUNK_ELEMENTS
+from clusterstats.core.bootstrap import CHUNK_ELEMENTS, studentized_bounds
+from clusterstats.core.intervals import auto_method
 
 __all__ = [
     "McNemar",
@@ -147,16 +148,21 @@ def rank_intervals(
     n_resamples: int,
     confidence: float,
     rng: np.random.Generator,
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    extra: NDArray[np.float64] | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Bootstrap intervals of each model's rank (1 = best), from one set of cluster draws
-    shared by all models. Returns ``(low, high, replicate means (B, M))``.
+    shared by all models. Returns ``(low, high, replicate means (B, M), replicate sums of
+    the ``extra`` per-cluster columns (B, k))`` (``k = 0`` without ``extra``).
 
     Each chunk of draws becomes a count matrix ``C`` (replicates x clusters), and every
     model's resampled total is ``C @ cluster_totals``: one matrix product, no loop over models.
+    The draws are those of :func:`clusterstats.core.bootstrap.resample_cluster_sums` from the
+    same generator state, so one model pair's replicates are ``paired_delta``'s.
     """
     g, m = cluster_totals.shape
     chunk = max(1, CHUNK_ELEMENTS // g)
-    stacked = np.column_stack([cluster_totals, counts])
+    extra = np.empty((g, 0)) if extra is None else extra
+    stacked = np.column_stack([cluster_totals, counts, extra])
     # Whole-number sums that stay below 2^24 are exact in single precision: the product of
     # the draw counts and the totals (most of the cost) then runs at twice the speed and
     # gives the same numbers bit for bit.
@@ -164,6 +170,7 @@ def rank_intervals(
     dtype = np.float32 if exact else np.float64
     operand = stacked.astype(dtype)
     means = np.empty((n_resamples, m))
+    extra_sums = np.empty((n_resamples, extra.shape[1]))
     offsets = (np.arange(chunk) * g)[:, None]
     for start in range(0, n_resamples, chunk):
         stop = min(start + chunk, n_resamples)
@@ -172,9 +179,10 @@ def rank_intervals(
         drawn += offsets[:rows]  # replicate r counts into cells r*g .. r*g + g - 1
         draws = np.bincount(drawn.ravel(), minlength=rows * g)
         sums = (draws.reshape(rows, g).astype(dtype) @ operand).astype(np.float64)
-        means[start:stop] = sums[:, :m] / sums[:, m:]
+        means[start:stop] = sums[:, :m] / sums[:, m : m + 1]
+        extra_sums[start:stop] = sums[:, m + 1 :]
     low, high = _rank_bounds(means, confidence)
-    return low, high, means
+    return low, high, means, extra_sums
 
 
 def _rank_bounds(
@@ -271,10 +279,11 @@ def summarize_paired(
 ) -> PairedSummary:
     """Everything ``paired_delta`` reports, from per-item values of A and B (``delta = A - B``).
 
-    ``method`` is one of ``auto`` (CR2), ``naive``, ``cr1``, ``cr2``, ``bootstrap_bca`` (or
-    ``bootstrap``), ``bootstrap_percentile`` and ``bootstrap_t``; the bootstraps resample
-    whole clusters, both models' items together, which is the cluster bootstrap of the
-    per-item differences.
+    ``method`` is one of ``auto`` (see :func:`clusterstats.core.intervals.auto_method`: the
+    studentized bootstrap up to 2,000 clusters, CR2 above), ``naive``, ``cr1``, ``cr2``,
+    ``bootstrap_bca`` (or ``bootstrap``), ``bootstrap_percentile`` and ``bootstrap_t``; the
+    bootstraps resample whole clusters, both models' items together, which is the cluster
+    bootstrap of the per-item differences.
     """
     from clusterstats.core.grouping import cluster_sums
     from clusterstats.core.summary import summarize_interval
@@ -285,7 +294,7 @@ def summarize_paired(
     diff = a - b
     notes: list[str] = []
     if method == "auto":
-        method = "cr2"
+        method = auto_method(is_binary=False, n_clusters=n_clusters)
     kind = "CR1" if method == "cr1" else "CR2"
     sums_a = cluster_sums(a, codes, n_clusters)
     sums_b = cluster_sums(b, codes, n_clusters)
@@ -434,6 +443,7 @@ class ComparisonSummary(NamedTuple):
     rank_low: NDArray[np.float64]
     rank_high: NDArray[np.float64]
     degenerate: NDArray[np.bool_]  # pairs whose difference has no spread across clusters
+    notes: tuple[str, ...] = ()
 
 
 def degenerate_pairs(
@@ -486,6 +496,7 @@ def summarize_comparison(
     rng: np.random.Generator,
     strata: NDArray[np.intp] | None = None,
     lonely: str = "fail",
+    outcome_range: tuple[float, float] | None = None,
 ) -> ComparisonSummary:
     """Every pairwise difference (or each model against ``baseline``) and rank intervals.
 
@@ -493,8 +504,13 @@ def summarize_comparison(
     items per cluster. For the ``cluster_mean`` estimand each cluster's mean is one unit.
     Analytic methods (``cr2``, ``cr1``) use one matrix product for all pairs; the bootstrap
     (percentile) reuses the rank bootstrap's replicates, so one set of draws serves every
-    model and every pair.
+    model and every pair. ``bootstrap_t`` studentises each pair's replicates by their own
+    CR1 standard error, from the same draws, and is never narrower than CR2 (as in
+    ``paired_delta``, whose interval it equals on the same seed); it is clipped to
+    ``outcome_range``.
     """
+    if method == "auto" and strata is None:
+        method = auto_method(is_binary=False, n_clusters=int(counts.shape[0]))
     if strata is not None:
         from clusterstats.core.strata import stratified_pairwise
 
@@ -522,8 +538,25 @@ def summarize_comparison(
         p_value = np.where(se > 0, 2.0 * special.stdtr(df, -np.abs(delta / se)), np.nan)
     q = special.stdtrit(df, 0.5 + confidence / 2)
     if strata is None:
-        rank_low, rank_high, replicates = rank_intervals(
-            cluster_totals, counts, n_resamples=n_resamples, confidence=confidence, rng=rng
+        extra = None
+        if method == "bootstrap_t":
+            # Each pair's per-cluster difference, centred at the estimate, its square and its
+            # product with the count: the replicate's own CR1 standard error of the pair.
+            centred = (
+                cluster_totals[:, pair_a]
+                - cluster_totals[:, pair_b]
+                - np.outer(counts, means[pair_a] - means[pair_b])
+            )
+            extra = np.column_stack(
+                [centred, centred * centred, centred * counts[:, None], counts * counts, counts]
+            )
+        rank_low, rank_high, replicates, extra_sums = rank_intervals(
+            cluster_totals,
+            counts,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            rng=rng,
+            extra=extra,
         )
     else:
         rank_low, rank_high, replicates = stratified_rank_intervals(
@@ -535,11 +568,27 @@ def summarize_comparison(
             confidence=confidence,
             rng=rng,
         )
+    notes: list[str] = []
     if method in ("bootstrap", "bootstrap_percentile"):
         alpha = 1.0 - confidence
         boot = replicates[:, pair_a] - replicates[:, pair_b]
         low, high = np.quantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
         used = "bootstrap_percentile"
+    elif method == "bootstrap_t":
+        low, high, p_value, notes = _pairwise_studentized(
+            delta,
+            se,
+            p_value,
+            q,
+            extra_sums,
+            cluster_totals,
+            counts,
+            pair_a,
+            pair_b,
+            confidence=confidence,
+            outcome_range=outcome_range,
+        )
+        used = "bootstrap_t"
     else:
         low, high = delta - q * se, delta + q * se
         used = kind.lower()
@@ -568,4 +617,68 @@ def summarize_comparison(
         rank_low,
         rank_high,
         degenerate,
+        tuple(notes),
     )
+
+
+def _pairwise_studentized(
+    delta: NDArray[np.float64],
+    se: NDArray[np.float64],
+    p_value: NDArray[np.float64],
+    quantile: float,
+    extra_sums: NDArray[np.float64],
+    cluster_totals: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    pair_a: NDArray[np.intp],
+    pair_b: NDArray[np.intp],
+    *,
+    confidence: float,
+    outcome_range: tuple[float, float] | None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], list[str]]:
+    """Each pair's bootstrap-t interval joined with its CR2 interval, the larger of the two
+    p-values, and the notes; ``extra_sums`` holds the replicate sums laid out by
+    ``summarize_comparison``."""
+    n_pairs = delta.shape[0]
+    g = counts.shape[0]
+    cr1_variance = pairwise_cluster_robust(cluster_totals, counts, "CR1")[1][pair_a, pair_b]
+    gap_sum, square_sum, cross_sum = (
+        extra_sums[:, k * n_pairs : (k + 1) * n_pairs] for k in range(3)
+    )
+    count_square_sum, count_sum = extra_sums[:, -2], extra_sums[:, -1]
+    low, high = delta - quantile * se, delta + quantile * se
+    p_value = p_value.copy()
+    unbounded = clipped = 0
+    for k in range(n_pairs):
+        gap = gap_sum[:, k] / count_sum
+        found = studentized_bounds(
+            float(delta[k]),
+            math.sqrt(cr1_variance[k]),
+            gap,
+            square_sum[:, k] - 2.0 * gap * cross_sum[:, k] + gap * gap * count_square_sum,
+            count_sum,
+            magnitude=square_sum[:, k],
+            n_clusters=g,
+            confidence=confidence,
+            null=0.0,
+        )
+        low[k], high[k] = min(low[k], found.low), max(high[k], found.high)
+        if not math.isnan(found.p_value):
+            p_value[k] = max(p_value[k], found.p_value)
+        if outcome_range is None:
+            unbounded += bool(math.isinf(low[k]) or math.isinf(high[k]))
+        elif low[k] < outcome_range[0] or high[k] > outcome_range[1]:
+            low[k], high[k] = max(low[k], outcome_range[0]), min(high[k], outcome_range[1])
+            clipped += 1
+    notes = []
+    if unbounded:
+        notes.append(
+            f"the studentized bootstrap cannot bound {unbounded} of the {n_pairs} pairs on one "
+            "side (too many replicates have no spread), so those bounds are infinite; more "
+            "clusters would pin them down"
+        )
+    if clipped:
+        notes.append(
+            f"{clipped} of the {n_pairs} pairwise intervals reached beyond "
+            f"[{outcome_range[0]:g}, {outcome_range[1]:g}] and were clipped"
+        )
+    return low, high, p_value, notes

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from clusterstats.core import intervals as iv
+from clusterstats.core.bootstrap import generator
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.summary import IntervalSummary
 from clusterstats.core.variance import design_effect_unequal, icc_anova, iid_variance
@@ -350,7 +351,7 @@ def summarize_stratified(
             estimand,
             n_resamples=n_resamples,
             confidence=confidence,
-            rng=np.random.default_rng(rng),
+            rng=generator(rng),
         )
         df = math.nan
         used_resamples = n_resamples

@@ -14,7 +14,7 @@ import numpy as np
 
 from clusterstats.core import intervals as iv
 from clusterstats.core.beta_binomial import MAX_ICC, inverted_korn_graubard
-from clusterstats.core.bootstrap import bootstrap_interval, studentized_interval
+from clusterstats.core.bootstrap import bootstrap_interval, generator, studentized_interval
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.variance import (
     ICCEstimate,
@@ -322,7 +322,7 @@ def summarize_interval(
             kind=method.removeprefix("bootstrap_"),
             confidence=confidence,
             n_resamples=n_resamples,
-            rng=np.random.default_rng(rng),
+            rng=generator(rng),
             indices=bootstrap_indices,
         )
         low, high, se, df = boot.low, boot.high, boot.standard_error, math.nan
@@ -339,7 +339,7 @@ def summarize_interval(
             estimand,
             confidence=confidence,
             n_resamples=n_resamples,
-            rng=np.random.default_rng(rng),
+            rng=generator(rng),
             indices=bootstrap_indices,
             null=null_value,
         )

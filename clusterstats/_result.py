@@ -11,6 +11,7 @@ come from here. Values are stored unrounded; only display rounds.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
@@ -18,7 +19,13 @@ from typing import Any, ClassVar, Generic, TypeVar
 from clusterstats import _display as fmt
 from clusterstats.errors import GroupNotFoundError, InvalidInputError
 
-__all__ = ["GroupedResults", "Result", "label_of"]
+__all__ = ["GroupedResults", "Result", "label_of", "metric_key"]
+
+
+def metric_key(name: str) -> str:
+    """A metric name that experiment trackers accept: characters other than letters, digits,
+    ``_ - . /`` and spaces become ``_``."""
+    return re.sub(r"[^\w\-. /]", "_", name)
 
 
 def label_of(outcome: str | None, by: tuple[str, ...]) -> str:
@@ -86,6 +93,38 @@ class Result:
         import pandas as pd
 
         return pd.DataFrame([self._row()], columns=list(type(self).columns))
+
+    def to_metrics(self, prefix: str = "") -> dict[str, float]:
+        """The numeric fields as a flat dict of floats, for an experiment tracker.
+
+        Every field that holds a number (an int or a float, not a bool) becomes one entry,
+        keyed ``prefix + name``, in the order of ``columns``; text fields (``method``,
+        ``outcome``, notes) and fields without a value (None) are left out, NaN is kept.
+        The keys use only letters, digits, ``_ - . /`` and spaces, which MLflow's
+        ``log_metrics`` and Weights & Biases' ``log`` accept.
+
+        Parameters
+        ----------
+        prefix : str
+            Put before every key, e.g. ``"eval/"`` or ``"mmlu."``.
+
+        Returns
+        -------
+        dict of str to float
+
+        Examples
+        --------
+        >>> import clusterstats
+        >>> res = clusterstats.datasets.load("bbh").eval.cluster_ci("correct", by="task")
+        >>> metrics = res.to_metrics("bbh/")
+        >>> round(metrics["bbh/estimate"], 4), metrics["bbh/n_clusters"]
+        (0.6315, 27.0)
+        """
+        return {
+            metric_key(prefix + name): float(value)
+            for name, value in self.to_dict().items()
+            if isinstance(value, (int, float)) and not isinstance(value, bool)
+        }
 
     def _notes_text(self) -> str:
         return "".join(f"\n  note: {n}" for n in self.notes)  # type: ignore[attr-defined]
@@ -220,6 +259,33 @@ class GroupedResults(Generic[R]):
         ]
         columns = [*self.dims, *type(self.results[0]).columns] if self.results else [*self.dims]
         return pd.DataFrame(rows, columns=columns)
+
+    def to_metrics(self, prefix: str = "") -> dict[str, float]:
+        """Every group's :meth:`Result.to_metrics`, keyed ``prefix + label + "/" + name``
+        (the labels of several dims joined with ``/``), for an experiment tracker.
+
+        Parameters
+        ----------
+        prefix : str
+            Put before every key.
+
+        Returns
+        -------
+        dict of str to float
+
+        Examples
+        --------
+        >>> import clusterstats
+        >>> df = clusterstats.datasets.load("bbh")
+        >>> grouped = df.eval.cluster_ci("correct", by="task", over="condition")
+        >>> sorted(k for k in grouped.to_metrics("bbh/") if k.endswith("/estimate"))
+        ['bbh/cot/estimate', 'bbh/direct/estimate']
+        """
+        metrics: dict[str, float] = {}
+        for key, result in zip(self._keys(), self.results, strict=True):
+            label = "/".join(str(part) for part in key)
+            metrics.update(result.to_metrics(f"{prefix}{label}/"))
+        return metrics
 
     def to_xarray(self):
         """An xarray Dataset over the dims: one variable per numeric column (``estimate``,

@@ -4,6 +4,7 @@ a dask DataFrame, or (where it makes sense) plain arrays."""
 
 from clusterstats.comparison import compare
 from clusterstats.diagnostics import check_clustering, report
+from clusterstats.gating import gate
 from clusterstats.mean import cluster_ci, design_effect, icc
 from clusterstats.missing import missing_report
 from clusterstats.paired import paired_delta
@@ -27,6 +28,7 @@ __all__ = [
     "design_effect",
     "effective_n",
     "flakiness",
+    "gate",
     "icc",
     "kish_design_effect",
     "missing_report",

@@ -1,8 +1,10 @@
-"""Command line: ``clusterstats demo``, ``clusterstats ci FILE ...`` and ``clusterstats datasets``.
+"""Command line: ``clusterstats demo``, ``clusterstats ci FILE ...``, ``clusterstats gate FILE
+...`` and ``clusterstats datasets``.
 
 Exit status 0 on success, 2 for anything the user can fix (a bad option, an unreadable file,
 data the statistics cannot use), each reported as one ``clusterstats: error: ...`` line on
-standard error. Library warnings become one ``warning: ...`` line each on standard error,
+standard error. ``gate`` exits with its verdict (0 pass, 1 fail, 2 inconclusive) and 3 for
+such an error. Library warnings become one ``warning: ...`` line each on standard error,
 printed once, and never when the output already shows the same text as a note.
 """
 
@@ -438,6 +440,59 @@ def _ci(args: argparse.Namespace) -> Iterable[str]:
     return notes
 
 
+def _gate(args: argparse.Namespace) -> Iterable[str]:
+    from clusterstats.gating import gate
+
+    labels = [*args.by, *([args.over] if args.over else []), *(args.on or [])]
+    if (args.baseline is None) == (args.at_least is None):
+        raise InvalidOptionError(
+            "a gate asks one question: --baseline FILE with --margin M (not worse than the "
+            "baseline by more than M) or --at-least T (a pass rate of at least T)"
+        )
+    candidate = read_table(args.path, args.format, args.encoding, labels=labels)
+    baseline = None
+    if args.baseline is not None:
+        baseline = read_table(args.baseline, args.format, args.encoding, labels=labels)
+    on = None if not args.on else args.on[0] if len(args.on) == 1 else args.on
+    report = gate(
+        candidate,
+        args.outcome,
+        args.by[0] if len(args.by) == 1 else args.by,
+        baseline=baseline,
+        margin=args.margin,
+        at_least=args.at_least,
+        over=args.over,
+        on=on,
+        rerun=args.rerun,
+        estimand=args.estimand,
+        method=args.method,
+        confidence=args.confidence,
+        missing=args.missing,
+        n_resamples=args.n_resamples,
+        rng=args.seed,
+    )
+    if args.output == "text":
+        print(repr(report))
+    elif args.output == "markdown":
+        print(report.to_markdown(), end="")
+    elif args.output == "csv":
+        print(report.to_frame().to_csv(index=False), end="")
+    else:
+        payload = {
+            "verdict": report.verdict,
+            "exit_code": report.exit_code,
+            "confidence": report.confidence,
+            "adjust": report.adjust,
+            "gates": [_record(g) for g in report.gates],
+        }
+        print(json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False))
+    if args.summary is not None:
+        with open(args.summary, "a", encoding="utf-8") as handle:
+            handle.write(report.to_markdown())
+    args.exit_code = report.exit_code
+    return tuple(dict.fromkeys(n for g in report.gates for n in g.notes))
+
+
 def _datasets(args: argparse.Namespace) -> Iterable[str]:
     if args.name is None:
         rows = [
@@ -554,6 +609,45 @@ def build_parser() -> argparse.ArgumentParser:
     ci.add_argument("--output", default="text", choices=("text", "table", "csv", "json"))
     ci.set_defaults(func=_ci)
 
+    gate = sub.add_parser(
+        "gate",
+        help="pass / fail / inconclusive for a CI job (exit 0 / 1 / 2; an error exits 3)",
+    )
+    gate.add_argument("path", help="the new model's results (a table, or logs with --format)")
+    gate.add_argument(
+        "--format",
+        default="auto",
+        choices=("auto", "inspect", "lm-eval"),
+        help="as in clusterstats ci",
+    )
+    gate.add_argument("--encoding", default=None, help="as in clusterstats ci")
+    gate.add_argument("--outcome", required=True, help="outcome column (higher is better)")
+    gate.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
+    gate.add_argument("--baseline", help="the baseline's results on the same items")
+    gate.add_argument(
+        "--margin", type=float, help="with --baseline: how much worse is still acceptable"
+    )
+    gate.add_argument(
+        "--at-least", type=float, dest="at_least", help="without --baseline: the threshold"
+    )
+    gate.add_argument(
+        "--on", action="append", help="item key column(s) matching the two files (repeat)"
+    )
+    gate.add_argument("--rerun", help="run id column, when items have several rows per model")
+    gate.add_argument("--over", help="one gate per value of this column (Holm-adjusted)")
+    gate.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
+    gate.add_argument("--method", default="auto", choices=tuple(dict.fromkeys(METHODS)))
+    gate.add_argument("--confidence", type=float, default=0.95)
+    gate.add_argument("--missing", default="drop", choices=("drop", "fail", "pass", "raise", "ipw"))
+    gate.add_argument("--n-resamples", type=int, default=9999, dest="n_resamples")
+    gate.add_argument("--seed", type=int, default=None, help="seed for bootstrap methods")
+    gate.add_argument("--output", default="text", choices=("text", "markdown", "csv", "json"))
+    gate.add_argument(
+        "--summary",
+        help="also append the Markdown report to this file (e.g. $GITHUB_STEP_SUMMARY)",
+    )
+    gate.set_defaults(func=_gate)
+
     data = sub.add_parser(
         "datasets", help="list the bundled datasets, describe one, or write one to a file"
     )
@@ -575,15 +669,18 @@ def _print_warnings(caught: Sequence[warnings.WarningMessage], shown: Iterable[s
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 success, 2 user error).
+    """Run the command line; returns the exit status (0 success, 2 user error; ``gate``: 0
+    pass, 1 fail, 2 inconclusive, 3 user error).
 
     ``--help`` and ``--version`` print and raise ``SystemExit(0)``, as argparse does.
     """
+    words = list(sys.argv[1:] if argv is None else argv)
+    error_status = 3 if words[:1] == ["gate"] else 2  # gate's 2 means inconclusive
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(words)
     except _UsageError as error:
         print(f"clusterstats: error: {_one_line(error)}", file=sys.stderr)
-        return 2
+        return error_status
     shown: Iterable[str] = ()
     failure = None
     with warnings.catch_warnings(record=True) as caught:
@@ -595,8 +692,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _print_warnings(caught, shown)
     if failure is not None:
         print(f"clusterstats: error: {failure}", file=sys.stderr)
-        return 2
-    return 0
+        return error_status
+    return getattr(args, "exit_code", 0)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from clusterstats._result import GroupedResults
 from clusterstats.comparison import Comparison
 from clusterstats.datasets import DatasetInfo
 from clusterstats.diagnostics import ClusteringCheck, Report
+from clusterstats.gating import Gate, GateReport
 from clusterstats.mean import ICC, ClusterCI, DesignEffect
 from clusterstats.missing import MissingReport
 from clusterstats.paired import PairedDelta
@@ -20,6 +21,8 @@ __all__ = [
     "DatasetInfo",
     "DesignEffect",
     "Flakiness",
+    "Gate",
+    "GateReport",
     "GroupedResults",
     "MissingReport",
     "PairedDelta",

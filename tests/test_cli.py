@@ -327,7 +327,7 @@ def test_cli_page_examples_print_what_the_page_shows(capsys, monkeypatch, tmp_pa
     monkeypatch.chdir(tmp_path)
     page = (REPO / "docs" / "cli.md").read_text()
     pairs = re.findall(r"```bash\n(.*?)\n```\s*```text\n(.*?)\n```", page, flags=re.S)
-    assert len(pairs) == 5
+    assert len(pairs) == 6
     for command, expected in pairs:
         argv = shlex.split(command)
         assert argv[0] == "clusterstats"

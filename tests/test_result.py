@@ -111,3 +111,30 @@ def test_demo_numbers_are_consistent(demo):
         assert r.interval == (r.low, r.high)
         assert not math.isnan(r.icc)
         assert r.design_effect > 1
+
+
+def test_to_metrics_flat_floats_for_trackers(bbh):
+    res = bbh.eval.cluster_ci("correct", by="task")
+    metrics = res.to_metrics("eval/")
+    numeric = [
+        c
+        for c in res.columns
+        if isinstance(getattr(res, c), (int, float)) and not isinstance(getattr(res, c), bool)
+    ]
+    assert list(metrics) == [f"eval/{c}" for c in numeric]
+    assert all(type(v) is float for v in metrics.values())
+    assert metrics["eval/low"] == res.low
+    assert "eval/method" not in metrics
+    grouped = bbh.eval.cluster_ci("correct", by="task", over="condition")
+    flat = grouped.to_metrics()
+    assert flat["cot/estimate"] == grouped["cot"].estimate
+    assert len(flat) == 2 * len(numeric)
+    # labels that trackers reject become "_"
+    odd = bbh.assign(condition=bbh["condition"].map({"cot": "c:o(t)", "direct": "d"}))
+    keys = odd.eval.cluster_ci("correct", by="task", over="condition").to_metrics()
+    assert "c_o_t_/estimate" in keys
+    report = cs.gate(bbh[bbh.condition == "cot"], "correct", "task", at_least=0.5)
+    gm = report.to_metrics("g/")
+    assert gm["g/exit_code"] == 0.0
+    assert gm["g/estimate"] == report.gates[0].estimate
+    assert math.isnan(gm["g/clusters_needed"])

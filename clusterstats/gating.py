@@ -1,0 +1,683 @@
+"""A release gate from an interval: pass, fail or inconclusive (``gate``).
+
+A gate asks one of two questions of an eval run and answers it from a confidence interval,
+never from the point estimate alone:
+
+* **not worse**: is the new model no worse than the baseline by more than ``margin``, on the
+  items both ran (``paired_delta``, clustered)? It passes when the interval of ``new −
+  baseline`` lies above ``−margin``, fails when it lies below, and is inconclusive when it
+  contains ``−margin``;
+* **at least**: is the pass rate (or mean score) at least ``at_least`` (``cluster_ci``)? It
+  passes when the interval lies at or above the threshold, fails when it lies below, and is
+  inconclusive otherwise.
+
+Several gates at once (one per slice: ``over=``, or the extra dims of a Dataset) control the
+family-wise error of the passes by Holm's step-down procedure (Holm 1979) on the interval
+tests. An inconclusive gate says how many clusters a plan (``pilot_plan``) puts at 80% power
+to decide, were the truth what this run estimates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from scipy import special
+
+from clusterstats import _display as fmt
+from clusterstats import _options as opt
+from clusterstats._result import GroupedResults, Result, label_of, metric_key
+from clusterstats.errors import ClusterStatsError, InvalidOptionError
+
+__all__ = ["EXIT_CODES", "Gate", "GateReport", "gate"]
+
+Verdict = Literal["pass", "fail", "inconclusive"]
+
+#: The exit status of ``clusterstats gate`` for each overall verdict (an error exits 3).
+EXIT_CODES: dict[str, int] = {"pass": 0, "fail": 1, "inconclusive": 2}
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Gate(Result):
+    """One gate's verdict (an entry of :class:`GateReport`).
+
+    The fields are the columns of ``GateReport.to_frame()``, in this order.
+
+    Attributes
+    ----------
+    group : str or None
+        The slice (a value of ``over=``, or a Dataset's extra-dim labels), None for one gate.
+    kind : {"not_worse", "at_least"}
+        The question.
+    outcome : str or None
+        The outcome column.
+    by : tuple of str
+        The cluster column(s).
+    verdict : {"pass", "fail", "inconclusive"}
+        ``"pass"``: the interval clears the boundary; ``"fail"``: it lies on the wrong side
+        of it; ``"inconclusive"``: it contains it.
+    estimate : float
+        ``new − baseline`` (not worse) or the pass rate (at least).
+    low, high : float
+        The interval the verdict was read from, at ``confidence``.
+    boundary : float
+        ``−margin`` (not worse) or ``at_least``.
+    confidence : float
+        The confidence of that interval: the family's, adjusted by Holm's procedure when
+        there are several gates.
+    method, estimand : str
+        The interval method actually used, and the estimand.
+    n_clusters : int
+        Clusters in the run.
+    clusters_needed : float
+        For an inconclusive gate: the clusters (of the run's mean size) at which a plan has
+        80% power to decide, were the truth the estimate (``inf`` when the estimate is on
+        the boundary); NaN for a decided gate or when no plan could be made (a note says why).
+    notes : tuple of str
+        The statistic's notes, and the plan's.
+    """
+
+    group: str | None = None
+    kind: str
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    verdict: str
+    estimate: float
+    low: float
+    high: float
+    boundary: float
+    confidence: float
+    method: str
+    estimand: str
+    n_clusters: int
+    clusters_needed: float = math.nan
+    notes: tuple[str, ...] = ()
+
+    _html: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("verdict", "verdict"),
+        ("estimate", "estimate"),
+        ("low", "low"),
+        ("high", "high"),
+        ("boundary", "boundary"),
+        ("confidence", "confidence"),
+        ("n_clusters", "clusters"),
+        ("clusters_needed", "clusters needed"),
+    )
+
+    @property
+    def question(self) -> str:
+        """The question, in words."""
+        if self.kind == "not_worse":
+            return f"not worse than the baseline by more than {-self.boundary + 0.0:g}"
+        return f"at least {self.boundary:g}"
+
+    def _lines(self) -> list[str]:
+        where = "" if self.group is None else f" [{self.group}]"
+        lines = [
+            f"Gate{where}: {self.verdict.upper()} — {label_of(self.outcome, self.by)}: "
+            f"{self.question}",
+            f"  estimate {fmt.number(self.estimate)}  {self.confidence:.4g} CI "
+            f"{fmt.interval(self.low, self.high)}  ({self.method}, {self.n_clusters:,} "
+            "clusters)",
+        ]
+        if self.verdict == "inconclusive" and not math.isnan(self.clusters_needed):
+            lines.append(
+                f"  to decide: about {_clusters(self.clusters_needed)} clusters (80% power, "
+                "if the truth is the estimate)"
+            )
+        return lines
+
+
+@dataclass(frozen=True, repr=False)
+class GateReport:
+    """The verdicts of one or more gates (returned by ``gate``).
+
+    ``verdict`` is ``"fail"`` if any gate fails, else ``"inconclusive"`` if any is, else
+    ``"pass"``; ``exit_code`` is what ``clusterstats gate`` exits with (0 pass, 1 fail,
+    2 inconclusive). It prints as text, renders as an HTML table in Jupyter,
+    ``to_markdown()`` gives a CI job summary and ``to_frame()`` one row per gate (the
+    columns of :class:`Gate`).
+
+    Attributes
+    ----------
+    gates : tuple of Gate
+        One per slice, in order.
+    verdict : {"pass", "fail", "inconclusive"}
+        The overall verdict.
+    confidence : float
+        The family's confidence: with several gates, the chance that any gate that should
+        not pass passes is at most ``(1 − confidence) / 2``.
+    adjust : {"holm", "none"}
+        How the gates' intervals were adjusted (``"none"`` for a single gate).
+    """
+
+    gates: tuple[Gate, ...]
+    verdict: str
+    confidence: float
+    adjust: str
+
+    @property
+    def exit_code(self) -> int:
+        """0 pass, 1 fail, 2 inconclusive."""
+        return EXIT_CODES[self.verdict]
+
+    @property
+    def passed(self) -> bool:
+        """Whether every gate passed."""
+        return self.verdict == "pass"
+
+    def to_metrics(self, prefix: str = "") -> dict[str, float]:
+        """A flat dict of floats for an experiment tracker: ``prefix + "exit_code"`` and each
+        gate's numeric fields, keyed ``prefix + group + "/" + name`` (no group for a single
+        gate), as :meth:`Result.to_metrics`.
+
+        Parameters
+        ----------
+        prefix : str
+            Put before every key.
+
+        Returns
+        -------
+        dict of str to float
+        """
+        metrics = {metric_key(f"{prefix}exit_code"): float(self.exit_code)}
+        for g in self.gates:
+            metrics.update(g.to_metrics(prefix if g.group is None else f"{prefix}{g.group}/"))
+        return metrics
+
+    def to_frame(self):
+        """One row per gate, the columns of :class:`Gate` (``by`` joined with ``", "``,
+        ``notes`` with ``"; "``)."""
+        import pandas as pd
+
+        return pd.DataFrame([g._row() for g in self.gates], columns=list(Gate.columns))
+
+    def _adjust_line(self) -> str:
+        if self.adjust == "none":
+            return f"one gate, read from its {self.confidence:.4g} interval"
+        return (
+            f"{len(self.gates)} gates, Holm's step-down on the interval tests: the chance that "
+            f"any gate passes that should not is at most {(1 - self.confidence) / 2:.3g}"
+        )
+
+    def _rows(self) -> tuple[list[str], list[list[Any]]]:
+        header = ["gate", "verdict", "estimate", "interval", "boundary", "level", "clusters"]
+        header.append("clusters needed")
+        rows = [
+            [
+                g.group if g.group is not None else label_of(g.outcome, g.by),
+                g.verdict,
+                fmt.number(g.estimate),
+                fmt.interval(g.low, g.high),
+                f"{g.boundary:g}",
+                f"{g.confidence:.4g}",
+                f"{g.n_clusters:,}",
+                _clusters(g.clusters_needed) if g.verdict == "inconclusive" else "",
+            ]
+            for g in self.gates
+        ]
+        return header, rows
+
+    def _notes(self) -> list[str]:
+        return list(
+            dict.fromkeys(
+                f"{g.group}: {n}" if g.group is not None else n for g in self.gates for n in g.notes
+            )
+        )
+
+    def __repr__(self) -> str:
+        first = self.gates[0]
+        lines = [
+            f"GateReport: {self.verdict.upper()} ({first.question}; "
+            f"{label_of(first.outcome, first.by)})",
+            fmt.text_table(*self._rows()),
+            f"  {self._adjust_line()}",
+        ]
+        lines += [f"  note: {n}" for n in self._notes()]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        header, rows = self._rows()
+        return fmt.html_table(
+            header, rows, f"Gate: {self.verdict} — {self._adjust_line()}", self._notes()
+        )
+
+    def to_markdown(self) -> str:
+        """A Markdown summary for a CI job (e.g. ``$GITHUB_STEP_SUMMARY``)."""
+        first = self.gates[0]
+        icon = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}[self.verdict]
+        header, rows = self._rows()
+        lines = [
+            f"### {icon} clusterstats gate: {self.verdict.upper()}",
+            "",
+            f"**{label_of(first.outcome, first.by)}**: {first.question}; {self._adjust_line()}.",
+            "",
+            "| " + " | ".join(header) + " |",
+            "|" + "---|" * len(header),
+        ]
+        lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+        notes = self._notes()
+        if notes:
+            lines += ["", *[f"- {n}" for n in notes]]
+        return "\n".join(lines) + "\n"
+
+
+def _clusters(value: float) -> str:
+    if math.isnan(value):
+        return "–"
+    if math.isinf(value):
+        return "∞"
+    return f"{math.ceil(value):,}"
+
+
+def _decide(low: float, high: float, boundary: float) -> str:
+    if low >= boundary:
+        return "pass"
+    if high < boundary:
+        return "fail"
+    return "inconclusive"
+
+
+def _group_label(label: Any) -> str | None:
+    if label is None:
+        return None
+    if isinstance(label, dict):
+        return ", ".join(f"{dim}={value}" for dim, value in label.items())
+    return str(label)
+
+
+def _as_list(result: Any) -> list[tuple[Any, Any]]:
+    """``(label, result)`` per gate; a label of a Dataset's groups is a ``{dim: value}``."""
+    if not isinstance(result, GroupedResults):
+        return [(None, result)]
+    if isinstance(result.over, tuple):  # a Dataset's extra dims
+        return [
+            (dict(zip(result.over, np.atleast_1d(np.asarray(label, dtype=object)), strict=True)), r)
+            for label, r in result.items()
+        ]
+    return list(result.items())
+
+
+def gate(
+    data: Any,
+    outcome: Hashable,
+    by: opt.By | None = None,
+    *,
+    baseline: Any = None,
+    margin: float | None = None,
+    at_least: float | None = None,
+    over: Hashable | None = None,
+    on: Hashable | Sequence[Hashable] | None = None,
+    rerun: Hashable | None = None,
+    estimand: opt.Estimand = "pooled",
+    method: str = "auto",
+    confidence: float = 0.95,
+    missing: opt.MissingOrIPW = "drop",
+    responded: Hashable | None = None,
+    strata: Hashable | None = None,
+    nest: bool = False,
+    lonely: opt.Lonely = "fail",
+    power: float = 0.8,
+    n_resamples: int = 9999,
+    rng: int | np.random.Generator | None = None,
+    case: Hashable = "case",
+) -> GateReport:
+    """Pass, fail or inconclusive: a release gate read from a clustered interval.
+
+    With ``baseline`` and ``margin``: is ``data`` (the new model) not worse than
+    ``baseline`` by more than ``margin``? The interval of the paired difference ``new −
+    baseline`` on the shared items (``paired_delta``) passes when it lies at or above
+    ``−margin``, fails when it lies below, and is inconclusive when it contains it. With
+    ``at_least``: is the pass rate (or mean score) of ``data`` at least that? The interval of
+    ``cluster_ci`` passes when it lies at or above the threshold, fails when it lies below,
+    and is inconclusive otherwise. A two-sided interval at ``confidence`` is a one-sided test
+    at ``(1 − confidence) / 2``, the convention of non-inferiority trials (Piaggio et al.
+    2012, CONSORT extension for non-inferiority trials).
+
+    With several gates (``over=``, or a Dataset's extra dims), Holm's (1979) step-down
+    procedure controls the family-wise error of the passes: with ``r`` gates still
+    undecided, every one is read from its interval at confidence ``1 − (1 − confidence) /
+    r``; those that pass are removed and the rest are read again at the next level, until
+    none passes. The gates left then fail if their interval (at the last level) lies beyond
+    the boundary, else they are inconclusive. The chance that any gate passes that should
+    not is at most ``(1 − confidence) / 2``.
+
+    An inconclusive gate reports ``clusters_needed``: the clusters of the run's mean size at
+    which ``pilot_plan`` puts the power to tell the estimate from the boundary at ``power``
+    (for ``at_least``, the clusters whose planned half-width is ``d z_{α/2} / (z_{α/2} +
+    z_power)`` for the distance ``d``; for ``not_worse``, the paired plan's
+    ``clusters_for_power`` with ``effect = d``; items with several runs are averaged first,
+    as ``paired_delta`` does), were the truth the estimate. Where no pilot plan can be made
+    (one row per cluster leaves no ICC to estimate), the run's own standard error is scaled
+    instead, ``K (z_{α/2} + z_power)² se² / d²``, with a note.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, xarray.Dataset or dask DataFrame
+        The new model's results, as in ``cluster_ci`` (at least) or as ``paired_delta``'s
+        first side (not worse).
+    outcome : column label
+        The outcome (0/1 or a score; higher is better).
+    by : column label or list of labels, optional
+        The cluster column(s).
+    baseline : DataFrame or Dataset, optional
+        The baseline's results on the same items, matched on ``on``: the not-worse gate.
+    margin : float, optional
+        With ``baseline``: how much worse than the baseline is still acceptable (0 or more,
+        in the outcome's units: 0.02 is two points of pass rate).
+    at_least : float, optional
+        Without ``baseline``: the threshold the pass rate must clear.
+    over : column label, optional
+        One gate per value of this column (e.g. a task or a slice), with Holm's adjustment.
+        For the not-worse gate both frames need the column.
+    on, rerun : column label(s), optional
+        As in ``paired_delta`` (the item key and the run id of frames).
+    estimand : {"pooled", "cluster_mean"}
+        As in ``cluster_ci``.
+    method : str
+        The interval method, as in ``cluster_ci`` or ``paired_delta`` (default ``"auto"``).
+    confidence : float
+        The family's confidence, strictly between 0 and 1.
+    missing : {"drop", "fail", "pass", "raise", "ipw"}
+        As in ``cluster_ci`` and ``paired_delta``.
+    responded : column label, optional
+        A response indicator.
+    strata, nest, lonely
+        A stratified design, as in ``cluster_ci``.
+    power : float
+        The power at which ``clusters_needed`` is planned, strictly between 0 and 1.
+    n_resamples : int
+        Bootstrap replicates of the bootstrap methods.
+    rng : int, numpy.random.Generator or None
+        Seed or generator for the bootstrap (None: a fixed default seed, as in ``cluster_ci``).
+    case : dim name
+        For a Dataset: the case dim.
+
+    Returns
+    -------
+    GateReport
+
+    Raises
+    ------
+    InvalidOptionError
+        Neither or both of ``baseline`` and ``at_least``; ``baseline`` without ``margin``;
+        a negative or non-finite ``margin`` or ``at_least``; ``power`` outside (0, 1);
+        ``over`` on a Dataset (its extra dims are the slices); and every error of
+        ``cluster_ci`` and ``paired_delta`` for the data and the other options.
+
+    Examples
+    --------
+    >>> import clusterstats
+    >>> bbh = clusterstats.datasets.load("bbh")
+    >>> cot, direct = bbh[bbh.condition == "cot"], bbh[bbh.condition == "direct"]
+    >>> g = clusterstats.gate(cot, "correct", by="task", baseline=direct, on="item_id",
+    ...                       margin=0.0)
+    >>> g.verdict, g.exit_code
+    ('pass', 0)
+    >>> clusterstats.gate(cot, "correct", by="task", at_least=0.9).verdict
+    'fail'
+    """
+    confidence = opt.check_plan_confidence(confidence)
+    if (baseline is None) == (at_least is None):
+        raise InvalidOptionError(
+            "a gate asks one question: pass baseline= and margin= (not worse than the "
+            "baseline by more than the margin) or at_least= (a pass rate of at least a "
+            "threshold)"
+        )
+    if baseline is not None and margin is None:
+        raise InvalidOptionError(
+            "baseline= needs margin=: how much worse than the baseline is still acceptable "
+            "(0 or more, in the outcome's units; 0 asks for no loss at all)"
+        )
+    if baseline is None and margin is not None:
+        raise InvalidOptionError("margin= goes with baseline=; a threshold is at_least=")
+    bound = margin if baseline is not None else at_least
+    name = "margin" if baseline is not None else "at_least"
+    if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not math.isfinite(bound):
+        raise InvalidOptionError(f"{name} must be a finite number, got {bound!r}")
+    if baseline is not None and bound < 0:
+        raise InvalidOptionError(
+            f"margin must be 0 or more (how much worse is acceptable), got {bound!r}"
+        )
+    if isinstance(power, bool) or not isinstance(power, (int, float)) or not 0 < power < 1:
+        raise InvalidOptionError(f"power must be strictly between 0 and 1, got {power!r}")
+    is_dataset = hasattr(data, "dims") and not hasattr(data, "columns")
+    if over is not None and is_dataset:
+        raise InvalidOptionError(
+            "over= slices a frame; a Dataset's extra dims (e.g. task) are its slices already"
+        )
+    boundary = -float(bound) + 0.0 if baseline is not None else float(bound)  # no -0.0
+    kind = "not_worse" if baseline is not None else "at_least"
+    common = {
+        "estimand": estimand,
+        "method": method,
+        "missing": missing,
+        "responded": responded,
+        "strata": strata,
+        "nest": nest,
+        "lonely": lonely,
+        "n_resamples": n_resamples,
+        "rng": rng,
+        "case": case,
+    }
+
+    def evaluate(level: float) -> list[tuple[Any, Any]]:
+        from clusterstats.mean import cluster_ci
+        from clusterstats.paired import paired_delta
+
+        if baseline is None:
+            return _as_list(cluster_ci(data, outcome, by, over=over, confidence=level, **common))
+        if over is None:
+            return _as_list(
+                paired_delta(
+                    data, baseline, outcome, by, on=on, rerun=rerun, confidence=level, **common
+                )
+            )
+        return [
+            (
+                value,
+                paired_delta(new, old, outcome, by, on=on, rerun=rerun, confidence=level, **common),
+            )
+            for value, new, old in _slices(data, baseline, over)
+        ]
+
+    alpha = 1.0 - confidence
+    results = evaluate(confidence)
+    n_gates = len(results)
+    decided: dict[int, tuple[str, Any, float]] = {}
+    level = confidence
+    while True:
+        undecided = [i for i in range(n_gates) if i not in decided]
+        if not undecided:
+            break
+        level = 1.0 - alpha / len(undecided)
+        current = results if level == confidence else evaluate(level)
+        passing = [i for i in undecided if _decide(*_bounds(current[i][1]), boundary) == "pass"]
+        if not passing:
+            for i in undecided:
+                verdict = _decide(*_bounds(current[i][1]), boundary)
+                decided[i] = (verdict, current[i][1], level)
+            break
+        for i in passing:
+            decided[i] = ("pass", current[i][1], level)
+    gates = []
+    for i in range(n_gates):
+        verdict, result, level = decided[i]
+        estimate = result.delta if kind == "not_worse" else result.estimate
+        low, high = _bounds(result)
+        needed, plan_notes = math.nan, ()
+        if verdict == "inconclusive":
+            needed, plan_notes = _clusters_needed(
+                results[i][0],
+                kind,
+                estimate,
+                float(result.se),
+                int(result.n_clusters),
+                boundary,
+                level,
+                power,
+                data,
+                baseline,
+                outcome,
+                by,
+                over=over,
+                on=on,
+                rerun=rerun,
+                missing=missing,
+                responded=responded,
+                case=case,
+            )
+        gates.append(
+            Gate(
+                group=_group_label(results[i][0]),
+                kind=kind,
+                outcome=result.outcome,
+                by=result.by,
+                verdict=verdict,
+                estimate=float(estimate),
+                low=float(low),
+                high=float(high),
+                boundary=boundary,
+                confidence=level,
+                method=result.method,
+                estimand=result.estimand,
+                n_clusters=int(result.n_clusters),
+                clusters_needed=needed,
+                notes=(*result.notes, *plan_notes),
+            )
+        )
+    verdicts = {g.verdict for g in gates}
+    overall = (
+        "fail" if "fail" in verdicts else "inconclusive" if "inconclusive" in verdicts else "pass"
+    )
+    return GateReport(
+        gates=tuple(gates),
+        verdict=overall,
+        confidence=confidence,
+        adjust="holm" if n_gates > 1 else "none",
+    )
+
+
+def _bounds(result: Any) -> tuple[float, float]:
+    return float(result.low), float(result.high)
+
+
+def _slices(data: Any, baseline: Any, over: Hashable) -> list[tuple[Any, Any, Any]]:
+    """``(value, data slice, baseline slice)`` per value of ``over``, in sorted order."""
+    for frame, side in ((data, "data"), (baseline, "baseline")):
+        if not hasattr(frame, "columns") or over not in frame.columns:
+            raise InvalidOptionError(
+                f"over={over!r}: the {side} frame has no such column; both frames need it "
+                "to be sliced alike"
+            )
+    column = data[over]
+    values = column.unique()
+    values = values.compute() if hasattr(values, "compute") else values
+    try:
+        ordered = sorted(values)
+    except TypeError:
+        ordered = list(values)
+    return [(v, data[data[over] == v], baseline[baseline[over] == v]) for v in ordered]
+
+
+def _clusters_needed(
+    label: Any,
+    kind: str,
+    estimate: float,
+    se: float,
+    n_clusters: int,
+    boundary: float,
+    level: float,
+    power: float,
+    data: Any,
+    baseline: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    over: Hashable | None,
+    on: Any,
+    rerun: Hashable | None,
+    missing: str,
+    responded: Hashable | None,
+    case: Hashable,
+) -> tuple[float, tuple[str, ...]]:
+    """Clusters at which a plan from this run has ``power`` to decide (see ``gate``)."""
+    from clusterstats.planning import pilot_plan
+
+    distance = abs(estimate - boundary)
+    if distance == 0:
+        return math.inf, ("the estimate is on the boundary: no number of clusters decides it",)
+    if over is not None:
+        data = data[data[over] == label]
+        baseline = None if baseline is None else baseline[baseline[over] == label]
+    elif label is not None:  # a Dataset's slice: {dim: value}
+        data = data.sel(label)
+        baseline = None if baseline is None else baseline.sel(label)
+    if kind == "not_worse" and rerun is not None and on is not None and hasattr(data, "groupby"):
+        # paired_delta averages each item's runs; the paired plan works on those item means
+        keys = list(dict.fromkeys([*opt.check_labels("on", on), *opt.check_labels("by", by)]))
+        data, baseline = (
+            _item_means(frame, keys, outcome, responded) for frame in (data, baseline)
+        )
+    plan_missing = "drop" if missing == "ipw" else missing
+    z_alpha = float(special.ndtri(0.5 + level / 2))
+    z_power = float(special.ndtri(power))
+    try:
+        if kind == "at_least":
+            p = pilot_plan(
+                data,
+                outcome,
+                by,
+                missing=plan_missing,
+                responded=responded,
+                confidence=level,
+                target_half_width=distance * z_alpha / (z_alpha + z_power),
+                case=case,
+            )
+            return _checked_needed(float(p.clusters_needed), p.n_clusters)
+        p = pilot_plan(
+            data,
+            outcome,
+            by,
+            other=baseline,
+            on=on,
+            missing=plan_missing,
+            responded=responded,
+            confidence=level,
+            effect=distance,
+            power=power,
+            case=case,
+        )
+        return _checked_needed(float(p.clusters_for_power), p.n_clusters)
+    except ClusterStatsError as exc:
+        # No pilot plan (e.g. one row per cluster, so no ICC): scale this run's standard
+        # error instead, se * sqrt(K / K'), which holds the design effect fixed.
+        if not se > 0:
+            return math.nan, (f"no plan for the clusters needed: {exc}",)
+        needed = max(2.0, n_clusters * ((z_alpha + z_power) * se / distance) ** 2)
+        return needed, (
+            "clusters needed scaled from this run's standard error (se·√(K/K′)), since a "
+            f"pilot plan could not be made: {exc}",
+        )
+
+
+def _item_means(frame: Any, keys: list[Hashable], outcome: Hashable, responded: Any) -> Any:
+    """One row per item (and cluster): the mean of its runs, as ``paired_delta`` takes it."""
+    columns = [outcome] if responded is None else [outcome, responded]
+    means = frame.groupby(keys, sort=False)[columns].mean().reset_index()
+    return means.compute() if hasattr(means, "compute") else means
+
+
+def _checked_needed(needed: float, n_clusters: float) -> tuple[float, tuple[str, ...]]:
+    if needed > n_clusters:
+        return needed, ()
+    # The plan's normal-theory answer assumes an interval as narrow as a design effect
+    # predicts; with few clusters the interval is wider than that.
+    return needed, (
+        f"the plan's {_clusters(needed)} clusters are no more than the {int(n_clusters):,} "
+        "this run has: its interval is wider than the plan's normal theory assumes (few "
+        "clusters, or a skewed difference), so more clusters than that are needed",
+    )

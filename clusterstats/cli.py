@@ -1,5 +1,5 @@
-"""Command line: ``clusterstats demo``, ``clusterstats ci FILE ...``, ``clusterstats gate FILE
-...`` and ``clusterstats datasets``.
+"""Command line: ``clusterstats demo``, ``ci``, ``paired``, ``compare``, ``gate`` and
+``datasets``, each a thin layer over the library function of the same name.
 
 Exit status 0 on success, 2 for anything the user can fix (a bad option, an unreadable file,
 data the statistics cannot use), each reported as one ``clusterstats: error: ...`` line on
@@ -26,6 +26,7 @@ import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import datasets
+from clusterstats._options import COMPARE_METHODS, PAIRED_METHODS
 from clusterstats._result import GroupedResults
 from clusterstats.core.intervals import METHODS
 from clusterstats.core.variance import ESTIMANDS
@@ -399,7 +400,7 @@ def _demo(args: argparse.Namespace) -> Iterable[str]:
 
 def _ci(args: argparse.Namespace) -> Iterable[str]:
     labels = [*args.by, args.over] if args.over else list(args.by)
-    df = read_table(args.path, args.format, args.encoding, labels=labels)
+    df = read_table(args.path, args.format, args.encoding, labels=[*labels, *_extra_labels(args)])
     if args.outcome in labels:
         option = "--over" if args.outcome == args.over else "--by"
         raise InvalidOptionError(
@@ -414,18 +415,7 @@ def _ci(args: argparse.Namespace) -> Iterable[str]:
                 f"repeat --by: {' '.join('--by ' + part for part in parts)}"
             )
     by = args.by[0] if len(args.by) == 1 else args.by
-    res = cluster_ci(
-        df,
-        args.outcome,
-        by,
-        estimand=args.estimand,
-        method=args.method,
-        confidence=args.confidence,
-        over=args.over,
-        missing=args.missing,
-        n_resamples=args.n_resamples,
-        rng=args.seed,
-    )
+    res = cluster_ci(df, args.outcome, by, over=args.over, **_design_kwargs(args))
     notes = _notes_of(res)
     if args.output == "text":
         print(repr(res))
@@ -440,10 +430,135 @@ def _ci(args: argparse.Namespace) -> Iterable[str]:
     return notes
 
 
+def _design_options(parser: argparse.ArgumentParser, *, methods: Sequence[str]) -> None:
+    """The options every statistic shares, named as the library names them."""
+    parser.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
+    parser.add_argument("--method", default="auto", choices=tuple(methods))
+    parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument(
+        "--missing", default="drop", choices=("drop", "fail", "pass", "raise", "ipw")
+    )
+    parser.add_argument("--responded", help="response indicator column (true = answered)")
+    parser.add_argument("--strata", help="stratum column of a stratified design")
+    parser.add_argument(
+        "--nest", action="store_true", help="with --strata: cluster ids are local to a stratum"
+    )
+    parser.add_argument(
+        "--lonely",
+        default="fail",
+        choices=("fail", "adjust", "average", "certainty"),
+        help="with --strata: what a stratum with one cluster does",
+    )
+    parser.add_argument("--n-resamples", type=int, default=9999, dest="n_resamples")
+    parser.add_argument("--seed", type=int, default=None, help="seed for bootstrap methods")
+
+
+def _design_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "estimand": args.estimand,
+        "method": args.method,
+        "confidence": args.confidence,
+        "missing": args.missing,
+        "responded": args.responded,
+        "strata": args.strata,
+        "nest": args.nest,
+        "lonely": args.lonely,
+        "n_resamples": args.n_resamples,
+        "rng": args.seed,
+    }
+
+
+def _key(values: Sequence[str] | None) -> Any:
+    """One label, a list of labels, or None, from a repeatable option."""
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else list(values)
+
+
+def _extra_labels(args: argparse.Namespace) -> list[str]:
+    return [x for x in (args.responded, args.strata) if x is not None]
+
+
+def _print_result(result: Any, output: str) -> None:
+    if output == "text":
+        print(repr(result))
+    elif output == "csv":
+        print(result.to_frame().to_csv(index=False), end="")
+    else:
+        print(json_output(result))
+
+
+def _paired(args: argparse.Namespace) -> Iterable[str]:
+    from clusterstats.paired import paired_delta
+
+    labels = [*args.by, *(args.on or []), *([args.rerun] if args.rerun else [])]
+    labels += _extra_labels(args)
+    new = read_table(args.path, args.format, args.encoding, labels=labels)
+    old = read_table(args.baseline, args.format, args.encoding, labels=labels)
+    res = paired_delta(
+        new,
+        old,
+        args.outcome,
+        _key(args.by),
+        on=_key(args.on),
+        rerun=args.rerun,
+        how=args.how,
+        labels=(Path(args.path).stem, Path(args.baseline).stem),
+        **_design_kwargs(args),
+    )
+    _print_result(res, args.output)
+    return _notes_of(res)
+
+
+def _compare(args: argparse.Namespace) -> Iterable[str]:
+    from clusterstats.comparison import compare
+
+    labels = [*args.by, args.model, *(args.on or []), *([args.rerun] if args.rerun else [])]
+    labels += _extra_labels(args)
+    df = read_table(args.path, args.format, args.encoding, labels=labels)
+    baseline: Any = args.baseline
+    if baseline is not None and baseline not in set(df[args.model].astype(str)):
+        raise InvalidOptionError(
+            f"--baseline {baseline!r} is not a value of --model {args.model!r}"
+        )
+    if baseline is not None:
+        # the command line gives text; the column may hold numbers
+        baseline = next(v for v in df[args.model].unique() if str(v) == baseline)
+    res = compare(
+        df,
+        args.outcome,
+        _key(args.by),
+        model=args.model,
+        on=_key(args.on),
+        rerun=args.rerun,
+        baseline=baseline,
+        how=args.how,
+        adjust=args.adjust,
+        **_design_kwargs(args),
+    )
+    if args.output == "json":
+        payload = {
+            "leaderboard": [
+                {k: _plain(v) for k, v in row.items()}
+                for row in res.leaderboard().to_dict(orient="records")
+            ],
+            "pairs": [
+                {k: _plain(v) for k, v in row.items()}
+                for row in res.to_frame().to_dict(orient="records")
+            ],
+            "notes": list(res.notes),
+        }
+        print(json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False))
+    else:
+        _print_result(res, args.output)
+    return tuple(res.notes)
+
+
 def _gate(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.gating import gate
 
     labels = [*args.by, *([args.over] if args.over else []), *(args.on or [])]
+    labels += _extra_labels(args)
     if (args.baseline is None) == (args.at_least is None):
         raise InvalidOptionError(
             "a gate asks one question: --baseline FILE with --margin M (not worse than the "
@@ -464,12 +579,7 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
         over=args.over,
         on=on,
         rerun=args.rerun,
-        estimand=args.estimand,
-        method=args.method,
-        confidence=args.confidence,
-        missing=args.missing,
-        n_resamples=args.n_resamples,
-        rng=args.seed,
+        **_design_kwargs(args),
     )
     if args.output == "text":
         print(repr(report))
@@ -561,6 +671,16 @@ class _Parser(argparse.ArgumentParser):
         return super().add_argument(*names, **options)
 
 
+def _input_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        default="auto",
+        choices=("auto", "inspect", "lm-eval"),
+        help="as in clusterstats ci",
+    )
+    parser.add_argument("--encoding", default=None, help="as in clusterstats ci")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="clusterstats",
@@ -600,14 +720,41 @@ def build_parser() -> argparse.ArgumentParser:
         help="cluster column (repeat for a combination of columns)",
     )
     ci.add_argument("--over", help="one interval per value of this column (e.g. model)")
-    ci.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
-    ci.add_argument("--method", default="auto", choices=METHODS)
-    ci.add_argument("--confidence", type=float, default=0.95)
-    ci.add_argument("--missing", default="drop", choices=("drop", "fail", "pass", "raise", "ipw"))
-    ci.add_argument("--n-resamples", type=int, default=9999, dest="n_resamples")
-    ci.add_argument("--seed", type=int, default=None, help="seed for bootstrap methods")
+    _design_options(ci, methods=METHODS)
     ci.add_argument("--output", default="text", choices=("text", "table", "csv", "json"))
     ci.set_defaults(func=_ci)
+
+    paired = sub.add_parser(
+        "paired", help="did the new run beat the baseline? the paired difference on shared items"
+    )
+    paired.add_argument("path", help="the new run's results")
+    paired.add_argument("baseline", help="the baseline's results on the same items")
+    _input_options(paired)
+    paired.add_argument("--outcome", required=True, help="outcome column (0/1 or a score)")
+    paired.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
+    paired.add_argument("--on", action="append", help="item key column(s) (repeat)")
+    paired.add_argument("--rerun", help="run id column, when items have several rows")
+    paired.add_argument("--how", default="strict", choices=("strict", "inner"))
+    _design_options(paired, methods=PAIRED_METHODS)
+    paired.add_argument("--output", default="text", choices=("text", "csv", "json"))
+    paired.set_defaults(func=_paired)
+
+    comparison = sub.add_parser(
+        "compare", help="many models on the same items: leaderboard, ranks, pairwise differences"
+    )
+    comparison.add_argument("path", help="one table, one row per model and item (and run)")
+    _input_options(comparison)
+    comparison.add_argument("--outcome", required=True, help="outcome column")
+    comparison.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
+    comparison.add_argument("--model", required=True, help="the column naming the model")
+    comparison.add_argument("--on", action="append", help="item key column(s) (repeat)")
+    comparison.add_argument("--rerun", help="run id column, when items have several rows")
+    comparison.add_argument("--baseline", help="compare every model with this one only")
+    comparison.add_argument("--how", default="strict", choices=("strict", "inner"))
+    comparison.add_argument("--adjust", default="holm", choices=("holm", "bh", "none"))
+    _design_options(comparison, methods=COMPARE_METHODS)
+    comparison.add_argument("--output", default="text", choices=("text", "csv", "json"))
+    comparison.set_defaults(func=_compare)
 
     gate = sub.add_parser(
         "gate",
@@ -635,12 +782,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gate.add_argument("--rerun", help="run id column, when items have several rows per model")
     gate.add_argument("--over", help="one gate per value of this column (Holm-adjusted)")
-    gate.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
-    gate.add_argument("--method", default="auto", choices=tuple(dict.fromkeys(METHODS)))
-    gate.add_argument("--confidence", type=float, default=0.95)
-    gate.add_argument("--missing", default="drop", choices=("drop", "fail", "pass", "raise", "ipw"))
-    gate.add_argument("--n-resamples", type=int, default=9999, dest="n_resamples")
-    gate.add_argument("--seed", type=int, default=None, help="seed for bootstrap methods")
+    _design_options(gate, methods=METHODS)
     gate.add_argument("--output", default="text", choices=("text", "markdown", "csv", "json"))
     gate.add_argument(
         "--summary",

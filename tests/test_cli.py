@@ -327,7 +327,7 @@ def test_cli_page_examples_print_what_the_page_shows(capsys, monkeypatch, tmp_pa
     monkeypatch.chdir(tmp_path)
     page = (REPO / "docs" / "cli.md").read_text()
     pairs = re.findall(r"```bash\n(.*?)\n```\s*```text\n(.*?)\n```", page, flags=re.S)
-    assert len(pairs) == 6
+    assert len(pairs) == 8
     for command, expected in pairs:
         argv = shlex.split(command)
         assert argv[0] == "clusterstats"
@@ -362,3 +362,38 @@ def test_table_header_names_the_confidence_level(tmp_path, capsys, tau):
     assert "naive 90% CI" in out
     assert "clustered 90% CI" in out
     assert "95%" not in out
+
+
+def test_paired_and_compare_commands_give_the_librarys_numbers(tmp_path, capsys, bbh, mmlu):
+    cot, direct = bbh[bbh.condition == "cot"], bbh[bbh.condition == "direct"]
+    cot.to_csv(tmp_path / "cot.csv", index=False)
+    direct.to_csv(tmp_path / "direct.csv", index=False)
+    common = ["--outcome", "correct", "--by", "task", "--on", "item_id", "--output", "json"]
+    args = ["paired", str(tmp_path / "cot.csv"), str(tmp_path / "direct.csv"), *common]
+    assert main(args) == 0
+    record = json.loads(capsys.readouterr().out)
+    expected = cs.paired_delta(cot, direct, "correct", "task", on="item_id")
+    assert record["label_a"] == "cot"
+    assert record["label_b"] == "direct"
+    assert record["method"] == expected.method
+    assert (record["low"], record["high"]) == (expected.low, expected.high)
+    # the design options reach the library: strata equal to the clusters is its error
+    assert main([*args, "--strata", "task"]) == 2
+    assert "27 strata have a single cluster" in capsys.readouterr().err
+    assert main([*args, "--strata", "task", "--lonely", "adjust"]) == 0
+    assert json.loads(capsys.readouterr().out)["method"] == "stratified_cr1"
+    path = tmp_path / "mmlu.csv"
+    mmlu.to_csv(path, index=False)
+    words = ["compare", str(path), "--outcome", "correct", "--by", "src", "--model", "model"]
+    words += ["--on", "question_id", "--output", "json"]
+    assert main(words) == 0
+    payload = json.loads(capsys.readouterr().out)
+    library = cs.compare(mmlu, "correct", "src", model="model", on="question_id")
+    assert [row["model"] for row in payload["leaderboard"]] == list(library.leaderboard()["model"])
+    assert [row["high"] for row in payload["pairs"]] == list(library.to_frame()["high"])
+    assert payload["notes"] == list(library.notes)
+    assert main([*words, "--baseline", "not-a-model"]) == 2
+    assert "is not a value of --model 'model'" in capsys.readouterr().err
+    assert main([*words, "--baseline", "gemini-1.5-flash-002", "--adjust", "none"]) == 0
+    pairs = json.loads(capsys.readouterr().out)["pairs"]
+    assert {row["model_b"] for row in pairs} == {"gemini-1.5-flash-002"}

@@ -127,6 +127,14 @@ case(
     Raises(cs.InvalidInputError, r"paired_delta needs a DataFrame"),
 )
 case(
+    "paired_delta: the stratum column is also the cluster column",
+    # every stratum then holds one cluster: the lonely-stratum error, as in cluster_ci
+    # (before: a raw pandas ValueError from the column taken twice)
+    lambda: {"a": frame(), "b": frame(seed=1)},
+    lambda a, b: cs.paired_delta(a, b, "y", by="g", on="item", strata="g"),
+    Raises(cs.TooFewClustersError, r"30 strata have a single cluster"),
+)
+case(
     "compare: arrays (data=None)",
     lambda: {},
     lambda: cs.compare(None, "y", by="g", model="model"),

@@ -148,7 +148,8 @@ def align(
     item_codes, n_items = _joint_codes(both_keys, "item key")
     # Clusters numbered in sorted label order, as cluster_ci numbers them: the bootstrap
     # draws for a seed then do not depend on the order of the rows.
-    key_columns = by_labels + ([strata] if strata is not None else [])
+    # (a stratum column that is also a cluster column is taken once)
+    key_columns = list(dict.fromkeys(by_labels + ([strata] if strata is not None else [])))
     both_frames = pd.concat(
         [a[key_columns].reset_index(drop=True), b[key_columns].reset_index(drop=True)],
         ignore_index=True,

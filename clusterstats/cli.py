@@ -1,5 +1,6 @@
-"""Command line: ``clusterstats demo``, ``ci``, ``paired``, ``compare``, ``gate`` and
-``datasets``, each a thin layer over the library function of the same name.
+"""Command line: ``clusterstats demo``, ``ci``, ``paired``, ``compare``, ``passk``,
+``flakiness``, ``report``, ``check``, ``missing``, ``plan``, ``gate`` and ``datasets``, each a
+thin layer over the library function it names.
 
 Exit status 0 on success, 2 for anything the user can fix (a bad option, an unreadable file,
 data the statistics cannot use), each reported as one ``clusterstats: error: ...`` line on
@@ -554,6 +555,145 @@ def _compare(args: argparse.Namespace) -> Iterable[str]:
     return tuple(res.notes)
 
 
+def _print_table_result(result: Any, output: str) -> tuple[str, ...]:
+    """A result that is a table (a report, a plan, a check): text, Markdown, CSV or JSON
+    (``{"rows": [...to_frame() records...], "notes": [...]}``)."""
+    notes = tuple(getattr(result, "notes", ()))
+    if output == "text":
+        print(repr(result))
+    elif output == "markdown":
+        if not hasattr(result, "to_markdown"):
+            raise InvalidOptionError(
+                f"--output markdown: a {type(result).__name__} has no Markdown form; use text"
+            )
+        print(result.to_markdown())
+    elif output == "csv":
+        print(result.to_frame().to_csv(index=False), end="")
+    else:
+        rows = [
+            {str(k): _plain(v) for k, v in row.items()}
+            for row in result.to_frame().to_dict(orient="records")
+        ]
+        payload = {"rows": rows, "notes": list(notes)}
+        print(json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False))
+    return notes
+
+
+def _rerun_statistic(args: argparse.Namespace) -> Iterable[str]:
+    from clusterstats.reruns import flakiness, pass_at_k, pass_hat_k
+
+    labels = [args.case, args.rerun, *([args.by] if args.by else [])]
+    labels += [args.over] if args.over else []
+    df = read_table(args.path, args.format, args.encoding, labels=labels)
+    common = {
+        "by": args.by,
+        "case": args.case,
+        "rerun": args.rerun,
+        "over": args.over,
+        "method": args.method,
+        "confidence": args.confidence,
+    }
+    if args.command == "flakiness":
+        res = flakiness(df, args.outcome, **common)
+    else:
+        function = pass_hat_k if args.hat else pass_at_k
+        res = function(
+            df,
+            args.outcome,
+            k=args.k,
+            fewer_runs=args.fewer_runs,
+            n_resamples=args.n_resamples,
+            rng=args.seed,
+            **common,
+        )
+    _print_result(res, args.output)
+    return _notes_of(res)
+
+
+def _report(args: argparse.Namespace) -> Iterable[str]:
+    from clusterstats.diagnostics import report
+
+    labels = [*args.by, *([args.over] if args.over else [])]
+    labels += [args.responded] if args.responded else []
+    df = read_table(args.path, args.format, args.encoding, labels=labels)
+    res = report(
+        df,
+        args.outcome,
+        _key(args.by),
+        over=args.over,
+        estimand=args.estimand,
+        method=args.method,
+        confidence=args.confidence,
+        missing=args.missing,
+        responded=args.responded,
+    )
+    return _print_table_result(res, args.output)
+
+
+def _check(args: argparse.Namespace) -> Iterable[str]:
+    from clusterstats.diagnostics import check_clustering
+
+    df = read_table(args.path, args.format, args.encoding)
+    # "a+b" is the combination of columns a and b, unless a column has that name
+    candidates = [
+        [c] if c in df.columns else [part.strip() for part in c.split("+")]
+        for c in args.candidate or []
+    ]
+    res = check_clustering(
+        df,
+        args.outcome,
+        [c[0] if len(c) == 1 else c for c in candidates],
+        time=args.time,
+        window=args.window,
+        confidence=args.confidence,
+        missing=args.missing,
+    )
+    return _print_table_result(res, args.output)
+
+
+def _missing(args: argparse.Namespace) -> Iterable[str]:
+    from clusterstats.missing import missing_report
+
+    labels = [*args.by, *(x for x in (args.reason, args.responded) if x)]
+    df = read_table(args.path, args.format, args.encoding, labels=labels)
+    res = missing_report(
+        df,
+        args.outcome,
+        _key(args.by),
+        reason=args.reason,
+        responded=args.responded,
+        confidence=args.confidence,
+        threshold=args.threshold,
+    )
+    return _print_table_result(res, args.output)
+
+
+def _plan(args: argparse.Namespace) -> Iterable[str]:
+    from clusterstats.planning import pilot_plan
+
+    labels = [*args.by, *(args.on or []), *([args.responded] if args.responded else [])]
+    df = read_table(args.path, args.format, args.encoding, labels=labels)
+    other = None
+    if args.other is not None:
+        other = read_table(args.other, args.format, args.encoding, labels=labels)
+    res = pilot_plan(
+        df,
+        args.outcome,
+        _key(args.by),
+        other=other,
+        on=_key(args.on),
+        missing=args.missing,
+        confidence=args.confidence,
+        cost_per_cluster=args.cost_per_cluster,
+        cost_per_row=args.cost_per_row,
+        target_half_width=args.target_half_width,
+        effect=args.effect,
+        power=args.power,
+        responded=args.responded,
+    )
+    return _print_table_result(res, args.output)
+
+
 def _gate(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.gating import gate
 
@@ -755,6 +895,89 @@ def build_parser() -> argparse.ArgumentParser:
     _design_options(comparison, methods=COMPARE_METHODS)
     comparison.add_argument("--output", default="text", choices=("text", "csv", "json"))
     comparison.set_defaults(func=_compare)
+
+    for name, what in (
+        ("passk", "pass@k (or pass^k with --hat) over reruns of each case"),
+        ("flakiness", "the share of cases whose reruns disagree, and the reruns' ICC"),
+    ):
+        reruns = sub.add_parser(name, help=what)
+        reruns.add_argument("path", help="one row per case and run")
+        _input_options(reruns)
+        reruns.add_argument("--outcome", required=True, help="the run's outcome (0/1)")
+        reruns.add_argument("--case", required=True, help="the case column")
+        reruns.add_argument("--rerun", required=True, help="the run id column")
+        reruns.add_argument("--by", help="a cluster of cases (default: each case)")
+        reruns.add_argument("--over", help="one result per value of this column")
+        reruns.add_argument("--method", default="auto", choices=tuple(METHODS))
+        reruns.add_argument("--confidence", type=float, default=0.95)
+        if name == "passk":
+            reruns.add_argument("--k", type=int, required=True, help="runs per attempt")
+            reruns.add_argument("--hat", action="store_true", help="pass^k: all k runs pass")
+            reruns.add_argument("--fewer-runs", default="raise", choices=("raise", "drop"))
+            reruns.add_argument("--n-resamples", type=int, default=9999, dest="n_resamples")
+            reruns.add_argument("--seed", type=int, default=None)
+        reruns.add_argument("--output", default="text", choices=("text", "csv", "json"))
+        reruns.set_defaults(func=_rerun_statistic)
+
+    reporting = sub.add_parser("report", help="what to report: a table and sentences")
+    reporting.add_argument("path", help="a table of graded rows")
+    _input_options(reporting)
+    reporting.add_argument("--outcome", required=True)
+    reporting.add_argument("--by", required=True, action="append", help="cluster (repeat)")
+    reporting.add_argument("--over", help="one row per value of this column")
+    reporting.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
+    reporting.add_argument("--method", default="auto", choices=tuple(METHODS))
+    reporting.add_argument("--confidence", type=float, default=0.95)
+    reporting.add_argument("--missing", default="drop", choices=("drop", "fail", "pass", "raise"))
+    reporting.add_argument("--responded", help="response indicator column")
+    reporting.add_argument("--output", default="text", choices=("text", "markdown", "csv", "json"))
+    reporting.set_defaults(func=_report)
+
+    check = sub.add_parser("check", help="which grouping the outcome clusters by")
+    check.add_argument("path", help="a table of graded rows")
+    _input_options(check)
+    check.add_argument("--outcome", required=True)
+    check.add_argument(
+        "--candidate",
+        action="append",
+        help="a candidate cluster column (repeat; a+b for a combination)",
+    )
+    check.add_argument("--time", help="a time column, for a check over time windows")
+    check.add_argument("--window", help="with --time: the window (e.g. 1D, 1h)")
+    check.add_argument("--confidence", type=float, default=0.95)
+    check.add_argument("--missing", default="drop", choices=("drop", "fail", "pass", "raise"))
+    check.add_argument("--output", default="text", choices=("text", "csv", "json"))
+    check.set_defaults(func=_check)
+
+    missing = sub.add_parser("missing", help="how missing responses could move the estimate")
+    missing.add_argument("path", help="a table of graded rows, missing outcomes empty")
+    _input_options(missing)
+    missing.add_argument("--outcome", required=True)
+    missing.add_argument("--by", required=True, action="append", help="cluster (repeat)")
+    missing.add_argument("--reason", help="a column saying why a response is missing")
+    missing.add_argument("--responded", help="response indicator column")
+    missing.add_argument("--confidence", type=float, default=0.95)
+    missing.add_argument("--threshold", type=float, help="the value a conclusion rests on")
+    missing.add_argument("--output", default="text", choices=("text", "csv", "json"))
+    missing.set_defaults(func=_missing)
+
+    planning = sub.add_parser("plan", help="what the next eval budget should buy, from a pilot")
+    planning.add_argument("path", help="the pilot's graded rows")
+    _input_options(planning)
+    planning.add_argument("--outcome", required=True)
+    planning.add_argument("--by", required=True, action="append", help="cluster (repeat)")
+    planning.add_argument("--other", help="a second run of the same items, for a paired plan")
+    planning.add_argument("--on", action="append", help="item key column(s), with --other")
+    planning.add_argument("--missing", default="drop", choices=("drop", "fail", "pass", "raise"))
+    planning.add_argument("--responded", help="response indicator column")
+    planning.add_argument("--confidence", type=float, default=0.95)
+    planning.add_argument("--cost-per-cluster", type=float, dest="cost_per_cluster")
+    planning.add_argument("--cost-per-row", type=float, dest="cost_per_row")
+    planning.add_argument("--target-half-width", type=float, dest="target_half_width")
+    planning.add_argument("--effect", type=float, help="with --other: the difference to detect")
+    planning.add_argument("--power", type=float, default=0.8)
+    planning.add_argument("--output", default="text", choices=("text", "csv", "json"))
+    planning.set_defaults(func=_plan)
 
     gate = sub.add_parser(
         "gate",

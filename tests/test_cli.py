@@ -327,7 +327,7 @@ def test_cli_page_examples_print_what_the_page_shows(capsys, monkeypatch, tmp_pa
     monkeypatch.chdir(tmp_path)
     page = (REPO / "docs" / "cli.md").read_text()
     pairs = re.findall(r"```bash\n(.*?)\n```\s*```text\n(.*?)\n```", page, flags=re.S)
-    assert len(pairs) == 8
+    assert len(pairs) == 9
     for command, expected in pairs:
         argv = shlex.split(command)
         assert argv[0] == "clusterstats"
@@ -397,3 +397,90 @@ def test_paired_and_compare_commands_give_the_librarys_numbers(tmp_path, capsys,
     assert main([*words, "--baseline", "gemini-1.5-flash-002", "--adjust", "none"]) == 0
     pairs = json.loads(capsys.readouterr().out)["pairs"]
     assert {row["model_b"] for row in pairs} == {"gemini-1.5-flash-002"}
+
+
+def test_rerun_report_check_missing_and_plan_commands_give_the_librarys_numbers(
+    tmp_path, capsys, tau, mmlu
+):
+    tau_path, mmlu_path = tmp_path / "tau.csv", tmp_path / "mmlu.csv"
+    tau.to_csv(tau_path, index=False)
+    mmlu.to_csv(mmlu_path, index=False)
+    runs = ["--outcome", "reward", "--case", "task_id", "--rerun", "trial"]
+
+    def run(*words):
+        assert main([*words, "--output", "json"]) == 0, capsys.readouterr().err
+        return json.loads(capsys.readouterr().out)
+
+    hat = run("passk", str(tau_path), *runs, "--k", "2", "--hat")
+    library = cs.pass_hat_k(tau, "reward", k=2, case="task_id", rerun="trial")
+    assert (hat["statistic"], hat["low"], hat["high"]) == ("pass^k", library.low, library.high)
+    flaky = run("flakiness", str(tau_path), *runs)
+    assert (
+        flaky["flaky_rate"] == cs.flakiness(tau, "reward", case="task_id", rerun="trial").flaky_rate
+    )
+    report = run("report", str(mmlu_path), "--outcome", "correct", "--by", "src", "--over", "model")
+    expected = cs.report(mmlu, "correct", "src", over="model").to_frame()
+    assert [row["estimate"] for row in report["rows"]] == list(expected["estimate"])
+    assert (
+        main(
+            [
+                "report",
+                str(mmlu_path),
+                "--outcome",
+                "correct",
+                "--by",
+                "src",
+                "--output",
+                "markdown",
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.startswith("| estimate |")
+    check = run(
+        "check",
+        str(mmlu_path),
+        "--outcome",
+        "correct",
+        "--candidate",
+        "src",
+        "--candidate",
+        "src+category",
+    )
+    library_check = cs.check_clustering(mmlu, "correct", ["src", ["src", "category"]])
+    assert [row["se"] for row in check["rows"]] == list(library_check.to_frame()["se"])
+    missing = run("missing", str(mmlu_path), "--outcome", "correct", "--by", "src")
+    assert missing["rows"][0] == {
+        k: (None if isinstance(v, float) and v != v else v)
+        for k, v in cs.missing_report(mmlu, "correct", "src").to_frame().iloc[0].items()
+    }
+    plan = run(
+        "plan",
+        str(tau_path),
+        "--outcome",
+        "reward",
+        "--by",
+        "task_id",
+        "--target-half-width",
+        "0.05",
+    )
+    library_plan = cs.pilot_plan(tau, "reward", "task_id", target_half_width=0.05)
+    assert [row["half_width"] for row in plan["rows"]] == list(
+        library_plan.to_frame()["half_width"]
+    )
+    # a table result without a Markdown form says so, in one line
+    assert (
+        main(
+            [
+                "plan",
+                str(tau_path),
+                "--outcome",
+                "reward",
+                "--by",
+                "task_id",
+                "--output",
+                "markdown",
+            ]
+        )
+        == 2
+    )

@@ -1,11 +1,13 @@
 """Adapters: each backend's input validated and reduced to a design, nothing else.
 
 One function per kind of design; each looks at the type of ``data`` and hands it to the
-backend's module: :mod:`~clusterstats.adapters.frame` and :mod:`~clusterstats.adapters.pairing`
-(pandas DataFrames, and plain arrays with ``data=None``), :mod:`~clusterstats.adapters.dataset`
-(xarray Datasets laid out as (case, rerun)) and :mod:`~clusterstats.adapters.dask` (dask
-DataFrames). Every statistic calls these, so a backend gives the same design, and hence the
-same numbers, notes and warnings, as every other.
+backend's module: :mod:`~clusterstats.adapters.frame` and
+:mod:`~clusterstats.adapters.pairing` (pandas DataFrames, and plain arrays with
+``data=None``), :mod:`~clusterstats.adapters.dataset` (xarray Datasets laid out as (case,
+rerun)) and :mod:`~clusterstats.adapters.dask` (dask DataFrames); a polars or pyarrow table
+is first converted, its named columns only, by :mod:`~clusterstats.adapters.arrow`. Every
+statistic calls these, so a backend gives the same design, and hence the same numbers, notes
+and warnings, as every other.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from clusterstats._design import (
     PairedDesign,
     RowsDesign,
 )
+from clusterstats.adapters import arrow, frame, pairing
 from clusterstats.adapters import dask as dask_adapter
-from clusterstats.adapters import frame, pairing
 from clusterstats.errors import InvalidInputError, InvalidOptionError
 
 __all__ = [
@@ -53,7 +55,8 @@ def backend(data: Any) -> str:
         return "xarray"
     raise InvalidInputError(
         "data must be a pandas DataFrame, an xarray Dataset with (case, rerun) dims, a dask "
-        f"DataFrame, or None with array-like outcome and by; got {type(data).__name__}"
+        "DataFrame, a polars or pyarrow table, or None with array-like outcome and by; got "
+        f"{type(data).__name__}"
     )
 
 
@@ -87,6 +90,9 @@ def mean_design(
 ) -> MeanDesign:
     """The per-cluster statistics of ``cluster_ci``, ``icc``, ``design_effect`` and what is
     built on them."""
+    if arrow.is_table(data):
+        names = dask_adapter.columns_named(outcome, by, over, responded, strata, *covariates)
+        data = arrow.to_pandas(data, names)
     kind = backend(data)
     options = {"responded": responded, "strata": strata, "nest": nest, "covariates": covariates}
     if kind == "xarray":
@@ -116,6 +122,15 @@ def paired_design(
     labels: tuple[str, str] | None = None,
 ) -> PairedDesign:
     """Matched items of two sets of results (two frames, two columns, two Datasets)."""
+    if arrow.is_table(data) or arrow.is_table(other):
+        names = dask_adapter.columns_named(by, on, rerun, strata, responded)
+        two_columns = not (arrow.is_table(other) or hasattr(other, "columns"))
+        if two_columns:
+            data = arrow.to_pandas(data, [outcome, other, *names], matched_on=on or "rows")
+        else:
+            data, other = (
+                arrow.to_pandas(side, [outcome, *names], matched_on=on) for side in (data, other)
+            )
     kind = backend(data)
     if kind == "xarray":
         from clusterstats.adapters import dataset
@@ -180,6 +195,9 @@ def comparison_design(
     case: Hashable = "case",
 ) -> ComparisonDesign:
     """Per-item values of many models on shared items."""
+    if arrow.is_table(data):
+        names = dask_adapter.columns_named(outcome, by, model, on, rerun, strata, responded)
+        data = arrow.to_pandas(data, names, matched_on=on)
     kind = backend(data)
     options = {"how": how, "missing": missing, "responded": responded, "strata": strata}
     if kind == "xarray":
@@ -222,6 +240,8 @@ def case_design(
     """Per-case moments of runs (a long frame is laid out as (case, rerun) first)."""
     from clusterstats.adapters import dataset
 
+    if arrow.is_table(data):
+        data = arrow.to_pandas(data, dask_adapter.columns_named(outcome, case, rerun, by, over))
     kind = backend(data)
     if kind == "arrays":
         raise InvalidInputError("the rerun statistics need a DataFrame or a (case, rerun) Dataset")
@@ -261,6 +281,9 @@ def rows_design(
 ) -> RowsDesign:
     """The usable outcomes row by row, with each candidate grouping's codes (and, with
     ``time`` and ``window``, the codes of the time windows, last)."""
+    if arrow.is_table(data):
+        names = dask_adapter.columns_named(outcome, time, *(labels for _, labels in groupings))
+        data = arrow.to_pandas(data, names)
     kind = backend(data)
     windows = {"time": time, "window": window}
     if kind == "xarray":
@@ -288,6 +311,8 @@ def missing_reasons(
     rerun: Hashable = "rerun",
 ) -> tuple[tuple[Any, int, int], ...]:
     """The missing rows by ``reason``: ``(reason, rows, clusters)``, most frequent first."""
+    if arrow.is_table(data):
+        data = arrow.to_pandas(data, dask_adapter.columns_named(outcome, by, reason, responded))
     kind = backend(data)
     if kind == "xarray":
         from clusterstats.adapters import dataset

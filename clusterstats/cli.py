@@ -359,7 +359,7 @@ def comparison_table(results: ClusterCI | GroupedResults[ClusterCI], label: str)
     for group, r in items:
         rows.append(
             [
-                group,
+                ", ".join(map(str, group)) if isinstance(group, tuple) else group,
                 r.estimate,
                 fmt.interval(r.naive_low, r.naive_high, 3),
                 fmt.interval(r.low, r.high, 3),
@@ -400,10 +400,10 @@ def _demo(args: argparse.Namespace) -> Iterable[str]:
 
 
 def _ci(args: argparse.Namespace) -> Iterable[str]:
-    labels = [*args.by, args.over] if args.over else list(args.by)
+    labels = [*args.by, *(args.over or [])]
     df = read_table(args.path, args.format, args.encoding, labels=[*labels, *_extra_labels(args)])
     if args.outcome in labels:
-        option = "--over" if args.outcome == args.over else "--by"
+        option = "--over" if args.outcome in (args.over or []) else "--by"
         raise InvalidOptionError(
             f"--outcome {args.outcome!r} is also the {option} column; the outcome is what each "
             "row scored, the clusters what rows share: name two different columns"
@@ -416,12 +416,12 @@ def _ci(args: argparse.Namespace) -> Iterable[str]:
                 f"repeat --by: {' '.join('--by ' + part for part in parts)}"
             )
     by = args.by[0] if len(args.by) == 1 else args.by
-    res = cluster_ci(df, args.outcome, by, over=args.over, **_design_kwargs(args))
+    res = cluster_ci(df, args.outcome, by, over=_key(args.over), **_design_kwargs(args))
     notes = _notes_of(res)
     if args.output == "text":
         print(repr(res))
     elif args.output == "table":
-        print(comparison_table(res, args.over or ""))
+        print(comparison_table(res, ", ".join(args.over or [])))
         for note in _labelled_notes(res):
             print(f"note: {note}")
     elif args.output == "csv":
@@ -583,13 +583,13 @@ def _rerun_statistic(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.reruns import flakiness, pass_at_k, pass_hat_k
 
     labels = [args.case, args.rerun, *([args.by] if args.by else [])]
-    labels += [args.over] if args.over else []
+    labels += args.over or []
     df = read_table(args.path, args.format, args.encoding, labels=labels)
     common = {
         "by": args.by,
         "case": args.case,
         "rerun": args.rerun,
-        "over": args.over,
+        "over": _key(args.over),
         "method": args.method,
         "confidence": args.confidence,
     }
@@ -613,14 +613,14 @@ def _rerun_statistic(args: argparse.Namespace) -> Iterable[str]:
 def _report(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.diagnostics import report
 
-    labels = [*args.by, *([args.over] if args.over else [])]
+    labels = [*args.by, *(args.over or [])]
     labels += [args.responded] if args.responded else []
     df = read_table(args.path, args.format, args.encoding, labels=labels)
     res = report(
         df,
         args.outcome,
         _key(args.by),
-        over=args.over,
+        over=_key(args.over),
         estimand=args.estimand,
         method=args.method,
         confidence=args.confidence,
@@ -697,7 +697,7 @@ def _plan(args: argparse.Namespace) -> Iterable[str]:
 def _gate(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.gating import gate
 
-    labels = [*args.by, *([args.over] if args.over else []), *(args.on or [])]
+    labels = [*args.by, *(args.over or []), *(args.on or [])]
     labels += _extra_labels(args)
     if (args.baseline is None) == (args.at_least is None):
         raise InvalidOptionError(
@@ -716,7 +716,7 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
         baseline=baseline,
         margin=args.margin,
         at_least=args.at_least,
-        over=args.over,
+        over=_key(args.over),
         on=on,
         rerun=args.rerun,
         **_design_kwargs(args),
@@ -859,7 +859,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help="cluster column (repeat for a combination of columns)",
     )
-    ci.add_argument("--over", help="one interval per value of this column (e.g. model)")
+    ci.add_argument(
+        "--over",
+        action="append",
+        help="one interval per value of this column (e.g. model); repeat for combinations",
+    )
     _design_options(ci, methods=METHODS)
     ci.add_argument("--output", default="text", choices=("text", "table", "csv", "json"))
     ci.set_defaults(func=_ci)
@@ -907,7 +911,9 @@ def build_parser() -> argparse.ArgumentParser:
         reruns.add_argument("--case", required=True, help="the case column")
         reruns.add_argument("--rerun", required=True, help="the run id column")
         reruns.add_argument("--by", help="a cluster of cases (default: each case)")
-        reruns.add_argument("--over", help="one result per value of this column")
+        reruns.add_argument(
+            "--over", action="append", help="one result per value of this column (repeat)"
+        )
         reruns.add_argument("--method", default="auto", choices=tuple(METHODS))
         reruns.add_argument("--confidence", type=float, default=0.95)
         if name == "passk":
@@ -924,7 +930,9 @@ def build_parser() -> argparse.ArgumentParser:
     _input_options(reporting)
     reporting.add_argument("--outcome", required=True)
     reporting.add_argument("--by", required=True, action="append", help="cluster (repeat)")
-    reporting.add_argument("--over", help="one row per value of this column")
+    reporting.add_argument(
+        "--over", action="append", help="one row per value of this column (repeat)"
+    )
     reporting.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
     reporting.add_argument("--method", default="auto", choices=tuple(METHODS))
     reporting.add_argument("--confidence", type=float, default=0.95)
@@ -1004,7 +1012,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--on", action="append", help="item key column(s) matching the two files (repeat)"
     )
     gate.add_argument("--rerun", help="run id column, when items have several rows per model")
-    gate.add_argument("--over", help="one gate per value of this column (Holm-adjusted)")
+    gate.add_argument(
+        "--over",
+        action="append",
+        help="one gate per value of this column (repeat for combinations; Holm-adjusted)",
+    )
     _design_options(gate, methods=METHODS)
     gate.add_argument("--output", default="text", choices=("text", "markdown", "csv", "json"))
     gate.add_argument(

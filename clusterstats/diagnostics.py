@@ -107,7 +107,7 @@ class Report:
             unit = " + ".join(r.by) if r.by else "clusters"
             half = 100 * (r.high - r.low) / 2
             naive = 100 * (r.naive_high - r.naive_low) / 2
-            who = "" if group is None else f"{group}: "
+            who = "" if group is None else f"{_group_text(group)}: "
             out.append(
                 f"{who}{fmt.count(r.n_rows, 'example')} in {r.n_clusters:,} {unit} "
                 f"{'cluster' if r.n_clusters == 1 else 'clusters'} are worth about "
@@ -131,7 +131,7 @@ class Report:
         ):
             rows.append(
                 {
-                    "group": group,
+                    "group": _group_text(group),
                     "n_rows": r.n_rows,
                     "n_clusters": r.n_clusters,
                     "cluster_size_min": r.cluster_size_min,
@@ -174,7 +174,7 @@ class Report:
         ):
             rows.append(
                 [
-                    "" if group is None else group,
+                    "" if group is None else _group_text(group),
                     fmt.number(r.estimate),
                     fmt.interval(r.low, r.high),
                     fmt.interval(r.naive_low, r.naive_high),
@@ -238,7 +238,10 @@ class Report:
 
         first = self.results[0]
         return forest(
-            [label_of(first.outcome, first.by) if g is None else str(g) for g in self.groups],
+            [
+                label_of(first.outcome, first.by) if g is None else str(_group_text(g))
+                for g in self.groups
+            ],
             [r.estimate for r in self.results],
             [r.low for r in self.results],
             [r.high for r in self.results],
@@ -254,7 +257,7 @@ def report(
     outcome: Hashable,
     by: opt.By | None = None,
     *,
-    over: Hashable | None = None,
+    over: Hashable | Sequence[Hashable] | None = None,
     estimand: str = "pooled",
     method: str = "auto",
     confidence: float = 0.95,
@@ -277,8 +280,9 @@ def report(
         The outcome.
     by : column label or list of labels, optional
         The cluster (for a Dataset, a coordinate along ``case``; default: the cases).
-    over : column label, optional
-        One row per value of this column (a Dataset's extra dims play this part).
+    over : column label or list of labels, optional
+        One row per value of this column, or per combination of several columns (a
+        Dataset's extra dims play this part).
     estimand : {"pooled", "cluster_mean"}
         As in ``cluster_ci``.
     method : str
@@ -333,7 +337,8 @@ def report(
         raise InvalidOptionError(
             f"over={over!r} is the outcome column: group by a column that is not the outcome"
         )
-    if over is not None and any(_same_label(label, over) for label in by_labels):
+    over_labels = [] if over is None else over if isinstance(over, (list, tuple)) else [over]
+    if any(_same_label(label, o) for label in by_labels for o in over_labels):
         raise InvalidOptionError(
             f"over={over!r} is also a cluster column (by=): every group would hold a single "
             "cluster; group over a column that is not part of by"
@@ -852,3 +857,8 @@ def check_clustering(
         recommendation=recommendation,
         notes=tuple(notes),
     )
+
+
+def _group_text(group: Any) -> Any:
+    """A group's label for a table: the labels of several ``over=`` columns joined."""
+    return ", ".join(map(str, group)) if isinstance(group, tuple) else group

@@ -19,6 +19,7 @@ to decide, were the truth what this run estimates.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -286,14 +287,16 @@ def _group_label(label: Any) -> str | None:
         return None
     if isinstance(label, dict):
         return ", ".join(f"{dim}={value}" for dim, value in label.items())
+    if isinstance(label, tuple):
+        return ", ".join(map(str, label))
     return str(label)
 
 
-def _as_list(result: Any) -> list[tuple[Any, Any]]:
+def _as_list(result: Any, *, dataset: bool = False) -> list[tuple[Any, Any]]:
     """``(label, result)`` per gate; a label of a Dataset's groups is a ``{dim: value}``."""
     if not isinstance(result, GroupedResults):
         return [(None, result)]
-    if isinstance(result.over, tuple):  # a Dataset's extra dims
+    if dataset:  # the labels of a Dataset's extra dims
         return [
             (dict(zip(result.over, np.atleast_1d(np.asarray(label, dtype=object)), strict=True)), r)
             for label, r in result.items()
@@ -309,7 +312,7 @@ def gate(
     baseline: Any = None,
     margin: float | None = None,
     at_least: float | None = None,
-    over: Hashable | None = None,
+    over: Hashable | Sequence[Hashable] | None = None,
     on: Hashable | Sequence[Hashable] | None = None,
     rerun: Hashable | None = None,
     estimand: opt.Estimand = "pooled",
@@ -370,9 +373,10 @@ def gate(
         in the outcome's units: 0.02 is two points of pass rate).
     at_least : float, optional
         Without ``baseline``: the threshold the pass rate must clear.
-    over : column label, optional
-        One gate per value of this column (e.g. a task or a slice), with Holm's adjustment.
-        For the not-worse gate both frames need the column.
+    over : column label or list of labels, optional
+        One gate per value of this column (e.g. a task or a slice), or per combination of
+        several columns, with Holm's adjustment. For the not-worse gate both frames need
+        the columns.
     on, rerun : column label(s), optional
         As in ``paired_delta`` (the item key and the run id of frames).
     estimand : {"pooled", "cluster_mean"}
@@ -469,12 +473,16 @@ def gate(
         from clusterstats.paired import paired_delta
 
         if baseline is None:
-            return _as_list(cluster_ci(data, outcome, by, over=over, confidence=level, **common))
+            return _as_list(
+                cluster_ci(data, outcome, by, over=over, confidence=level, **common),
+                dataset=is_dataset,
+            )
         if over is None:
             return _as_list(
                 paired_delta(
                     data, baseline, outcome, by, on=on, rerun=rerun, confidence=level, **common
-                )
+                ),
+                dataset=is_dataset,
             )
         return [
             (
@@ -565,22 +573,38 @@ def _bounds(result: Any) -> tuple[float, float]:
     return float(result.low), float(result.high)
 
 
-def _slices(data: Any, baseline: Any, over: Hashable) -> list[tuple[Any, Any, Any]]:
-    """``(value, data slice, baseline slice)`` per value of ``over``, in sorted order."""
+def _over_columns(over: Any) -> list[Hashable]:
+    return list(over) if isinstance(over, (list, tuple)) else [over]
+
+
+def _slice(frame: Any, over: Any, label: Any) -> Any:
+    """The rows of ``frame`` in the ``over=`` group ``label`` (a tuple for several columns)."""
+    columns = _over_columns(over)
+    values = label if len(columns) > 1 else (label,)
+    mask = None
+    for column, value in zip(columns, values, strict=True):
+        match = frame[column] == value
+        mask = match if mask is None else mask & match
+    return frame[mask]
+
+
+def _slices(data: Any, baseline: Any, over: Any) -> list[tuple[Any, Any, Any]]:
+    """``(label, data slice, baseline slice)`` per ``over=`` group of ``data``, in sorted
+    order (a label is a tuple for several columns)."""
+    columns = _over_columns(over)
     for frame, side in ((data, "data"), (baseline, "baseline")):
-        if not hasattr(frame, "columns") or over not in frame.columns:
+        absent = [c for c in columns if not hasattr(frame, "columns") or c not in frame.columns]
+        if absent:
             raise InvalidOptionError(
-                f"over={over!r}: the {side} frame has no such column; both frames need it "
-                "to be sliced alike"
+                f"over={absent[0]!r}: the {side} frame has no such column; both frames need "
+                "it to be sliced alike"
             )
-    column = data[over]
-    values = column.unique()
-    values = values.compute() if hasattr(values, "compute") else values
-    try:
-        ordered = sorted(values)
-    except TypeError:
-        ordered = list(values)
-    return [(v, data[data[over] == v], baseline[baseline[over] == v]) for v in ordered]
+    present = data[columns].drop_duplicates()
+    present = present.compute() if hasattr(present, "compute") else present
+    labels = [tuple(row) if len(columns) > 1 else row[0] for row in present.itertuples(index=False)]
+    with contextlib.suppress(TypeError):  # labels of mixed types keep their order
+        labels = sorted(labels)
+    return [(v, _slice(data, over, v), _slice(baseline, over, v)) for v in labels]
 
 
 def _clusters_needed(
@@ -611,8 +635,8 @@ def _clusters_needed(
     if distance == 0:
         return math.inf, ("the estimate is on the boundary: no number of clusters decides it",)
     if over is not None:
-        data = data[data[over] == label]
-        baseline = None if baseline is None else baseline[baseline[over] == label]
+        data = _slice(data, over, label)
+        baseline = None if baseline is None else _slice(baseline, over, label)
     elif label is not None:  # a Dataset's slice: {dim: value}
         data = data.sel(label)
         baseline = None if baseline is None else baseline.sel(label)

@@ -638,7 +638,7 @@ def cluster_ci(
     estimand: opt.Estimand | Literal["stratum_mean"] = "pooled",
     method: Method = "auto",
     confidence: float = 0.95,
-    over: Hashable | None = None,
+    over: Hashable | Sequence[Hashable] | None = None,
     missing: opt.MissingOrIPW = "drop",
     responded: Hashable | None = None,
     propensity: opt.Propensity = "cluster",
@@ -694,9 +694,10 @@ def cluster_ci(
         ``"korn_graubard*"`` methods need a binary outcome.
     confidence : float
         Nominal coverage, strictly between 0 and 1.
-    over : column label, optional
-        One interval per value of this column (e.g. ``"model"``), in sorted label order. A
-        Dataset's extra dims play this part.
+    over : column label or list of labels, optional
+        One interval per value of this column (e.g. ``"model"``), in sorted label order, or
+        per combination of several columns that occurs (labelled by tuples, e.g.
+        ``over=["model", "task"]``). A Dataset's extra dims play this part.
     missing : {"drop", "fail", "pass", "raise", "ipw"}
         What a missing outcome (NaN, or ``responded`` False) means. ``"drop"`` (complete
         case): those rows are left out and counted in the result, with a note pointing to
@@ -856,7 +857,7 @@ def icc(
     by: opt.By | None = None,
     *,
     confidence: float = 0.95,
-    over: Hashable | None = None,
+    over: Hashable | Sequence[Hashable] | None = None,
     missing: opt.Missing = "drop",
     responded: Hashable | None = None,
     case: Hashable = "case",
@@ -880,8 +881,8 @@ def icc(
         The cluster (for a Dataset, a coordinate along ``case``; default: the cases).
     confidence : float
         Coverage of the interval.
-    over : column label, optional
-        One result per value of this column.
+    over : column label or list of labels, optional
+        One result per value of this column, or per combination of several columns.
     missing : {"drop", "fail", "pass", "raise"}
         As in ``cluster_ci``.
     responded : column label, optional
@@ -920,7 +921,7 @@ def design_effect(
     by: opt.By | None = None,
     *,
     estimand: opt.Estimand = "pooled",
-    over: Hashable | None = None,
+    over: Hashable | Sequence[Hashable] | None = None,
     missing: opt.Missing = "drop",
     responded: Hashable | None = None,
     case: Hashable = "case",
@@ -942,8 +943,8 @@ def design_effect(
         The cluster (for a Dataset, a coordinate along ``case``; default: the cases).
     estimand : {"pooled", "cluster_mean"}
         Whose variance is inflated: the pooled mean or the mean of cluster means.
-    over : column label, optional
-        One result per value of this column.
+    over : column label or list of labels, optional
+        One result per value of this column, or per combination of several columns.
     missing : {"drop", "fail", "pass", "raise"}
         As in ``cluster_ci``.
     responded : column label, optional

@@ -609,9 +609,11 @@ def build_flakiness(
 
 
 def _check_labels(outcome: Any, *, case: Any, rerun: Any, over: Any) -> None:
-    """The names given to a rerun statistic: one label each (``by`` may list several, which
-    the adapters check), and distinct case and rerun."""
-    for role, value in (("outcome", outcome), ("case", case), ("rerun", rerun), ("over", over)):
+    """The names given to a rerun statistic: one label each (``by`` and ``over`` may list
+    several, which the adapters check), and distinct case and rerun."""
+    overs = list(over) if isinstance(over, (list, tuple)) else [over]
+    named = [("outcome", outcome), ("case", case), ("rerun", rerun)]
+    for role, value in named + [("over", o) for o in overs]:
         try:
             hash(value)
         except TypeError:
@@ -638,7 +640,7 @@ def pass_at_k(
     by: Hashable | None = None,
     case: Hashable = "case",
     rerun: Hashable | None = "rerun",
-    over: Hashable | None = None,
+    over: Hashable | Sequence[Hashable] | None = None,
     method: str = "auto",
     confidence: float = 0.95,
     fewer_runs: Literal["raise", "drop"] = "raise",
@@ -670,9 +672,9 @@ def pass_at_k(
         case); default: every case is its own cluster.
     case, rerun : dim names of a Dataset, or columns of a frame
         ``rerun=None`` (frames only) numbers the runs of each case in row order.
-    over : column label, optional
+    over : column label or list of labels, optional
         For frames: one result per value of a column (e.g. ``"model"``), in sorted label
-        order; a Dataset's extra dims play this part.
+        order, or per combination of several columns; a Dataset's extra dims play this part.
     method : str
         One of ``"auto"``, ``"cr2"``, ``"cr1"``, ``"naive"``, ``"bootstrap"``,
         ``"bootstrap_bca"``, ``"bootstrap_percentile"`` and ``"bootstrap_t"``.
@@ -753,7 +755,7 @@ def pass_hat_k(
     by: Hashable | None = None,
     case: Hashable = "case",
     rerun: Hashable | None = "rerun",
-    over: Hashable | None = None,
+    over: Hashable | Sequence[Hashable] | None = None,
     method: str = "auto",
     confidence: float = 0.95,
     fewer_runs: Literal["raise", "drop"] = "raise",
@@ -778,8 +780,8 @@ def pass_hat_k(
         Clusters of cases; default: every case is its own cluster.
     case, rerun : dim names of a Dataset, or columns of a frame
         ``rerun=None`` (frames only) numbers the runs of each case in row order.
-    over : column label, optional
-        For frames: one result per value of a column.
+    over : column label or list of labels, optional
+        For frames: one result per value of a column, or per combination of several.
     method : str
         As in ``pass_at_k``: ``"auto"``, ``"cr2"``, ``"cr1"``, ``"naive"``, ``"bootstrap"``,
         ``"bootstrap_bca"``, ``"bootstrap_percentile"`` or ``"bootstrap_t"``.
@@ -840,7 +842,7 @@ def flakiness(
     by: Hashable | None = None,
     case: Hashable = "case",
     rerun: Hashable | None = "rerun",
-    over: Hashable | None = None,
+    over: Hashable | Sequence[Hashable] | None = None,
     method: str = "auto",
     confidence: float = 0.95,
 ) -> Flakiness | GroupedResults[Flakiness]:
@@ -865,8 +867,8 @@ def flakiness(
         Clusters of cases; default: every case is its own cluster.
     case, rerun : dim names of a Dataset, or columns of a frame
         ``rerun=None`` (frames only) numbers the runs of each case in row order.
-    over : column label, optional
-        For frames: one result per value of a column.
+    over : column label or list of labels, optional
+        For frames: one result per value of a column, or per combination of several.
     method : str
         An interval method of ``cluster_ci`` for the flaky rate (a binary mean over cases).
     confidence : float

@@ -828,10 +828,17 @@ FRAME_CASES = [
         over="y",
     ),
     pass_case(
-        "over= a list",
-        Raises(cs.InvalidInputError, r"over= takes one variable or column label, not a list"),
+        # a list names several columns (one result per combination); one column is over=model
+        "over= a list of one column",
+        Returns(_check_groups),
         frame=_two_groups,
         over=["model"],
+    ),
+    pass_case(
+        "over= a list with an unhashable entry",
+        Raises(cs.InvalidInputError, r"over= takes one variable or column label, not a list"),
+        frame=_two_groups,
+        over=[["model"]],
     ),
     pass_case(
         "over= a case missing from one group",

@@ -249,7 +249,7 @@ def case_design(
         if kind == "dask":
             names = dask_adapter.columns_named(outcome, case, rerun, by, over)
             data = dask_adapter.compute_columns(data, names)
-        dims = [] if over is None else [over]
+        dims = [] if over is None else frame.as_labels(over, role="over")
         # the clusters must be a coordinate along the cases: named, so that a by= column that
         # varies within a case is an error that says so
         coords = "auto" if by is None else list(frame.as_labels(by))

@@ -149,7 +149,11 @@ def mean_design(
     table, has_inf, missing_ids, *checks = dask.compute(*lazy)
     for column, count in zip(keys, missing_ids.to_numpy(), strict=True):
         if count:
-            role = "over=" if column == over else ("strata" if column == strata else "cluster")
+            role = (
+                "over="
+                if column in columns_named(over)
+                else ("strata" if column == strata else "cluster")
+            )
             raise InvalidClusterError(f"{role} column {column!r} has {int(count)} missing ids")
     if has_inf:
         raise InvalidOutcomeError(f"outcome column {outcome!r} contains infinite values")
@@ -185,7 +189,7 @@ def _design_from_table(
     if over is None:
         group_codes, group_labels = np.zeros(len(cells), dtype=np.intp), [None]
     else:
-        group_codes, group_labels = over_groups(cells[over], over)
+        group_codes, group_labels = over_groups(cells, over)
     groups = []
     for index, label in enumerate(group_labels):
         part = group_codes == index
@@ -214,7 +218,7 @@ def _design_from_table(
     return MeanDesign(
         outcome=str(outcome),
         by=tuple(str(b) for b in by_labels),
-        over=None if over is None else str(over),
+        over=frame_adapter.over_name(over),
         groups=tuple(groups),
         strata_labels=tuple(stratum_labels),
         cluster_names=names,

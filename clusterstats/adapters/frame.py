@@ -376,15 +376,45 @@ def factorize_sorted(values: Any) -> tuple[np.ndarray, Any]:
     return factorize_labels(values, sort=True)
 
 
-def over_groups(series: pd.Series, over: Hashable) -> tuple[np.ndarray, list[Any]]:
+def over_groups(frame: pd.DataFrame, over: Any) -> tuple[np.ndarray, list[Any]]:
     """Codes and labels of the ``over=`` groups, in sorted label order (first-appearance
-    order for labels of mixed, unorderable types), so results never depend on row order."""
-    codes, uniques = factorize_labels(series, sort=True)
-    if (codes < 0).any():
-        raise InvalidClusterError(
-            f"column {over!r} (over=) has {int((codes < 0).sum())} missing labels"
-        )
-    return codes.astype(np.intp, copy=False), list(uniques)
+    order for labels of mixed, unorderable types), so results never depend on row order.
+
+    ``over`` is one column or a list of columns; with several, a group is a combination that
+    occurs, its label the tuple of the columns' labels, in the columns' sorted orders."""
+    labels = as_labels(over, role="over") if isinstance(over, (list, tuple)) else [over]
+    combined: np.ndarray | None = None
+    per_column = []
+    for label in labels:
+        codes, uniques = factorize_labels(frame[label], sort=True)
+        if (codes < 0).any():
+            raise InvalidClusterError(
+                f"column {label!r} (over=) has {int((codes < 0).sum())} missing labels"
+            )
+        per_column.append(list(uniques))
+        codes = codes.astype(np.int64, copy=False)
+        combined = codes if combined is None else combined * len(uniques) + codes
+    if len(labels) == 1:
+        return combined.astype(np.intp, copy=False), per_column[0]
+    present, codes = np.unique(combined, return_inverse=True)
+    names = []
+    for value in present:
+        parts = []
+        for uniques in reversed(per_column):
+            value, position = divmod(int(value), len(uniques))
+            parts.append(uniques[position])
+        names.append(tuple(reversed(parts)))
+    return codes.astype(np.intp, copy=False), names
+
+
+def over_name(over: Any) -> str | tuple[str, ...] | None:
+    """``design.over``: the column's name, or a tuple of names for several columns."""
+    if over is None:
+        return None
+    if isinstance(over, (list, tuple)):
+        labels = as_labels(over, role="over")
+        return tuple(str(label) for label in labels) if len(labels) > 1 else str(labels[0])
+    return str(over)
 
 
 def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable], *, with_names: bool = False):
@@ -515,9 +545,11 @@ def mean_design(
     frame, outcome_label, by_labels = as_frame(data, outcome, by)
     check_distinct_roles(outcome_label, by=by_labels, over=over, strata=strata)
     named = [outcome_label, *by_labels, *covariates]
-    for extra in (over, strata, responded):
+    for extra in (strata, responded):
         if extra is not None:
             named.append(extra)
+    if over is not None:
+        named.extend(over if isinstance(over, (list, tuple)) else [over])
     require_columns(frame, named)
     if len(frame) == 0:
         raise EmptyDataError("the frame has no rows")
@@ -532,7 +564,7 @@ def mean_design(
     if over is None:
         group_codes, group_labels = None, [None]
     else:
-        group_codes, group_labels = over_groups(frame[over], over)
+        group_codes, group_labels = over_groups(frame, over)
     tables = grouped_tables(
         values, codes, n_clusters, group_codes, len(group_labels), name=outcome_label
     )
@@ -557,7 +589,7 @@ def mean_design(
     return MeanDesign(
         outcome=None if data is None else str(outcome_label),
         by=tuple(str(b) for b in by_labels) if data is not None else (),
-        over=None if over is None else str(over),
+        over=over_name(over),
         groups=tuple(groups),
         strata_labels=tuple(stratum_labels),
         cluster_names=names,

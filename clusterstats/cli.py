@@ -16,6 +16,7 @@ import codecs
 import io
 import json
 import math
+import os
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -721,6 +722,7 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
         rerun=args.rerun,
         **_design_kwargs(args),
     )
+    args.exit_code = report.exit_code  # the verdict stands even if the reader stops early
     if args.output == "text":
         print(repr(report))
     elif args.output == "markdown":
@@ -739,7 +741,6 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
     if args.summary is not None:
         with open(args.summary, "a", encoding="utf-8") as handle:
             handle.write(report.to_markdown())
-    args.exit_code = report.exit_code
     return tuple(dict.fromkeys(n for g in report.gates for n in g.notes))
 
 
@@ -1045,6 +1046,14 @@ def _print_warnings(caught: Sequence[warnings.WarningMessage], shown: Iterable[s
         print(f"warning: {message}", file=sys.stderr)
 
 
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):  # not a real file (e.g. captured)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 success, 2 user error; ``gate``: 0
     pass, 1 fail, 2 inconclusive, 3 user error).
@@ -1064,6 +1073,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.simplefilter("always")
         try:
             shown = tuple(args.func(args))
+        except BrokenPipeError:
+            # The reader stopped reading (e.g. `| head`): not an error, and nothing more to
+            # print; later writes (the interpreter's final flush) go nowhere.
+            _silence_stdout()
         except (ClusterStatsError, OSError) as exc:
             failure = _one_line(exc)
     _print_warnings(caught, shown)

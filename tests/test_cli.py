@@ -484,3 +484,32 @@ def test_rerun_report_check_missing_and_plan_commands_give_the_librarys_numbers(
         )
         == 2
     )
+
+
+def test_a_reader_that_stops_early_is_not_an_error(tmp_path):
+    # `clusterstats ... | head -c 10`: the pipe closes while the output (far more than a pipe
+    # buffer: 300 groups of JSON) is being written
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "group": np.repeat(np.arange(300), 40),
+            "doc": np.tile(np.repeat(np.arange(20), 2), 300),
+            "y": rng.normal(size=12_000),
+        }
+    )
+    frame.to_csv(tmp_path / "many.csv", index=False)
+    words = "ci many.csv --outcome y --by doc --over group --method cr2 --output json"
+    done = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f"{sys.executable} -m clusterstats {words} | head -c 10 > /dev/null; "
+            "exit ${PIPESTATUS[0]}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""

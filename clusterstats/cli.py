@@ -1,6 +1,6 @@
 """Command line: ``clusterstats demo``, ``ci``, ``paired``, ``compare``, ``passk``,
-``flakiness``, ``report``, ``check``, ``missing``, ``plan``, ``gate`` and ``datasets``, each a
-thin layer over the library function it names.
+``flakiness``, ``report``, ``check``, ``missing``, ``plan``, ``gate``, ``annotate`` and
+``datasets``, each a thin layer over the library function it names.
 
 Exit status 0 on success, 2 for anything the user can fix (a bad option, an unreadable file,
 data the statistics cannot use), each reported as one ``clusterstats: error: ...`` line on
@@ -695,6 +695,25 @@ def _plan(args: argparse.Namespace) -> Iterable[str]:
     return _print_table_result(res, args.output)
 
 
+def _annotate(args: argparse.Namespace) -> Iterable[str]:
+    try:
+        from clusterstats.inspect import annotate
+    except ImportError as error:
+        raise InvalidOptionError(str(error)) from None
+    path = Path(args.log)
+    if not path.is_file():
+        raise FileReadError(path, "no such log file (a .eval or .json inspect_ai log)")
+    log = annotate(path, cluster=args.by, output=args.output)
+    written = args.output or args.log
+    for score in log.results.scores:
+        group = {k: m.value for k, m in score.metrics.items() if m.group == "cluster_ci"}
+        if group:
+            shown = ", ".join(f"{k} {fmt.number(v)}" for k, v in group.items())
+            print(f"{score.name}: cluster_ci {shown}")
+    print(f"wrote {written}")
+    return ()
+
+
 def _gate(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.gating import gate
 
@@ -987,6 +1006,15 @@ def build_parser() -> argparse.ArgumentParser:
     planning.add_argument("--power", type=float, default=0.8)
     planning.add_argument("--output", default="text", choices=("text", "csv", "json"))
     planning.set_defaults(func=_plan)
+
+    annotation = sub.add_parser(
+        "annotate",
+        help="add the clustered metric to an inspect_ai log (recomputed, no model calls)",
+    )
+    annotation.add_argument("log", help="a .eval or .json inspect_ai log file")
+    annotation.add_argument("--by", help="sample metadata field naming the cluster")
+    annotation.add_argument("--output", help="write the annotated log here (default: in place)")
+    annotation.set_defaults(func=_annotate)
 
     gate = sub.add_parser(
         "gate",

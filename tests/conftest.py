@@ -72,3 +72,57 @@ def tau() -> pd.DataFrame:
 @pytest.fixture(scope="session")
 def cruxeval() -> pd.DataFrame:
     return clusterstats.datasets.load("cruxeval")
+
+
+@pytest.fixture(scope="session")
+def run_on_mock_model():
+    """``run(log_dir, n_samples, docs_of, broken, epochs, metrics=None)``: a task of
+    ``n_samples`` samples on Inspect's mock model, offline; sample i sits in document
+    ``docs_of(i)``, its target is one the mock reply contains unless i % 3 == 0, and the
+    samples in ``broken`` raise in a solver (errored, never scored). Returns the log."""
+    inspect_ai = pytest.importorskip("inspect_ai")
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import _model
+    from inspect_ai.scorer import includes
+    from inspect_ai.solver import solver
+
+    @solver
+    def flaky_tool():
+        async def solve(state, generate):
+            if state.metadata["broken"]:
+                raise RuntimeError("tool failure")
+            return await generate(state)
+
+        return solve
+
+    def run(log_dir, n_samples, docs_of, broken, epochs, metrics=None):
+        samples = [
+            Sample(
+                input=f"question {i}",
+                target="Default" if i % 3 else "never said",
+                id=f"q{i}",
+                metadata={"doc": docs_of(i), "broken": i in broken},
+            )
+            for i in range(n_samples)
+        ]
+        task = inspect_ai.Task(
+            dataset=samples, solver=[flaky_tool()], scorer=includes(), metrics=metrics
+        )
+        # The mock provider counts tokens with a tiktoken vocabulary that it would
+        # download; a character count keeps the run offline.
+        original = _model.count_text_tokens
+        _model.count_text_tokens = lambda text: max(1, len(text) // 4)
+        try:
+            (log,) = inspect_ai.eval(
+                task,
+                model="mockllm/model",
+                log_dir=str(log_dir),
+                epochs=epochs,
+                fail_on_error=False,
+                display="none",
+            )
+        finally:
+            _model.count_text_tokens = original
+        return log
+
+    return run

@@ -16,52 +16,12 @@ import clusterstats as cs
 
 
 @pytest.fixture(scope="module")
-def inspect_logs(tmp_path_factory):
+def inspect_logs(tmp_path_factory, run_on_mock_model):
     """A 12-sample task in 6 documents, 3 epochs, on ``mockllm/model``: its fixed reply
     passes the samples whose target it contains; two samples raise in a solver."""
-    inspect_ai = pytest.importorskip("inspect_ai")
-    from inspect_ai.dataset import Sample
-    from inspect_ai.model import _model
-    from inspect_ai.scorer import includes
-    from inspect_ai.solver import solver
-
     log_dir = tmp_path_factory.mktemp("inspect_logs")
-
-    @solver
-    def flaky_tool():
-        async def solve(state, generate):
-            if state.metadata["broken"]:
-                raise RuntimeError("tool failure")
-            return await generate(state)
-
-        return solve
-
-    samples = [
-        Sample(
-            input=f"question {i}",
-            target="Default" if i % 3 else "never said",
-            id=f"q{i}",
-            metadata={"doc": f"doc{i // 2}", "broken": i in (4, 9)},
-        )
-        for i in range(12)
-    ]
-    task = inspect_ai.Task(dataset=samples, solver=[flaky_tool()], scorer=includes())
-    # The mock provider counts tokens with a tiktoken vocabulary that it would download;
-    # a character count keeps the run offline.
-    original = _model.count_text_tokens
-    _model.count_text_tokens = lambda text: max(1, len(text) // 4)
-    try:
-        logs = inspect_ai.eval(
-            task,
-            model="mockllm/model",
-            log_dir=str(log_dir),
-            epochs=3,
-            fail_on_error=False,
-            display="none",
-        )
-    finally:
-        _model.count_text_tokens = original
-    assert logs[0].status == "success"
+    log = run_on_mock_model(log_dir, 12, lambda i: f"doc{i // 2}", (4, 9), 3)
+    assert log.status == "success"
     return log_dir
 
 

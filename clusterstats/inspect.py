@@ -1,0 +1,279 @@
+"""clusterstats as an Inspect extension: a clustered metric, and annotating existing logs.
+
+Installed with ``pip install "clusterstats[inspect]"``, the metric is registered with Inspect
+as ``clusterstats/cluster_ci`` (through the ``inspect_ai`` entry point), so a task can use it
+like Inspect's own metrics, and :func:`annotate` adds it to a log that has already run,
+recomputing its metrics from the logged scores without calling a model.
+
+Inspect's metrics see the scores of the samples that were scored: a sample that errored has
+no score and is not among them (nor is a score of NaN). The metric therefore answers "among
+the samples that were scored"; for an answer that accounts for the rest, read the log with
+:func:`clusterstats.read_inspect` (one row per sample and epoch, errored ones with a missing
+score) and pass ``missing=`` to ``cluster_ci`` (``"fail"``, ``"ipw"``, ...).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+try:
+    from inspect_ai.scorer import Metric, SampleScore, metric, value_to_float
+except ImportError as error:  # pragma: no cover - exercised without inspect_ai installed
+    raise ImportError(
+        "clusterstats.inspect needs inspect_ai, an optional dependency: "
+        'pip install "clusterstats[inspect]"'
+    ) from error
+
+from clusterstats.errors import InvalidInputError, InvalidOptionError
+
+__all__ = ["METRIC_NAME", "annotate", "cluster_ci", "metric_values", "scores_frame"]
+
+#: The name Inspect knows the metric by.
+METRIC_NAME = "clusterstats/cluster_ci"
+
+#: The keys of the metric group, in order.
+METRIC_KEYS = (
+    "estimate",
+    "lower",
+    "upper",
+    "se",
+    "df",
+    "n_clusters",
+    "n_eff",
+    "design_effect",
+    "icc",
+)
+
+
+def scores_frame(
+    scores: Sequence[SampleScore],
+    *,
+    cluster: str | None = None,
+    strata: str | None = None,
+    key: str | None = None,
+) -> pd.DataFrame:
+    """One row per score (a sample and epoch, unreduced): ``value``, ``sample`` and the
+    ``cluster`` (the sample metadata field ``cluster``, else the sample) and ``stratum``.
+
+    A dict-valued score needs ``key``, the entry to read; values convert as Inspect's own
+    metrics convert them (``value_to_float``: ``"C"`` is 1, ``"I"`` is 0, ``"P"`` is 0.5).
+    """
+    rows = []
+    for number, sample_score in enumerate(scores):
+        value = sample_score.score.value
+        if isinstance(value, dict):
+            if key is None:
+                raise InvalidOptionError(
+                    f"the scores are dicts (keys {sorted(value)}): pass key= to say which "
+                    "entry the interval is about"
+                )
+            if key not in value:
+                raise InvalidOptionError(f"key={key!r} is not in a score's keys {sorted(value)}")
+            value = value[key]
+        elif key is not None:
+            raise InvalidOptionError(f"key={key!r} is for dict-valued scores; these are not")
+        metadata = sample_score.sample_metadata or {}
+        row = {"value": value_to_float()(value), "sample": str(sample_score.sample_id)}
+        for name, field in (("cluster", cluster), ("stratum", strata)):
+            if field is None:
+                continue
+            if field not in metadata:
+                raise InvalidInputError(
+                    f"sample {sample_score.sample_id!r} (score {number}) has no metadata field "
+                    f"{field!r}; its fields: {sorted(metadata)}"
+                )
+            row[name] = metadata[field]
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    if cluster is None and len(frame):
+        frame["cluster"] = frame["sample"]
+    return frame
+
+
+def metric_values(result: Any) -> dict[str, float | None]:
+    """The metric group of a :class:`~clusterstats.ClusterCI`: ``estimate``, ``lower``,
+    ``upper``, ``se``, ``df``, ``n_clusters``, ``n_eff``, ``design_effect``, ``icc``; a value
+    that the method does not have (e.g. ``df`` of a bootstrap) is None, which Inspect leaves
+    out of the log."""
+    values = {
+        "estimate": result.estimate,
+        "lower": result.low,
+        "upper": result.high,
+        "se": result.se,
+        "df": result.df,
+        "n_clusters": result.n_clusters,
+        "n_eff": result.n_eff,
+        "design_effect": result.design_effect,
+        "icc": result.icc,
+    }
+    return {k: (float(v) if math.isfinite(float(v)) else None) for k, v in values.items()}
+
+
+def _registered_name(name: str) -> str:
+    """The name to give ``@metric`` so that Inspect registers ``clusterstats/<name>``.
+
+    Inspect prefixes the package itself when it recognises the defining module as part of an
+    installed package; it does not for an editable install seen from its source folder
+    (where a build leaves a ``clusterstats.egg-info`` without install records), and then the
+    prefix must be in the name. Either way the metric is found as ``clusterstats/<name>``,
+    which is what Inspect's entry-point lookup needs."""
+    try:
+        from inspect_ai._util.registry import get_installed_package_name
+    except ImportError:  # an Inspect without it: name the package ourselves
+        return f"clusterstats/{name}"
+    return name if get_installed_package_name(_registered_name) else f"clusterstats/{name}"
+
+
+@metric(name=_registered_name("cluster_ci"), scores="unreduced")
+def cluster_ci(
+    cluster: str | None = None,
+    strata: str | None = None,
+    estimand: str = "pooled",
+    method: str = "auto",
+    confidence: float = 0.95,
+    key: str | None = None,
+) -> Metric:
+    """A clustered confidence interval as an Inspect metric (``clusterstats/cluster_ci``).
+
+    It receives the unreduced scores (one per sample and epoch, so the epochs of a sample are
+    reruns of one case), clusters them by the sample metadata field ``cluster`` (default:
+    each sample is its own cluster, its epochs the cluster's rows), and returns the metric
+    group of ``clusterstats.cluster_ci`` on them (see :func:`metric_values`). The method
+    actually used (``"auto"`` resolved) and the estimand are added to the logged params
+    (``method_used``, ``estimand``).
+
+    Parameters
+    ----------
+    cluster : str, optional
+        A sample metadata field naming the cluster (a document, a task family).
+    strata : str, optional
+        A sample metadata field naming the stratum, for a stratified design.
+    estimand : {"pooled", "cluster_mean"}
+        As in ``cluster_ci``.
+    method : str
+        As in ``cluster_ci`` (default ``"auto"``).
+    confidence : float
+        Nominal coverage.
+    key : str, optional
+        For dict-valued scores: the entry to read.
+
+    Returns
+    -------
+    Metric
+        An Inspect metric.
+
+    Examples
+    --------
+    >>> from clusterstats.inspect import cluster_ci
+    >>> metric = cluster_ci(cluster="doc")  # e.g. Task(..., metrics=[metric])
+    >>> callable(metric)
+    True
+    """
+
+    def compute(scores: list[SampleScore]) -> dict[str, float | None]:
+        from clusterstats.mean import cluster_ci as interval
+
+        frame = scores_frame(scores, cluster=cluster, strata=strata, key=key)
+        result = interval(
+            frame,
+            "value",
+            "cluster",
+            strata="stratum" if strata is not None else None,
+            estimand=estimand,
+            method=method,
+            confidence=confidence,
+        )
+        _log_method(compute, result.method, estimand)
+        return metric_values(result)
+
+    return compute
+
+
+def _log_method(metric_function: Any, used: str, estimand: str) -> None:
+    """Add the method actually used, and the estimand, to the params Inspect logs beside the
+    metric (it reads them from the metric's registry tag after calling it)."""
+    try:
+        from inspect_ai._util.registry import registry_params
+
+        params = registry_params(metric_function)
+        params["method_used"] = used
+        params["estimand"] = estimand
+    except (ImportError, ValueError):  # an Inspect without the tag: the params stay as given
+        pass
+
+
+def annotate(
+    log: Any,
+    metric: Metric | None = None,
+    *,
+    cluster: str | None = None,
+    output: str | Path | None = None,
+) -> Any:
+    """Add the clustered metric to an existing Inspect log and recompute its metrics from the
+    logged scores (Inspect's ``recompute_metrics``; no model is called), keeping the log's
+    own metrics.
+
+    Parameters
+    ----------
+    log : EvalLog, str or path
+        The log, or the path of a ``.eval``/``.json`` log file (then the annotated log is
+        written back to it, unless ``output`` says where).
+    metric : Metric, optional
+        The metric to add (default ``cluster_ci(cluster=cluster)``).
+    cluster : str, optional
+        With the default metric: the sample metadata field naming the cluster.
+    output : str or path, optional
+        Where to write the annotated log (default: back to ``log`` when it is a path; an
+        ``EvalLog`` given as such is annotated in place and not written).
+
+    Returns
+    -------
+    EvalLog
+        The log, with the metric group in ``results.scores[...].metrics``.
+
+    Raises
+    ------
+    InvalidInputError
+        A log without samples (a header-only read), whose scores cannot be recomputed.
+    """
+    from inspect_ai._util.registry import registry_log_name, registry_params
+    from inspect_ai.log import read_eval_log, recompute_metrics, write_eval_log
+    from inspect_ai.log._log import EvalMetricDefinition
+
+    location = None
+    if isinstance(log, (str, Path)):
+        location = str(log)
+        log = read_eval_log(location)
+    if not log.samples:
+        raise InvalidInputError(
+            "the log has no samples (read with header_only?): its metrics cannot be recomputed"
+        )
+    chosen = metric if metric is not None else cluster_ci(cluster=cluster)
+    definition = EvalMetricDefinition(
+        name=registry_log_name(chosen), options=dict(registry_params(chosen))
+    )
+    if log.eval.metrics is not None:
+        if not isinstance(log.eval.metrics, list):
+            raise InvalidInputError(
+                "the log's metrics are a dict per score key; annotate a log whose metrics are "
+                "a list (or give the metric in the task)"
+            )
+        log.eval.metrics = [*log.eval.metrics, definition]
+    else:
+        for scorer in log.eval.scorers or []:
+            if isinstance(scorer.metrics, dict):
+                raise InvalidInputError(
+                    f"scorer {scorer.name!r} has a dict of metrics per score key; pass the "
+                    "metric in the task instead"
+                )
+            scorer.metrics = [*(scorer.metrics or []), definition]
+    recompute_metrics(log)
+    target = output if output is not None else location
+    if target is not None:
+        write_eval_log(log, str(target))
+    return log

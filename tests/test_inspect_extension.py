@@ -1,0 +1,167 @@
+"""clusterstats as an Inspect extension, on real logs of a tiny task run offline on Inspect's
+mock model: the ``clusterstats/cluster_ci`` metric, ``annotate`` and the entry point.
+
+Expected numbers: ``cluster_ci`` on ``read_inspect`` of the same log file (the metric must
+be the library's interval on the scores Inspect gives it)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import clusterstats as cs
+
+inspect_ai = pytest.importorskip("inspect_ai")
+
+from inspect_ai.log import read_eval_log  # noqa: E402
+
+from clusterstats.inspect import METRIC_KEYS, annotate, cluster_ci, scores_frame  # noqa: E402
+
+N_DOCS = 24
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory, run_on_mock_model):
+    """Two runs of 48 samples in 24 documents, 3 epochs; samples 5 and 17 error."""
+    from inspect_ai.scorer import accuracy, stderr
+
+    root = tmp_path_factory.mktemp("inspect_extension")
+
+    def run(where, metrics=None):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            log = run_on_mock_model(
+                root / where, 2 * N_DOCS, lambda i: f"doc{i // 2}", (5, 17), 3, metrics
+            )
+        return log.location
+
+    return run("a", [accuracy(), stderr(), cluster_ci(cluster="doc")]), run("b")
+
+
+def _group(log):
+    return {
+        name: m
+        for score in log.results.scores
+        for name, m in score.metrics.items()
+        if m.group == "cluster_ci"
+    }
+
+
+def test_the_metric_in_the_log_is_cluster_ci_on_read_inspect(logs):
+    with_metric, _ = logs
+    log = read_eval_log(with_metric)  # the file `inspect view` shows
+    group = _group(log)
+    frame = cs.read_inspect(with_metric, cluster="doc")
+    assert frame["score"].isna().sum() == 2 * 3  # the errored samples, every epoch
+    expected = cs.cluster_ci(frame, "score", "doc")  # missing="drop": the scored samples
+    assert group["estimate"].value == pytest.approx(expected.estimate, rel=1e-12)
+    assert group["lower"].value == pytest.approx(expected.low, rel=1e-12)
+    assert group["upper"].value == pytest.approx(expected.high, rel=1e-12)
+    assert group["se"].value == pytest.approx(expected.se, rel=1e-12)
+    assert group["n_clusters"].value == expected.n_clusters == N_DOCS
+    assert group["icc"].value == pytest.approx(expected.icc, rel=1e-12)
+    # the inverted interval has no df: Inspect leaves a None value out of the group
+    assert set(group) == set(METRIC_KEYS) - {"df"}
+    params = group["estimate"].params
+    assert params["cluster"] == "doc"
+    assert params["method_used"] == expected.method == "korn_graubard_inverted"
+    assert params["estimand"] == "pooled"
+    # Inspect's own metrics are untouched beside it
+    names = {name for score in log.results.scores for name in score.metrics}
+    assert {"accuracy", "stderr"} <= names
+
+
+def test_annotate_adds_the_metric_and_keeps_the_logs_own(logs, tmp_path):
+    _, without = logs
+    before = read_eval_log(without)
+    own = {name: m.value for score in before.results.scores for name, m in score.metrics.items()}
+    assert not _group(before)
+    target = tmp_path / "annotated.eval"
+    annotated = annotate(without, cluster="doc", output=target)
+    written = read_eval_log(str(target))
+    after = {
+        name: m.value
+        for score in written.results.scores
+        for name, m in score.metrics.items()
+        if m.group != "cluster_ci"
+    }
+    assert after == own
+    expected = cs.cluster_ci(cs.read_inspect(without, cluster="doc"), "score", "doc")
+    assert _group(written)["upper"].value == pytest.approx(expected.high, rel=1e-12)
+    assert _group(annotated)["upper"].value == _group(written)["upper"].value
+    # the original file was not rewritten (output= elsewhere)
+    assert not _group(read_eval_log(without))
+
+
+def test_cli_annotate_in_place(logs, tmp_path):
+    _, without = logs
+    copy = tmp_path / "copy.eval"
+    shutil.copyfile(without, copy)
+    done = subprocess.run(
+        [sys.executable, "-m", "clusterstats", "annotate", str(copy), "--by", "doc"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "cluster_ci estimate" in done.stdout
+    assert done.stdout.strip().endswith(f"wrote {copy}")
+    assert "upper" in _group(read_eval_log(str(copy)))
+    missing = subprocess.run(
+        [sys.executable, "-m", "clusterstats", "annotate", str(tmp_path / "nope.eval")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert missing.returncode == 2
+    assert "no such log file" in missing.stderr
+
+
+def test_inspect_finds_the_metric_through_the_entry_point(logs, tmp_path):
+    from importlib.metadata import entry_points
+
+    (point,) = [e for e in entry_points(group="inspect_ai") if e.name == "clusterstats"]
+    assert point.value == "clusterstats._inspect_registry"
+    _, without = logs
+    target = tmp_path / "annotated.eval"
+    annotate(without, cluster="doc", output=target)
+    # A fresh process that never imports clusterstats recomputes the log's metrics: Inspect
+    # must resolve "clusterstats/cluster_ci" by itself, through the entry point.
+    script = (
+        "import json, sys\n"
+        "from inspect_ai.log import read_eval_log, recompute_metrics\n"
+        f"log = read_eval_log({str(target)!r})\n"
+        "recompute_metrics(log)\n"
+        "print(json.dumps({n: m.value for s in log.results.scores for n, m in s.metrics.items()"
+        " if m.group == 'cluster_ci'}))\n"
+        "print('clusterstats' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    values, imported = done.stdout.strip().splitlines()[-2:]
+    assert json.loads(values)["upper"] == pytest.approx(
+        _group(read_eval_log(str(target)))["upper"].value
+    )
+    assert imported == "True"  # loaded by Inspect, not by the script
+
+
+def test_scores_frame_errors():
+    from inspect_ai.scorer import SampleScore, Score
+
+    scores = [SampleScore(score=Score(value={"a": 1, "b": 0}), sample_id=1, sample_metadata={})]
+    with pytest.raises(cs.InvalidOptionError, match=r"pass key= to say which entry"):
+        scores_frame(scores)
+    assert scores_frame(scores, key="a")["value"].tolist() == [1.0]
+    with pytest.raises(cs.InvalidOptionError, match=r"key='c' is not in a score's keys"):
+        scores_frame(scores, key="c")
+    plain = [SampleScore(score=Score(value="C"), sample_id="s", sample_metadata={"x": 1})]
+    assert scores_frame(plain)["value"].tolist() == [1.0]
+    with pytest.raises(cs.InvalidInputError, match=r"has no metadata field 'doc'"):
+        scores_frame(plain, cluster="doc")

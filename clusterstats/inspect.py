@@ -31,7 +31,14 @@ except ImportError as error:  # pragma: no cover - exercised without inspect_ai 
 
 from clusterstats.errors import InvalidInputError, InvalidOptionError
 
-__all__ = ["METRIC_NAME", "annotate", "cluster_ci", "metric_values", "scores_frame"]
+__all__ = [
+    "METRIC_NAME",
+    "annotate",
+    "cluster_ci",
+    "metric_values",
+    "paired_delta",
+    "scores_frame",
+]
 
 #: The name Inspect knows the metric by.
 METRIC_NAME = "clusterstats/cluster_ci"
@@ -111,6 +118,11 @@ def metric_values(result: Any) -> dict[str, float | None]:
         "design_effect": result.design_effect,
         "icc": result.icc,
     }
+    return _finite(values)
+
+
+def _finite(values: dict[str, Any]) -> dict[str, float | None]:
+    """Floats, with None for a value the method does not have (Inspect leaves it out)."""
     return {k: (float(v) if math.isfinite(float(v)) else None) for k, v in values.items()}
 
 
@@ -190,6 +202,91 @@ def cluster_ci(
         )
         _log_method(compute, result.method, estimand)
         return metric_values(result)
+
+    return compute
+
+
+@metric(name=_registered_name("paired_delta"), scores="unreduced")
+def paired_delta(
+    baseline: str,
+    cluster: str | None = None,
+    estimand: str = "pooled",
+    method: str = "auto",
+    confidence: float = 0.95,
+) -> Metric:
+    """This task's scores minus a baseline log's, paired on the samples both scored, as an
+    Inspect metric (``clusterstats/paired_delta``).
+
+    The baseline is another log of the same samples (a file or a directory, read by
+    :func:`clusterstats.read_inspect` when the metric is created); each sample's epochs are
+    averaged on both sides, the samples that both logs scored are compared, and the clusters
+    are the sample metadata field ``cluster`` (default: each sample). Returns the group
+    ``delta``, ``lower``, ``upper``, ``se``, ``p_value``, ``n_items``, ``n_clusters`` of
+    ``paired_delta``; the method used and the estimand are added to the logged params.
+
+    Parameters
+    ----------
+    baseline : str
+        Path of the baseline log (or a directory of logs of one task).
+    cluster : str, optional
+        A sample metadata field naming the cluster.
+    estimand : {"pooled", "cluster_mean"}
+        As in ``paired_delta``.
+    method : str
+        As in ``paired_delta`` (default ``"auto"``).
+    confidence : float
+        Nominal coverage.
+
+    Returns
+    -------
+    Metric
+        An Inspect metric.
+
+    Examples
+    --------
+    >>> from clusterstats.inspect import paired_delta
+    >>> # in a task: Task(..., metrics=[paired_delta("logs/baseline.eval", cluster="doc")])
+    """
+
+    from clusterstats.readers import read_inspect
+
+    # Read the baseline now, when the task is defined: Inspect computes metrics inside its
+    # event loop, where reading another log would nest one loop in another.
+    old = read_inspect(baseline, cluster=cluster).rename(
+        columns={"sample_id": "sample", "epoch": "run", "score": "value"}
+    )
+    old = old[old["value"].notna()].assign(sample=lambda d: d["sample"].astype(str))
+    old["cluster"] = old["sample"] if cluster is None else old[cluster]
+    old = old[["sample", "run", "cluster", "value"]]
+
+    def compute(scores: list[SampleScore]) -> dict[str, float | None]:
+        from clusterstats.paired import paired_delta as difference
+
+        new = scores_frame(scores, cluster=cluster)
+        new["run"] = new.groupby("sample").cumcount()
+        result = difference(
+            new,
+            old,
+            "value",
+            "cluster",
+            on="sample",
+            rerun="run",
+            how="inner",
+            estimand=estimand,
+            method=method,
+            confidence=confidence,
+        )
+        _log_method(compute, result.method, estimand)
+        values = {
+            "delta": result.delta,
+            "lower": result.low,
+            "upper": result.high,
+            "se": result.se,
+            "p_value": result.p_value,
+            "n_items": result.n_items,
+            "n_clusters": result.n_clusters,
+        }
+        return _finite(values)
 
     return compute
 

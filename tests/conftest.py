@@ -76,9 +76,10 @@ def cruxeval() -> pd.DataFrame:
 
 @pytest.fixture(scope="session")
 def run_on_mock_model():
-    """``run(log_dir, n_samples, docs_of, broken, epochs, metrics=None)``: a task of
-    ``n_samples`` samples on Inspect's mock model, offline; sample i sits in document
-    ``docs_of(i)``, its target is one the mock reply contains unless i % 3 == 0, and the
+    """``run(log_dir, n_samples, docs_of, broken, epochs, metrics=None, passes=None)``: a
+    task of ``n_samples`` samples on Inspect's mock model, offline; sample i sits in document
+    ``docs_of(i)``, its target is one the mock reply contains if ``passes(i)`` (default:
+    unless i % 3 == 0), and the
     samples in ``broken`` raise in a solver (errored, never scored). Returns the log."""
     inspect_ai = pytest.importorskip("inspect_ai")
     from inspect_ai.dataset import Sample
@@ -95,11 +96,12 @@ def run_on_mock_model():
 
         return solve
 
-    def run(log_dir, n_samples, docs_of, broken, epochs, metrics=None):
+    def run(log_dir, n_samples, docs_of, broken, epochs, metrics=None, passes=None):
+        passes = passes or (lambda i: i % 3 != 0)
         samples = [
             Sample(
                 input=f"question {i}",
-                target="Default" if i % 3 else "never said",
+                target="Default" if passes(i) else "never said",
                 id=f"q{i}",
                 metadata={"doc": docs_of(i), "broken": i in broken},
             )

@@ -165,3 +165,50 @@ def test_scores_frame_errors():
     assert scores_frame(plain)["value"].tolist() == [1.0]
     with pytest.raises(cs.InvalidInputError, match=r"has no metadata field 'doc'"):
         scores_frame(plain, cluster="doc")
+
+
+def test_paired_metric_against_a_baseline_log(tmp_path, run_on_mock_model):
+    from clusterstats.inspect import paired_delta
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        old = run_on_mock_model(
+            tmp_path / "old",
+            2 * N_DOCS,
+            lambda i: f"doc{i // 2}",
+            (5,),
+            2,
+            passes=lambda i: i % 4 != 0,
+        )
+        new = run_on_mock_model(
+            tmp_path / "new",
+            2 * N_DOCS,
+            lambda i: f"doc{i // 2}",
+            (17,),
+            3,
+            metrics=[paired_delta(old.location, cluster="doc")],
+        )
+    group = _group_named(read_eval_log(new.location), "paired_delta")
+    expected = cs.paired_delta(
+        cs.read_inspect(new.location, cluster="doc"),
+        cs.read_inspect(old.location, cluster="doc"),
+        "score",
+        "doc",
+        on="sample_id",
+        rerun="epoch",
+        how="inner",
+    )
+    assert group["delta"].value == pytest.approx(expected.delta, rel=1e-12)
+    assert group["lower"].value == pytest.approx(expected.low, rel=1e-12)
+    assert group["upper"].value == pytest.approx(expected.high, rel=1e-12)
+    assert group["n_items"].value == expected.n_items == 2 * N_DOCS - 2  # both errored ones out
+    assert group["delta"].params["method_used"] == expected.method
+
+
+def _group_named(log, name):
+    return {
+        key: m
+        for score in log.results.scores
+        for key, m in score.metrics.items()
+        if m.group == name
+    }

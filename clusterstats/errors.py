@@ -23,6 +23,7 @@ __all__ = [
     "FewClustersWarning",
     "FileReadError",
     "GroupNotFoundError",
+    "IncompleteLogWarning",
     "InvalidClusterError",
     "InvalidDataError",
     "InvalidInputError",
@@ -146,6 +147,11 @@ class FewClustersWarning(ClusterStatsWarning):
 class DegenerateDataWarning(ClusterStatsWarning):
     """The data are degenerate (all outcomes equal, zero variance, undefined ICC); a fallback
     was used and is named in the result's notes."""
+
+
+class IncompleteLogWarning(ClusterStatsWarning):
+    """An eval log holds fewer (sample, epoch) runs than its task planned (a failed,
+    cancelled or partial run): the runs that never happened are not rows of the frame."""
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

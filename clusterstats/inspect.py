@@ -29,7 +29,8 @@ except ImportError as error:  # pragma: no cover - exercised without inspect_ai 
         'pip install "clusterstats[inspect]"'
     ) from error
 
-from clusterstats.errors import InvalidInputError, InvalidOptionError
+from clusterstats.errors import InvalidInputError
+from clusterstats.readers import score_entry
 
 __all__ = [
     "METRIC_NAME",
@@ -72,18 +73,9 @@ def scores_frame(
     """
     rows = []
     for number, sample_score in enumerate(scores):
-        value = sample_score.score.value
-        if isinstance(value, dict):
-            if key is None:
-                raise InvalidOptionError(
-                    f"the scores are dicts (keys {sorted(value)}): pass key= to say which "
-                    "entry the interval is about"
-                )
-            if key not in value:
-                raise InvalidOptionError(f"key={key!r} is not in a score's keys {sorted(value)}")
-            value = value[key]
-        elif key is not None:
-            raise InvalidOptionError(f"key={key!r} is for dict-valued scores; these are not")
+        value = score_entry(
+            sample_score.score.value, key, what=f"the score of sample {sample_score.sample_id!r}"
+        )
         metadata = sample_score.sample_metadata or {}
         row = {"value": value_to_float()(value), "sample": str(sample_score.sample_id)}
         for name, field in (("cluster", cluster), ("stratum", strata)):

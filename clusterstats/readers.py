@@ -20,14 +20,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from clusterstats._options import check_choice
 from clusterstats.errors import (
     ColumnNotFoundError,
     EmptyDataError,
     FileReadError,
+    IncompleteLogWarning,
     InvalidDataError,
     InvalidInputError,
     InvalidOptionError,
     InvalidOutcomeError,
+    warn,
 )
 
 __all__ = ["read_inspect", "read_lm_eval"]
@@ -46,7 +49,16 @@ _SAMPLES_HINT = (
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 # The columns each reader writes itself; a metadata field named like one is prefixed.
-_INSPECT_COLUMNS = ("task", "model", "log", "sample_id", "epoch", "score", "missing_reason")
+_INSPECT_COLUMNS = (
+    "task",
+    "model",
+    "log",
+    "sample_id",
+    "epoch",
+    "score",
+    "missing_reason",
+    "limit",
+)
 # The columns read_lm_eval writes itself; a metric or document field may not overwrite them.
 _LM_EVAL_COLUMNS = ("model", "task", "doc_id", "filter", "target")
 
@@ -149,31 +161,61 @@ def _inspect_value(value: Any, to_float: Any) -> float | None:
     return None
 
 
+def score_entry(value: Any, key: str | None, *, what: str) -> Any:
+    """``value[key]`` for a dict-valued score, ``value`` itself otherwise; ``key`` given for
+    a score that is not a dict, or missing for one that is, is an error naming ``what``."""
+    if isinstance(value, dict):
+        if key is None:
+            raise InvalidOptionError(
+                f"{what} is a dict (keys {sorted(value)}); pass key= to say which entry is "
+                "the outcome"
+            )
+        if key not in value:
+            raise InvalidOptionError(f"{what}: key={key!r} is not one of its keys {sorted(value)}")
+        return value[key]
+    if key is not None:
+        raise InvalidOptionError(
+            f"{what}: key={key!r} is for dict-valued scores; this one is {type(value).__name__}"
+        )
+    return value
+
+
 def _inspect_row(
-    log: Any, sample: Any, name: str, where: str, score: str | None, to_float: Any
+    log: Any,
+    sample: Any,
+    name: str,
+    where: str,
+    score: str | None,
+    to_float: Any,
+    *,
+    key: str | None = None,
+    limits: str = "score",
 ) -> dict[str, Any]:
     """The row of one sample of :func:`read_inspect`."""
     scores = sample.scores or {}
     reason = None
+    limit = None if sample.limit is None else str(sample.limit.type)
     if sample.error is not None:
         lines = str(sample.error.message).splitlines()
         reason = "error: " + (lines[0][:200] if lines else "(no message)")
-    elif sample.limit is not None:
-        reason = f"limit: {sample.limit.type}"
+    elif limit is not None and (limits == "missing" or not scores):
+        reason = f"limit: {limit}"
     value = np.nan
     if reason is None and scores:
         if score is None and len(scores) > 1:
             raise InvalidOptionError(
                 f"samples carry several scores {sorted(scores)}; pick one with score="
             )
-        key = score if score is not None else next(iter(scores))
-        if key not in scores:
-            raise InvalidOptionError(f"no score {key!r}; the samples have {sorted(scores)}")
-        raw = scores[key].value
+        scorer = score if score is not None else next(iter(scores))
+        if scorer not in scores:
+            raise InvalidOptionError(f"no score {scorer!r}; the samples have {sorted(scores)}")
+        raw = score_entry(
+            scores[scorer].value, key, what=f"{where}: score {scorer!r} of sample {sample.id!r}"
+        )
         converted = _inspect_value(raw, to_float)
         if converted is None:
             raise InvalidOutcomeError(
-                f"{where}: score {key!r} of sample {sample.id!r} (epoch {sample.epoch}) is "
+                f"{where}: score {scorer!r} of sample {sample.id!r} (epoch {sample.epoch}) is "
                 f"{raw!r}, neither a number nor one of C/I/P/N, yes/no, true/false (inspect "
                 "would count it as 0); give such samples a numeric score, or pick another "
                 "scorer with score="
@@ -191,25 +233,72 @@ def _inspect_row(
         "epoch": sample.epoch,
         "score": value,
         "missing_reason": reason,
+        "limit": limit,
     }
     fields: dict[str, str] = {}  # column -> the metadata field it came from
-    for key, field in (sample.metadata or {}).items():
-        column = f"metadata_{key}" if key in _INSPECT_COLUMNS else key
+    for field_name, field in (sample.metadata or {}).items():
+        column = f"metadata_{field_name}" if field_name in _INSPECT_COLUMNS else field_name
         if column in fields:
             raise InvalidDataError(
                 f"{where}: sample {sample.id!r} has metadata fields {fields[column]!r} and "
-                f"{key!r}, which would both be column {column!r}; rename one"
+                f"{field_name!r}, which would both be column {column!r}; rename one"
             )
-        fields[column] = key
+        fields[column] = field_name
         row[column] = field
     return row
+
+
+def _planned_runs(log: Any) -> int:
+    """The (sample, epoch) runs a log's task planned: its dataset's samples (or the
+    ``--limit``/``--sample-id`` selection) times the epochs."""
+    dataset = getattr(log.eval, "dataset", None)
+    n_samples = getattr(dataset, "samples", None) or 0
+    config = getattr(log.eval, "config", None)
+    limit = getattr(config, "limit", None)
+    if isinstance(limit, int):
+        n_samples = min(n_samples, limit)
+    elif isinstance(limit, (list, tuple)) and len(limit) == 2:
+        n_samples = min(n_samples, int(limit[1]) - int(limit[0]))
+    chosen = getattr(config, "sample_id", None)
+    if isinstance(chosen, (list, tuple)):
+        n_samples = len(chosen)
+    elif chosen is not None:
+        n_samples = 1
+    return int(n_samples) * int(getattr(config, "epochs", None) or 1)
+
+
+def _latest_runs(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (task, sample, epoch): the newest log's (a retry supersedes the run it
+    retries, whose completed samples it carries over)."""
+    ordered = frame.sort_values("_created", kind="stable")
+    keys = ["_task_id", "sample_id", "epoch"]
+    latest = ordered.drop_duplicates(subset=keys, keep="last")
+    return latest.sort_index()
+
+
+def _warn_incomplete(frame: pd.DataFrame, planned: dict[tuple[str, str], int]) -> None:
+    """An IncompleteLogWarning per task whose runs, after retries, fall short of the plan."""
+    for task_id, runs in frame.groupby("_task_id", sort=False):
+        plans = {n: count for (t, n), count in planned.items() if t == task_id}
+        expected = max(plans.values(), default=0)
+        if len(runs) < expected:
+            logs = ", ".join(sorted(plans))
+            warn(
+                f"inspect log {logs}: {len(runs)} of the {expected} (sample, epoch) runs its "
+                f"task planned are in the log; the {expected - len(runs)} that never ran "
+                "(a failed or cancelled run) are not rows of the frame; retry the run "
+                "(inspect eval-retry) and read both logs, or count them as missing",
+                IncompleteLogWarning,
+            )
 
 
 def read_inspect(
     logs: Any,
     *,
     score: str | None = None,
+    key: str | None = None,
     cluster: str | Sequence[str] | None = None,
+    limits: str = "score",
 ) -> pd.DataFrame:
     """One row per (sample, epoch) of inspect_ai eval logs.
 
@@ -228,21 +317,36 @@ def read_inspect(
     score : str, optional
         Which scorer's value becomes ``score`` when samples carry several (default: the
         only one; an error lists them otherwise).
+    key : str, optional
+        For a scorer whose value is a dict (``{"correct": 1, "length": 40}``): the entry
+        that becomes ``score`` (an error lists the keys when it is needed and not given).
     cluster : column name(s), optional
         Metadata fields the caller will cluster by; checked to exist, and to have a value,
         in every row.
+    limits : {"score", "missing"}
+        A sample that hit a limit (messages, tokens, time) but was scored: ``"score"``
+        (default) keeps the score inspect gave it, as inspect's own metrics count it;
+        ``"missing"`` treats it as missing (``missing_reason`` ``"limit: <type>"``). Either
+        way the ``limit`` column names the limit.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``task``, ``model``, ``log``, ``sample_id`` (the case), ``epoch`` (the
         rerun), ``score`` (numeric, through inspect's ``value_to_float``: C/I/P/N,
-        yes/no/true/false, numbers and numeric strings), ``missing_reason`` and one column
-        per sample metadata field (``metadata_<field>`` for a field named like one of the
-        other columns). A sample that errored or hit a limit is kept with ``score`` NaN and
+        yes/no/true/false, numbers and numeric strings), ``missing_reason``, ``limit`` (the
+        limit a sample hit, else None) and one column per sample metadata field
+        (``metadata_<field>`` for a field named like one of the other columns). A sample
+        that errored (or hit a limit without a score) is kept with ``score`` NaN and
         ``missing_reason`` saying why (``"error: ..."``, ``"limit: <type>"``, ``"not
         scored"``, ``"not scored (NaN)"``), so ``missing=`` and ``missing_report`` see it;
         inspect's own metrics drop such samples.
+
+        Logs of a failed run and of its ``inspect eval-retry`` (the same task, so the same
+        ``task_id``) hold the same (sample, epoch) twice: the run of the newest log is kept,
+        which is what the retry reports. A log that holds fewer runs than its task planned
+        (a failed, cancelled or partial run that no log read with it completes) raises an
+        :class:`~clusterstats.IncompleteLogWarning` naming how many never ran.
 
     Raises
     ------
@@ -264,7 +368,12 @@ def read_inspect(
         Two metadata fields that would be one column (``score`` and ``metadata_score``).
     InvalidOutcomeError
         A score value that is not a number and none of the values inspect maps to one (a
-        list, a dict, ``"maybe"``): inspect itself would count it as 0.
+        list, ``"maybe"``): inspect itself would count it as 0.
+
+    Warns
+    -----
+    IncompleteLogWarning
+        A log with runs that never happened (see Returns).
     ColumnNotFoundError
         A ``cluster`` field that no sample has.
     """
@@ -282,9 +391,11 @@ def read_inspect(
         raise InvalidInputError(
             f"cluster must be a field name or a list of names; got {reprlib.repr(cluster)}"
         )
+    check_choice("limits", limits, ("score", "missing"))
     to_float = value_to_float()
     rows: list[dict[str, Any]] = []
     evals: dict[str, str] = {}  # eval_id -> the log that holds it
+    planned: dict[tuple[str, str], int] = {}  # (task_id, log) -> runs the task planned
     for item in _log_files(logs):
         log = _read_log(item) if isinstance(item, Path) else item
         where = str(item if isinstance(item, Path) else getattr(log, "location", "") or "")
@@ -297,12 +408,22 @@ def read_inspect(
             )
         evals[eval_id] = where
         name = item.name if isinstance(item, Path) else where
+        task_id = str(getattr(log.eval, "task_id", "") or eval_id or name)
+        planned[(task_id, name)] = _planned_runs(log)
         rows += [
-            _inspect_row(log, sample, name, where, score, to_float) for sample in log.samples or []
+            {
+                **_inspect_row(log, sample, name, where, score, to_float, key=key, limits=limits),
+                "_task_id": task_id,
+                "_created": str(getattr(log.eval, "created", "") or ""),
+            }
+            for sample in log.samples or []
         ]
     frame = pd.DataFrame(rows)
     if frame.empty:
         raise EmptyDataError("the inspect logs hold no samples")
+    frame = _latest_runs(frame)
+    _warn_incomplete(frame, planned)
+    frame = frame.drop(columns=["_task_id", "_created"]).reset_index(drop=True)
     for column in clusters:
         if column not in frame.columns:
             raise ColumnNotFoundError(column, list(frame.columns))

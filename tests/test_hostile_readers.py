@@ -749,12 +749,13 @@ INSPECT = [
         Raises(cs.FileReadError, r"it holds the same evaluation .* count twice"),
     ),
     inspect_case(
-        "inspect: a score that is a dict (inspect counted it as 0)",
+        # a dict-valued score needs key= to pick an entry (before: inspect counted it as 0)
+        "inspect: a score that is a dict, without key=",
         lambda: logs(first_score({"a": 1})),
         read_log,
         Raises(
-            cs.InvalidOutcomeError,
-            r"task_x\.eval: score 'includes' of sample 'q0' \(epoch 1\) is \{'a': 1\}",
+            cs.InvalidOptionError,
+            r"task_x\.eval: score 'includes' of sample 'q0' is a dict \(keys \['a'\]\); pass key=",
         ),
     ),
     inspect_case(

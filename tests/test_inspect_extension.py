@@ -156,10 +156,13 @@ def test_scores_frame_errors():
     from inspect_ai.scorer import SampleScore, Score
 
     scores = [SampleScore(score=Score(value={"a": 1, "b": 0}), sample_id=1, sample_metadata={})]
-    with pytest.raises(cs.InvalidOptionError, match=r"pass key= to say which entry"):
+    with pytest.raises(cs.InvalidOptionError, match=r"the score of sample 1 is a dict .*pass key="):
         scores_frame(scores)
     assert scores_frame(scores, key="a")["value"].tolist() == [1.0]
-    with pytest.raises(cs.InvalidOptionError, match=r"key='c' is not in a score's keys"):
+    with pytest.raises(
+        cs.InvalidOptionError,
+        match=r"the score of sample 1: key='c' is not one of its keys \['a', 'b'\]",
+    ):
         scores_frame(scores, key="c")
     plain = [SampleScore(score=Score(value="C"), sample_id="s", sample_metadata={"x": 1})]
     assert scores_frame(plain)["value"].tolist() == [1.0]

@@ -703,12 +703,15 @@ def _annotate(args: argparse.Namespace) -> Iterable[str]:
     path = Path(args.log)
     if not path.is_file():
         raise FileReadError(path, "no such log file (a .eval or .json inspect_ai log)")
-    log = annotate(path, cluster=args.by, output=args.output)
+    log = annotate(path, cluster=args.by, scorer=args.scorer, output=args.output)
     written = args.output or args.log
     for score in log.results.scores:
         group = {k: m.value for k, m in score.metrics.items() if m.group == "cluster_ci"}
         if group:
-            shown = ", ".join(f"{k} {fmt.number(v)}" for k, v in group.items())
+            shown = ", ".join(
+                f"{k} {fmt.number(int(v) if float(v).is_integer() else v)}"
+                for k, v in group.items()
+            )
             print(f"{score.name}: cluster_ci {shown}")
     print(f"wrote {written}")
     return ()
@@ -1013,6 +1016,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     annotation.add_argument("log", help="a .eval or .json inspect_ai log file")
     annotation.add_argument("--by", help="sample metadata field naming the cluster")
+    annotation.add_argument("--scorer", help="the scorer to annotate (default: every one)")
     annotation.add_argument("--output", help="write the annotated log here (default: in place)")
     annotation.set_defaults(func=_annotate)
 

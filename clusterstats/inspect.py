@@ -301,6 +301,7 @@ def annotate(
     metric: Metric | None = None,
     *,
     cluster: str | None = None,
+    scorer: str | None = None,
     output: str | Path | None = None,
 ) -> Any:
     """Add the clustered metric to an existing Inspect log and recompute its metrics from the
@@ -316,6 +317,10 @@ def annotate(
         The metric to add (default ``cluster_ci(cluster=cluster)``).
     cluster : str, optional
         With the default metric: the sample metadata field naming the cluster.
+    scorer : str, optional
+        The scorer whose scores the metric is about (default: every scorer with a list of
+        metrics; one whose metrics are a dict per score key, as a dict-valued scorer's are,
+        is left as it is).
     output : str or path, optional
         Where to write the annotated log (default: back to ``log`` when it is a path; an
         ``EvalLog`` given as such is annotated in place and not written).
@@ -328,7 +333,8 @@ def annotate(
     Raises
     ------
     InvalidInputError
-        A log without samples (a header-only read), whose scores cannot be recomputed.
+        A log without samples (a header-only read), whose scores cannot be recomputed; an
+        unknown ``scorer``; only dict-valued scorers.
     """
     from inspect_ai._util.registry import registry_log_name, registry_params
     from inspect_ai.log import read_eval_log, recompute_metrics, write_eval_log
@@ -354,13 +360,20 @@ def annotate(
             )
         log.eval.metrics = [*log.eval.metrics, definition]
     else:
-        for scorer in log.eval.scorers or []:
-            if isinstance(scorer.metrics, dict):
-                raise InvalidInputError(
-                    f"scorer {scorer.name!r} has a dict of metrics per score key; pass the "
-                    "metric in the task instead"
-                )
-            scorer.metrics = [*(scorer.metrics or []), definition]
+        scorers = list(log.eval.scorers or [])
+        if scorer is not None:
+            names = [s.name for s in scorers]
+            if scorer not in names:
+                raise InvalidInputError(f"no scorer {scorer!r} in the log; its scorers: {names}")
+            scorers = [s for s in scorers if s.name == scorer]
+        chosen_scorers = [s for s in scorers if not isinstance(s.metrics, dict)]
+        if not chosen_scorers:
+            raise InvalidInputError(
+                "the scorers' metrics are dicts per score key (dict-valued scores): give the "
+                "metric in the task, with key= to pick the entry"
+            )
+        for entry in chosen_scorers:
+            entry.metrics = [*(entry.metrics or []), definition]
     recompute_metrics(log)
     target = output if output is not None else location
     if target is not None:

@@ -104,3 +104,30 @@ def test_a_failed_run_and_its_retry_give_each_run_once():
     assert not frame.duplicated(["sample_id", "epoch"]).any()
     assert set(frame["log"]) == {RETRY.name}
     assert frame["score"].mean() == pytest.approx(_inspect_metric(RETRY, "includes"), rel=1e-12)
+
+
+def test_annotate_skips_dict_valued_scorers_and_picks_one_on_request(tmp_path):
+    from clusterstats.inspect import annotate
+
+    copy = tmp_path / "complete.eval"
+    copy.write_bytes(COMPLETE.read_bytes())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.ClusterStatsWarning)
+        log = annotate(copy, cluster="doc")
+        grouped = {
+            s.name
+            for s in log.results.scores
+            if any(m.group == "cluster_ci" for m in s.metrics.values())
+        }
+        assert grouped == {"includes", "flaky"}  # the dict-valued "details" is left as it is
+        only = annotate(COMPLETE, cluster="doc", scorer="flaky", output=tmp_path / "flaky.eval")
+    grouped = {
+        s.name
+        for s in only.results.scores
+        if any(m.group == "cluster_ci" for m in s.metrics.values())
+    }
+    assert grouped == {"flaky"}
+    with pytest.raises(cs.InvalidInputError, match=r"no scorer 'nope' in the log"):
+        annotate(COMPLETE, cluster="doc", scorer="nope", output=tmp_path / "x.eval")
+    with pytest.raises(cs.InvalidInputError, match=r"metrics are dicts per score key"):
+        annotate(COMPLETE, cluster="doc", scorer="details", output=tmp_path / "y.eval")

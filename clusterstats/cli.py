@@ -308,6 +308,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A frame's rows as JSON objects (NaN and infinities as null)."""
+    return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
 def _record(result: Any) -> dict[str, Any]:
     row = result.to_dict()
     return {column: _plain(row[column]) for column in type(result).columns}
@@ -540,14 +545,8 @@ def _compare(args: argparse.Namespace) -> Iterable[str]:
     )
     if args.output == "json":
         payload = {
-            "leaderboard": [
-                {k: _plain(v) for k, v in row.items()}
-                for row in res.leaderboard().to_dict(orient="records")
-            ],
-            "pairs": [
-                {k: _plain(v) for k, v in row.items()}
-                for row in res.to_frame().to_dict(orient="records")
-            ],
+            "leaderboard": _records(res.leaderboard()),
+            "pairs": _records(res.to_frame()),
             "notes": list(res.notes),
         }
         print(json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False))
@@ -571,11 +570,7 @@ def _print_table_result(result: Any, output: str) -> tuple[str, ...]:
     elif output == "csv":
         print(result.to_frame().to_csv(index=False), end="")
     else:
-        rows = [
-            {str(k): _plain(v) for k, v in row.items()}
-            for row in result.to_frame().to_dict(orient="records")
-        ]
-        payload = {"rows": rows, "notes": list(notes)}
+        payload = {"rows": _records(result.to_frame()), "notes": list(notes)}
         print(json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False))
     return notes
 

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from scipy import special
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats._result import GroupedResults, Result, label_of, metric_key
+from clusterstats.core.planning import clusters_to_decide, decisive_half_width
 from clusterstats.errors import ClusterStatsError, InvalidOptionError
 
 __all__ = ["EXIT_CODES", "Gate", "GateReport", "gate"]
@@ -647,8 +647,6 @@ def _clusters_needed(
             _item_means(frame, keys, outcome, responded) for frame in (data, baseline)
         )
     plan_missing = "drop" if missing == "ipw" else missing
-    z_alpha = float(special.ndtri(0.5 + level / 2))
-    z_power = float(special.ndtri(power))
     try:
         if kind == "at_least":
             p = pilot_plan(
@@ -658,7 +656,7 @@ def _clusters_needed(
                 missing=plan_missing,
                 responded=responded,
                 confidence=level,
-                target_half_width=distance * z_alpha / (z_alpha + z_power),
+                target_half_width=decisive_half_width(distance, level, power),
                 case=case,
             )
             return _checked_needed(float(p.clusters_needed), p.n_clusters)
@@ -681,7 +679,7 @@ def _clusters_needed(
         # error instead, se * sqrt(K / K'), which holds the design effect fixed.
         if not se > 0:
             return math.nan, (f"no plan for the clusters needed: {exc}",)
-        needed = max(2.0, n_clusters * ((z_alpha + z_power) * se / distance) ** 2)
+        needed = clusters_to_decide(n_clusters, se, distance, level, power)
         return needed, (
             "clusters needed scaled from this run's standard error (se·√(K/K′)), since a "
             f"pilot plan could not be made: {exc}",

@@ -15,12 +15,19 @@ from scipy import optimize, special
 __all__ = [
     "clusters_for_half_width",
     "clusters_for_power",
+    "clusters_to_decide",
+    "decisive_half_width",
     "effective_n",
     "half_width",
     "minimum_detectable_effect",
     "optimal_cluster_size",
     "variance_of_mean",
 ]
+
+
+def _quantiles(confidence: float, power: float) -> tuple[float, float]:
+    """``z_{1−α/2}`` of the two-sided level and ``z_{power}``."""
+    return float(special.ndtri(0.5 + confidence / 2.0)), float(special.ndtri(power))
 
 
 def _ratio(numerator: float, denominator: float) -> float:
@@ -144,9 +151,38 @@ def clusters_for_power(
     >>> round(clusters_for_power(0.2, 0.2, 1, 0.03), 1)
     1744.2
     """
-    z = float(special.ndtri(0.5 + confidence / 2.0)) + float(special.ndtri(power))
+    z = sum(_quantiles(confidence, power))
     numerator = z * z * sigma2_diff * (1.0 + (cluster_size - 1.0) * icc_diff)
     return _ratio(numerator, cluster_size * effect * effect)
+
+
+def decisive_half_width(distance: float, confidence: float = 0.95, power: float = 0.8) -> float:
+    """The half-width an interval needs for its bound to clear a boundary ``d`` away from
+    the truth with the given power: ``d z_{1−α/2} / (z_{1−α/2} + z_{power})``.
+
+    >>> round(decisive_half_width(0.03), 5)
+    0.02099
+    """
+    z_alpha, z_power = _quantiles(confidence, power)
+    return distance * z_alpha / (z_alpha + z_power)
+
+
+def clusters_to_decide(
+    n_clusters: float,
+    standard_error: float,
+    distance: float,
+    confidence: float = 0.95,
+    power: float = 0.8,
+) -> float:
+    """Clusters at which an estimate ``d`` from a boundary is told from it with the given
+    power, scaling an observed standard error at ``K`` clusters as ``se sqrt(K / K′)`` (the
+    design effect held fixed): ``K (z_{1−α/2} + z_{power})² se² / d²``, at least 2.
+
+    >>> round(clusters_to_decide(100, 0.02, 0.03), 1)
+    348.8
+    """
+    z_alpha, z_power = _quantiles(confidence, power)
+    return max(2.0, n_clusters * ((z_alpha + z_power) * standard_error / distance) ** 2)
 
 
 def minimum_detectable_effect(
@@ -163,5 +199,5 @@ def minimum_detectable_effect(
     >>> round(minimum_detectable_effect(0.2, 0.2, 627.9, 5), 4)
     0.03
     """
-    z = float(special.ndtri(0.5 + confidence / 2.0)) + float(special.ndtri(power))
+    z = sum(_quantiles(confidence, power))
     return z * math.sqrt(variance_of_mean(sigma2_diff, icc_diff, n_clusters, cluster_size))

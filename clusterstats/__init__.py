@@ -51,9 +51,12 @@ from clusterstats.errors import (
     InvalidOptionError,
     InvalidOutcomeError,
     MissingOutcomeError,
+    MixedMetricsWarning,
+    SupersededRunWarning,
     TooFewClustersError,
 )
-from clusterstats.readers import read_inspect, read_lm_eval
+from clusterstats.harness import lm_eval_table
+from clusterstats.readers import read_inspect, read_lm_eval, read_lm_eval_results
 from clusterstats.results import (
     ICC,
     ClusterCI,
@@ -64,6 +67,7 @@ from clusterstats.results import (
     Gate,
     GateReport,
     GroupedResults,
+    LmEvalTable,
     MissingReport,
     PairedDelta,
     PassAtK,
@@ -101,12 +105,15 @@ __all__ = [
     "InvalidInputError",
     "InvalidOptionError",
     "InvalidOutcomeError",
+    "LmEvalTable",
     "MissingOutcomeError",
     "MissingReport",
+    "MixedMetricsWarning",
     "PairedDelta",
     "PassAtK",
     "Plan",
     "Report",
+    "SupersededRunWarning",
     "TooFewClustersError",
     "adjusted_wilson_interval",
     "check_clustering",
@@ -119,6 +126,7 @@ __all__ = [
     "gate",
     "icc",
     "kish_design_effect",
+    "lm_eval_table",
     "load_demo_data",
     "missing_report",
     "paired_delta",
@@ -128,6 +136,7 @@ __all__ = [
     "plan",
     "read_inspect",
     "read_lm_eval",
+    "read_lm_eval_results",
     "report",
     "rule_of_three",
     "simulate",

@@ -222,23 +222,41 @@ def read_table(
     encoding: str | None = None,
     *,
     labels: Sequence[str] = (),
+    outcome: str | None = None,
+    lm_eval_filter: str | None = None,
+    runs: str | None = None,
 ) -> pd.DataFrame:
     """Read a table of graded rows for the command line, with one-line errors.
 
-    ``encoding`` (default UTF-8, with or without a byte-order mark) is for text tables only;
-    ``labels`` are the cluster and group columns, checked not to merge ids of a CSV that
-    differ as text (``"7"`` and ``"007"``) by reading them as one number.
+    ``file_format="auto"`` reads inspect_ai logs and lm-evaluation-harness samples by the
+    names the harnesses give their files (``*.eval``, ``samples_<task>_<date>.jsonl``, or a
+    folder of them), and any other file as a table by its extension. ``encoding`` (default
+    UTF-8, with or without a byte-order mark) is for text tables only; ``labels`` are the
+    cluster and group columns, checked not to merge ids of a CSV that differ as text
+    (``"7"`` and ``"007"``) by reading them as one number. For lm-evaluation-harness
+    samples, ``outcome`` is the metric read (only the tasks that report it),
+    ``lm_eval_filter`` and ``runs`` are :func:`~clusterstats.read_lm_eval`'s ``filter`` and
+    ``runs``.
     """
+    from clusterstats.readers import read_inspect, read_lm_eval
+    from clusterstats.readers.formats import log_format
+
+    if file_format == "auto":
+        file_format = log_format(path) or "auto"
+    if file_format != "lm-eval" and (lm_eval_filter is not None or runs is not None):
+        option = "--filter" if lm_eval_filter is not None else "--runs"
+        raise InvalidOptionError(
+            f"{option} is for lm-evaluation-harness samples (--format lm-eval); "
+            f"{str(path)!r} is read as {'a table' if file_format == 'auto' else file_format}"
+        )
     if file_format in ("inspect", "lm-eval"):
         if encoding is not None:
             raise InvalidOptionError(
                 f"--encoding is for .csv, .tsv, .json and .jsonl tables; --format {file_format} "
                 "files are always UTF-8: drop --encoding"
             )
-        from clusterstats.readers import read_inspect, read_lm_eval
-
         if file_format == "lm-eval":
-            return read_lm_eval(path)
+            return read_lm_eval(path, metric=outcome, filter=lm_eval_filter, runs=runs)
         try:
             return read_inspect(path)
         except ImportError as error:
@@ -407,7 +425,7 @@ def _demo(args: argparse.Namespace) -> Iterable[str]:
 
 def _ci(args: argparse.Namespace) -> Iterable[str]:
     labels = [*args.by, *(args.over or [])]
-    df = read_table(args.path, args.format, args.encoding, labels=[*labels, *_extra_labels(args)])
+    df = _read(args, args.path, [*labels, *_extra_labels(args)])
     if args.outcome in labels:
         option = "--over" if args.outcome in (args.over or []) else "--by"
         raise InvalidOptionError(
@@ -435,6 +453,21 @@ def _ci(args: argparse.Namespace) -> Iterable[str]:
     else:
         print(json_output(res))
     return notes
+
+
+def _read(args: argparse.Namespace, path: str, labels: Sequence[str] = ()) -> pd.DataFrame:
+    """The command's input, read as its options say (``--format``, ``--encoding``, and
+    for lm-evaluation-harness samples ``--filter``, ``--runs`` and the ``--outcome``
+    metric)."""
+    return read_table(
+        path,
+        args.format,
+        args.encoding,
+        labels=labels,
+        outcome=getattr(args, "outcome", None),
+        lm_eval_filter=args.filter,
+        runs=args.runs,
+    )
 
 
 def _design_options(parser: argparse.ArgumentParser, *, methods: Sequence[str]) -> None:
@@ -500,8 +533,8 @@ def _paired(args: argparse.Namespace) -> Iterable[str]:
 
     labels = [*args.by, *(args.on or []), *([args.rerun] if args.rerun else [])]
     labels += _extra_labels(args)
-    new = read_table(args.path, args.format, args.encoding, labels=labels)
-    old = read_table(args.baseline, args.format, args.encoding, labels=labels)
+    new = _read(args, args.path, labels)
+    old = _read(args, args.baseline, labels)
     res = paired_delta(
         new,
         old,
@@ -522,7 +555,7 @@ def _compare(args: argparse.Namespace) -> Iterable[str]:
 
     labels = [*args.by, args.model, *(args.on or []), *([args.rerun] if args.rerun else [])]
     labels += _extra_labels(args)
-    df = read_table(args.path, args.format, args.encoding, labels=labels)
+    df = _read(args, args.path, labels)
     baseline: Any = args.baseline
     if baseline is not None and baseline not in set(df[args.model].astype(str)):
         raise InvalidOptionError(
@@ -580,7 +613,7 @@ def _rerun_statistic(args: argparse.Namespace) -> Iterable[str]:
 
     labels = [args.case, args.rerun, *([args.by] if args.by else [])]
     labels += args.over or []
-    df = read_table(args.path, args.format, args.encoding, labels=labels)
+    df = _read(args, args.path, labels)
     common = {
         "by": args.by,
         "case": args.case,
@@ -611,7 +644,7 @@ def _report(args: argparse.Namespace) -> Iterable[str]:
 
     labels = [*args.by, *(args.over or [])]
     labels += [args.responded] if args.responded else []
-    df = read_table(args.path, args.format, args.encoding, labels=labels)
+    df = _read(args, args.path, labels)
     res = report(
         df,
         args.outcome,
@@ -629,7 +662,7 @@ def _report(args: argparse.Namespace) -> Iterable[str]:
 def _check(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.diagnostics import check_clustering
 
-    df = read_table(args.path, args.format, args.encoding)
+    df = _read(args, args.path)
     # "a+b" is the combination of columns a and b, unless a column has that name
     candidates = [
         [c] if c in df.columns else [part.strip() for part in c.split("+")]
@@ -651,7 +684,7 @@ def _missing(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.missing import missing_report
 
     labels = [*args.by, *(x for x in (args.reason, args.responded) if x)]
-    df = read_table(args.path, args.format, args.encoding, labels=labels)
+    df = _read(args, args.path, labels)
     res = missing_report(
         df,
         args.outcome,
@@ -668,10 +701,10 @@ def _plan(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.planning import pilot_plan
 
     labels = [*args.by, *(args.on or []), *([args.responded] if args.responded else [])]
-    df = read_table(args.path, args.format, args.encoding, labels=labels)
+    df = _read(args, args.path, labels)
     other = None
     if args.other is not None:
-        other = read_table(args.other, args.format, args.encoding, labels=labels)
+        other = _read(args, args.other, labels)
     res = pilot_plan(
         df,
         args.outcome,
@@ -712,6 +745,29 @@ def _annotate(args: argparse.Namespace) -> Iterable[str]:
     return ()
 
 
+def _lm_eval(args: argparse.Namespace) -> Iterable[str]:
+    from clusterstats.harness import lm_eval_table
+
+    table = lm_eval_table(
+        args.path,
+        by=args.by[0] if len(args.by) == 1 else args.by,
+        confidence=args.confidence,
+        method=args.method,
+        estimand=args.estimand,
+        runs=args.runs,
+        rng=args.seed,
+    )
+    if args.output == "text":
+        print(repr(table))
+    elif args.output == "markdown":
+        print(table.to_markdown(), end="")
+    elif args.output == "csv":
+        print(table.to_frame().to_csv(index=False), end="")
+    else:
+        print(json.dumps(_records(table.to_frame()), indent=2, allow_nan=False, ensure_ascii=False))
+    return tuple(dict.fromkeys(n for r in table.results for n in r.notes))
+
+
 def _gate(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.gating import gate
 
@@ -722,10 +778,10 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
             "a gate asks one question: --baseline FILE with --margin M (not worse than the "
             "baseline by more than M) or --at-least T (a pass rate of at least T)"
         )
-    candidate = read_table(args.path, args.format, args.encoding, labels=labels)
+    candidate = _read(args, args.path, labels)
     baseline = None
     if args.baseline is not None:
-        baseline = read_table(args.baseline, args.format, args.encoding, labels=labels)
+        baseline = _read(args, args.baseline, labels)
     on = None if not args.on else args.on[0] if len(args.on) == 1 else args.on
     report = gate(
         candidate,
@@ -829,6 +885,22 @@ class _Parser(argparse.ArgumentParser):
         return super().add_argument(*names, **options)
 
 
+def _lm_eval_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--filter",
+        default=None,
+        help="lm-evaluation-harness samples: the filter to read, for tasks scored under "
+        "several (e.g. strict-match), or 'all'",
+    )
+    parser.add_argument(
+        "--runs",
+        default=None,
+        choices=("latest", "all"),
+        help="lm-evaluation-harness samples: a task run several times into one folder, the "
+        "newest run (default, with a warning) or every run (a run column)",
+    )
+
+
 def _input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
@@ -837,6 +909,7 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
         help="as in clusterstats ci",
     )
     parser.add_argument("--encoding", default=None, help="as in clusterstats ci")
+    _lm_eval_options(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -861,8 +934,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         default="auto",
         choices=("auto", "inspect", "lm-eval"),
-        help="auto: by file extension; inspect: inspect_ai .eval/.json logs (one row per "
-        "sample and epoch, outcome column 'score'); lm-eval: --log_samples JSONL files",
+        help="auto: inspect_ai logs and lm-evaluation-harness samples by their file names "
+        "(*.eval, samples_<task>_<date>.jsonl, or a folder of them), other files by extension; "
+        "inspect: inspect_ai .eval/.json logs (one row per sample and epoch, outcome column "
+        "'score'); lm-eval: --log_samples JSONL files (the outcome is a metric, e.g. acc)",
     )
     ci.add_argument(
         "--encoding",
@@ -870,6 +945,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="text encoding of a CSV, TSV or JSON file (default UTF-8, with or without a "
         "byte-order mark)",
     )
+    _lm_eval_options(ci)
     ci.add_argument("--outcome", required=True, help="outcome column (0/1 or a score)")
     ci.add_argument(
         "--by",
@@ -1015,6 +1091,32 @@ def build_parser() -> argparse.ArgumentParser:
     annotation.add_argument("--output", help="write the annotated log here (default: in place)")
     annotation.set_defaults(func=_annotate)
 
+    harness = sub.add_parser(
+        "lm-eval",
+        help="lm-evaluation-harness's results table with the clustered interval beside the "
+        "naive one",
+    )
+    harness.add_argument("path", help="the harness's --output_path folder (with --log_samples)")
+    harness.add_argument(
+        "--by",
+        required=True,
+        action="append",
+        help="cluster: a document field (e.g. passage for doc_passage) or column (repeat)",
+    )
+    harness.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
+    harness.add_argument("--method", default="auto", choices=tuple(METHODS))
+    harness.add_argument("--confidence", type=float, default=0.95)
+    harness.add_argument("--seed", type=int, default=None, help="seed of bootstrap methods")
+    harness.add_argument(
+        "--runs",
+        default=None,
+        choices=("latest", "all"),
+        help="a task run several times into one folder: the newest run (default, with a "
+        "warning) or every run",
+    )
+    harness.add_argument("--output", default="text", choices=("text", "markdown", "csv", "json"))
+    harness.set_defaults(func=_lm_eval)
+
     gate = sub.add_parser(
         "gate",
         help="pass / fail / inconclusive for a CI job (exit 0 / 1 / 2; an error exits 3)",
@@ -1027,6 +1129,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="as in clusterstats ci",
     )
     gate.add_argument("--encoding", default=None, help="as in clusterstats ci")
+    _lm_eval_options(gate)
     gate.add_argument("--outcome", required=True, help="outcome column (higher is better)")
     gate.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
     gate.add_argument("--baseline", help="the baseline's results on the same items")

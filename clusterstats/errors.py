@@ -30,6 +30,8 @@ __all__ = [
     "InvalidOptionError",
     "InvalidOutcomeError",
     "MissingOutcomeError",
+    "MixedMetricsWarning",
+    "SupersededRunWarning",
     "TooFewClustersError",
     "warn",
 ]
@@ -152,6 +154,16 @@ class DegenerateDataWarning(ClusterStatsWarning):
 class IncompleteLogWarning(ClusterStatsWarning):
     """An eval log holds fewer (sample, epoch) runs than its task planned (a failed,
     cancelled or partial run): the runs that never happened are not rows of the frame."""
+
+
+class SupersededRunWarning(ClusterStatsWarning):
+    """A task was run more than once into one folder (lm-evaluation-harness writes each run
+    beside the others): only the newest run was read."""
+
+
+class MixedMetricsWarning(ClusterStatsWarning):
+    """Tasks read together report different metrics: a metric's column is empty (NaN) on
+    the rows of the tasks that do not report it, which is not a missing value."""
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -7,6 +7,7 @@ from clusterstats.comparison import Comparison
 from clusterstats.datasets import DatasetInfo
 from clusterstats.diagnostics import ClusteringCheck, Report
 from clusterstats.gating import Gate, GateReport
+from clusterstats.harness import LmEvalTable
 from clusterstats.mean import ICC, ClusterCI, DesignEffect
 from clusterstats.missing import MissingReport
 from clusterstats.paired import PairedDelta
@@ -24,6 +25,7 @@ __all__ = [
     "Gate",
     "GateReport",
     "GroupedResults",
+    "LmEvalTable",
     "MissingReport",
     "PairedDelta",
     "PassAtK",

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from hostile import Case, Raises, Returns, params, run
+from hostile import Case, Raises, Returns, Warns, params, run
 
 import clusterstats as cs
 
@@ -152,8 +152,30 @@ def rows(n: int, **columns: list[Any]) -> Callable[[pd.DataFrame], None]:
 
 
 def two_runs() -> dict[str, Any]:
-    root = folder((SAMPLES, good(2)), ("samples_t_2024-02-01T00-00-00.jsonl", good(2)))
+    newer = "".join(line(i, acc=1.0) + "\n" for i in range(2))  # acc 1, 1: the newer run
+    root = folder((SAMPLES, good(2)), ("samples_t_2024-02-01T00-00-00.jsonl", newer))
     return {"path": root}
+
+
+def two_runs_one_undated() -> dict[str, Any]:
+    return {"path": folder((SAMPLES, good(2)), ("samples_t.jsonl", good(2)))}
+
+
+def two_tasks() -> dict[str, Any]:
+    """Task t reports acc; task u reports exact_match."""
+    other = "".join(
+        line(i, metrics=["exact_match"], exact_match=1.0, acc=None) + "\n" for i in range(3)
+    )
+    other = other.replace(', "acc": null', "")
+    return {"path": folder((SAMPLES, good(2)), ("samples_u_2024-01-01T00-00-00.jsonl", other))}
+
+
+def two_filters() -> dict[str, Any]:
+    return samples(good(2) + line(0, filter="strict") + "\n" + line(1, filter="strict"))
+
+
+def read_with(**options: Any) -> Callable[[Any], pd.DataFrame]:
+    return lambda path: cs.read_lm_eval(path, **options)
 
 
 def two_models() -> dict[str, Any]:
@@ -429,22 +451,144 @@ LM_EVAL = [
         read,
         lm_raises(r"line 3 repeats doc_id 0 \(filter 'none'\) of line 1"),
     ),
+    # lm-evaluation-harness writes every run of a task into the model's folder, dated
     case(
         "lm_eval: two runs of one task in one folder (every sample counted twice before)",
         two_runs,
         read,
-        Raises(
-            cs.FileReadError,
-            r"2024-02-01T00-00-00\.jsonl': line 1 repeats doc_id 0 \(filter 'none'\) of task "
-            r"'t' and model 'm' from '.*samples_t_2024-01-01T00-00-00\.jsonl' line 1: two runs",
+        Warns(
+            cs.SupersededRunWarning,
+            r"task 't' of model 'm' was run 2 times into one folder; read the newest run "
+            r"\(2024-02-01T00-00-00\) and set aside 2024-01-01T00-00-00",
+            rows(2, acc=[1.0, 1.0], run=["2024-02-01T00-00-00"] * 2),
         ),
+    ),
+    case(
+        "lm_eval: runs='latest' reads the newest run without a warning",
+        two_runs,
+        read_with(runs="latest"),
+        Returns(rows(2, acc=[1.0, 1.0])),
+    ),
+    case(
+        "lm_eval: runs='all' keeps both runs, told apart by the run column",
+        two_runs,
+        read_with(runs="all"),
+        Returns(
+            rows(
+                4,
+                run=["2024-01-01T00-00-00"] * 2 + ["2024-02-01T00-00-00"] * 2,
+                acc=[0.0, 1.0, 1.0, 1.0],
+            )
+        ),
+    ),
+    case(
+        "lm_eval: two files of one task, one without a date, cannot be ordered",
+        two_runs_one_undated,
+        read,
+        Raises(cs.FileReadError, r"samples_t\.jsonl': task 't' of model 'm' has 2 samples files"),
+    ),
+    case(
+        "lm_eval: runs= an unknown value",
+        two_runs,
+        read_with(runs="newest"),
+        Raises(cs.InvalidOptionError, r"runs must be one of \('latest', 'all'\)"),
     ),
     # lm-evaluation-harness writes each document once per filter: two filters, two rows each
     case(
-        "lm_eval: one document under two filters is two rows",
-        lambda: samples(good(2) + line(0, filter="strict") + "\n" + line(1, filter="strict")),
+        "lm_eval: one document under two filters (was two rows, pooled silently)",
+        two_filters,
         read,
+        Raises(
+            cs.InvalidOptionError,
+            r"task 't' of model 'm' is scored under 2 filters \('none', 'strict'\).*"
+            r"choose one with filter='none'",
+        ),
+    ),
+    case(
+        "lm_eval: filter= picks one filter's rows",
+        two_filters,
+        read_with(filter="strict"),
+        Returns(rows(2, doc_id=[0, 1], filter=["strict", "strict"])),
+    ),
+    case(
+        "lm_eval: filter='all' keeps one row per document and filter",
+        two_filters,
+        read_with(filter="all"),
         Returns(rows(4, doc_id=[0, 1, 0, 1], filter=["none", "none", "strict", "strict"])),
+    ),
+    case(
+        "lm_eval: filter= a name no task has",
+        two_filters,
+        read_with(filter="flexible"),
+        Raises(cs.InvalidOptionError, r"task 't' of model 'm' has no filter 'flexible'"),
+    ),
+    case(
+        "lm_eval: filter= a mapping naming a task that is not there",
+        two_filters,
+        read_with(filter={"gsm8k": "strict"}),
+        Raises(cs.InvalidOptionError, r"filter names task\(s\) \['gsm8k'\]"),
+    ),
+    case(
+        "lm_eval: filter= of another type",
+        two_filters,
+        read_with(filter=1),
+        Raises(cs.InvalidOptionError, r"filter must be a filter name"),
+    ),
+    # a metric that one task reports and another does not
+    case(
+        "lm_eval: tasks reporting different metrics (NaN read as missing before)",
+        two_tasks,
+        read,
+        Warns(cs.MixedMetricsWarning, r"\(t: acc; u: exact_match\).*'acc' on 'u'", rows(5)),
+    ),
+    case(
+        "lm_eval: metric= reads the tasks that report it, and only that metric",
+        two_tasks,
+        read_with(metric="exact_match"),
+        Returns(rows(3, task=["u"] * 3, exact_match=[1.0] * 3)),
+    ),
+    case(
+        "lm_eval: metric= a metric no task reports",
+        two_tasks,
+        read_with(metric="f1"),
+        Raises(cs.InvalidOptionError, r"no task reports metric 'f1'; they report t: acc; u: "),
+    ),
+    case(
+        "lm_eval: metric= a corpus-level metric (its per-sample values are pairs)",
+        lambda: samples(line(0, metrics=["f1"], f1=[1, 0]) + "\n"),
+        read_with(metric="f1"),
+        Raises(cs.InvalidOutcomeError, r"metric 'f1' of task 't' is corpus-level"),
+    ),
+    case(
+        "lm_eval: metric= not a name",
+        two_tasks,
+        read_with(metric=["acc"]),
+        Raises(cs.InvalidOptionError, r"metric must be a metric name"),
+    ),
+    # one row per response of a task with repeats
+    case(
+        "lm_eval: rows='repeats' gives one row per response",
+        lambda: samples(line(0, resps=[["a", "b", "c"]]) + "\n" + line(1, resps=[["d"] * 3])),
+        read_with(rows="repeats"),
+        Returns(rows(6, repeat=[0, 1, 2, 0, 1, 2], response=["a", "b", "c", "d", "d", "d"])),
+    ),
+    case(
+        "lm_eval: rows='repeats' on samples without responses",
+        lambda: samples(good(2)),
+        read_with(rows="repeats"),
+        lm_raises(r"line 1 has no responses list"),
+    ),
+    case(
+        "lm_eval: rows='repeats' with metric=",
+        lambda: samples(good(2)),
+        read_with(rows="repeats", metric="acc"),
+        Raises(cs.InvalidOptionError, r"metric= is for rows='documents'"),
+    ),
+    case(
+        "lm_eval: repeats counts the responses of each request",
+        lambda: samples(line(0, resps=[["a", "b"]]) + "\n" + line(1, resps=[["x"], ["y"]])),
+        read,
+        Returns(rows(2, repeats=[2, 1])),
     ),
     case(
         "lm_eval: one task in two model folders is two models",

@@ -125,7 +125,8 @@ def write_lm_eval_fixture(root):
 
 def test_read_lm_eval(tmp_path):
     write_lm_eval_fixture(tmp_path)
-    frame = cs.read_lm_eval(tmp_path)
+    with pytest.warns(cs.MixedMetricsWarning, match="'acc' on 'gsm8k'"):
+        frame = cs.read_lm_eval(tmp_path)
     assert len(frame) == 80
     assert set(frame.task) == {"arc_easy", "gsm8k"}
     assert (frame.model == "EleutherAI__pythia-70m").all()
@@ -154,5 +155,5 @@ def test_read_lm_eval(tmp_path):
 
 def test_readers_return_plain_frames(tmp_path):
     write_lm_eval_fixture(tmp_path)
-    frame = cs.read_lm_eval(tmp_path)
+    frame = cs.read_lm_eval(tmp_path, metric="acc")
     assert isinstance(frame, pd.DataFrame)

@@ -1,0 +1,319 @@
+"""The lm-evaluation-harness results table with clustered intervals: ``lm_eval_table``."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from clusterstats import _display as fmt
+from clusterstats import _options as opt
+from clusterstats.errors import ColumnNotFoundError, EmptyDataError, MixedMetricsWarning
+from clusterstats.mean import ClusterCI, cluster_ci
+from clusterstats.readers import read_lm_eval, read_lm_eval_results
+
+__all__ = ["LmEvalTable", "lm_eval_table"]
+
+# the harness's group rows and per-sample pairs have no per-sample mean to cluster
+_CORPUS_NOTE = "corpus-level metric: not a mean of per-sample scores, no clustered interval"
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class LmEvalTable:
+    """The harness's results table with a clustered interval beside each mean metric
+    (returned by ``lm_eval_table``).
+
+    Each row is one (model, task, filter, metric) of the harness's results: its value and
+    standard error as the harness reported them, the naive interval they imply (value ±
+    z·stderr, the rows taken as independent), and the clustered interval of the same
+    metric from the samples (``cluster_ci``), with its standard error, its ratio to the
+    harness's, the clusters and the design effect. Corpus-level metrics (f1, mcc, bleu,
+    perplexities) and rows without samples keep the harness's numbers and say why they
+    have no clustered interval.
+
+    It prints as text, renders as HTML in Jupyter, and gives ``to_frame()`` (the columns
+    of ``columns``) and ``to_markdown()`` (for a CI job summary).
+
+    Attributes
+    ----------
+    rows : tuple of dict
+        One mapping per row, with the keys of ``columns``.
+    by : tuple of str
+        The cluster columns.
+    confidence : float
+        The confidence level of both intervals.
+    results : tuple of ClusterCI
+        The clustered intervals behind the rows that have one, in row order.
+    """
+
+    rows: tuple[dict[str, Any], ...]
+    by: tuple[str, ...]
+    confidence: float
+    results: tuple[ClusterCI, ...]
+
+    columns: ClassVar[tuple[str, ...]] = (
+        "model",
+        "task",
+        "run",
+        "filter",
+        "metric",
+        "n_samples",
+        "value",
+        "stderr",
+        "naive_low",
+        "naive_high",
+        "estimate",
+        "low",
+        "high",
+        "se",
+        "se_ratio",
+        "n_clusters",
+        "design_effect",
+        "method",
+        "note",
+    )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (model, task, filter, metric), with the columns of ``columns``."""
+        frame = pd.DataFrame(list(self.rows), columns=list(self.columns))
+        return frame.astype({"n_clusters": "Int64", "n_samples": "Int64"})
+
+    def _several_runs(self) -> bool:
+        runs = {(row["model"], row["task"], row["run"]) for row in self.rows}
+        return len(runs) > len({(row["model"], row["task"]) for row in self.rows})
+
+    def _table(self) -> tuple[list[str], list[list[object]]]:
+        level = f"{self.confidence:.0%}"
+        runs = self._several_runs()
+        header = [
+            "model",
+            "task",
+            *(["run"] if runs else []),
+            "filter",
+            "metric",
+            "value",
+            "± stderr",
+            f"naive {level} CI",
+            f"clustered {level} CI",
+            "se ×",
+            "clusters",
+            "deff",
+        ]
+        body = []
+        for row in self.rows:
+            clustered = not math.isnan(row["low"])
+            body.append(
+                [
+                    row["model"],
+                    row["task"],
+                    *([row["run"]] if runs else []),
+                    row["filter"],
+                    row["metric"],
+                    row["value"],
+                    "N/A" if math.isnan(row["stderr"]) else row["stderr"],
+                    fmt.interval(row["naive_low"], row["naive_high"])
+                    if not math.isnan(row["naive_low"])
+                    else "–",
+                    fmt.interval(row["low"], row["high"]) if clustered else "–",
+                    f"×{row['se_ratio']:.2f}" if not math.isnan(row["se_ratio"]) else "–",
+                    row["n_clusters"] if clustered else "–",
+                    row["design_effect"] if clustered else "–",
+                ]
+            )
+        return header, body
+
+    def _notes(self) -> list[str]:
+        """Each note once, with the (task, metric) pairs it is about."""
+        about: dict[str, list[str]] = {}
+        for row in self.rows:
+            if row["note"]:
+                about.setdefault(row["note"], []).append(f"{row['task']} {row['metric']}")
+        return [f"{', '.join(dict.fromkeys(pairs))}: {note}" for note, pairs in about.items()]
+
+    def _caption(self) -> str:
+        return (
+            f"lm-evaluation-harness results, clustered by {' + '.join(self.by)}: the naive "
+            "interval is the harness's value ± z·stderr"
+        )
+
+    def __repr__(self) -> str:
+        header, body = self._table()
+        lines = [f"LmEvalTable(by {' + '.join(self.by)})", fmt.text_table(header, body)]
+        lines += [f"  {self._caption()}"] + [f"  note: {n}" for n in self._notes()]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        header, body = self._table()
+        return fmt.html_table(header, body, self._caption(), self._notes())
+
+    def to_markdown(self) -> str:
+        """A Markdown table and its notes, for a CI job summary or a pull request."""
+        header, body = self._table()
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(fmt.number(c) for c in row) + " |" for row in body]
+        lines += ["", self._caption() + "."]
+        lines += [f"- {n}" for n in self._notes()]
+        return "\n".join(lines) + "\n"
+
+
+def _cluster_columns(frame: pd.DataFrame, by: opt.By) -> list[str]:
+    """Each name as a column of the samples, or as a document field (``doc_<name>``)."""
+    names = [by] if isinstance(by, str) else list(by)
+    columns = []
+    for name in names:
+        if name in frame.columns:
+            columns.append(name)
+        elif f"doc_{name}" in frame.columns:
+            columns.append(f"doc_{name}")
+        else:
+            raise ColumnNotFoundError(name, list(frame.columns))
+    return columns
+
+
+def lm_eval_table(
+    path: Any,
+    *,
+    by: str | Sequence[str],
+    confidence: float = 0.95,
+    method: str = "auto",
+    estimand: str = "pooled",
+    runs: str | None = None,
+    rng: Any = None,
+) -> LmEvalTable:
+    """The results table of lm-evaluation-harness with each metric's clustered interval
+    beside the naive one the harness's standard error implies.
+
+    The harness reports each metric with the standard error of independent documents;
+    when documents share a passage, a source or a template, that error is too small. This
+    reads the run's results and samples (``--output_path ... --log_samples``), and for
+    each (model, task, filter, metric) computes :func:`~clusterstats.cluster_ci` of the
+    per-sample values clustered by ``by``. The clustered estimate equals the harness's
+    value for a mean metric (a note says so if not).
+
+    Parameters
+    ----------
+    path : path, directory, or a list of these
+        The harness's output folder (or model folders, or samples files).
+    by : str or sequence of str
+        The cluster: a column of :func:`~clusterstats.read_lm_eval`'s frame or a document
+        field (``"passage"`` for ``doc_passage``); several names for their combination.
+    confidence : float
+        Confidence level of both intervals.
+    method : str
+        Interval method of ``cluster_ci`` (``"auto"`` by default).
+    estimand : {"pooled", "cluster_mean"}
+        ``"pooled"`` (default) is the harness's mean over documents.
+    runs : {"latest", "all"}, optional
+        As in :func:`~clusterstats.read_lm_eval`; with ``"all"`` each run is its own row.
+    rng : int or numpy Generator, optional
+        Seed of the bootstrap methods (a fixed seed by default).
+
+    Returns
+    -------
+    LmEvalTable
+
+    Raises
+    ------
+    ColumnNotFoundError
+        ``by`` names neither a column nor a document field.
+    EmptyDataError
+        No results file, or no samples.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib, clusterstats
+    >>> folder = pathlib.Path(tempfile.mkdtemp()) / "my-model"
+    >>> folder.mkdir()
+    >>> lines = [{"doc_id": i, "doc": {"passage": f"p{i // 4}"}, "filter": "none",
+    ...           "metrics": ["acc"], "acc": float(i % 4 != 0)} for i in range(80)]
+    >>> text = "".join(json.dumps(line) + chr(10) for line in lines)
+    >>> _ = (folder / "samples_qa_2024-06-01T12-00-00.jsonl").write_text(text)
+    >>> results = {"results": {"qa": {"alias": "qa", "sample_len": 80, "acc,none": 0.75,
+    ...                               "acc_stderr,none": 0.04871}}}
+    >>> _ = (folder / "results_2024-06-01T12-00-00.json").write_text(json.dumps(results))
+    >>> table = clusterstats.lm_eval_table(folder, by="passage")
+    >>> table.to_frame()[["task", "metric", "value", "estimate", "n_clusters"]]
+      task metric  value  estimate  n_clusters
+    0   qa    acc   0.75      0.75          20
+    """
+    level = opt.check_confidence(confidence)
+    with warnings.catch_warnings():
+        # each metric is read from the tasks that report it, below
+        warnings.simplefilter("ignore", MixedMetricsWarning)
+        samples = read_lm_eval(path, filter="all", runs=runs)
+    results = read_lm_eval_results(path)
+    if results.empty:
+        raise EmptyDataError(
+            "no lm-evaluation-harness results files (results_<date>.json) beside the samples; "
+            "the harness writes them with --output_path"
+        )
+    columns = _cluster_columns(samples, by)
+    # the runs read: a run set aside (runs="latest") is left out of the table too
+    keys = ["model", "task", "run"]
+    read_runs = set(samples[keys].itertuples(index=False, name=None))
+    results = results[
+        [key in read_runs for key in results[keys].itertuples(index=False, name=None)]
+    ]
+    z = float(special.ndtri(0.5 + level / 2))
+    rows, found = [], []
+    for record in results.to_dict("records"):
+        stderr = record["stderr"]
+        row = {
+            **{key: record[key] for key in ("model", "task", "run", "filter", "metric")},
+            "n_samples": record["n_samples"],
+            "value": record["value"],
+            "stderr": stderr,
+            "naive_low": record["value"] - z * stderr,
+            "naive_high": record["value"] + z * stderr,
+            **dict.fromkeys(("estimate", "low", "high", "se", "se_ratio", "design_effect"), np.nan),
+            "n_clusters": None,
+            "method": None,
+            "note": "",
+        }
+        picked = samples[
+            (samples["model"] == record["model"])
+            & (samples["run"] == record["run"])
+            & (samples["task"] == record["task"])
+            & (samples["filter"] == record["filter"])
+        ]
+        metric = record["metric"]
+        if picked.empty or metric not in picked.columns:
+            row["note"] = "no samples (a group of tasks, or a run without --log_samples)"
+        elif picked[metric].map(lambda value: isinstance(value, list)).any():
+            row["note"] = _CORPUS_NOTE
+        else:
+            result = cluster_ci(
+                picked.assign(**{metric: picked[metric].astype(float)}),
+                metric,
+                by=columns[0] if len(columns) == 1 else columns,
+                confidence=level,
+                method=method,
+                estimand=estimand,
+                rng=rng,
+            )
+            found.append(result)
+            row.update(
+                estimate=result.estimate,
+                low=result.low,
+                high=result.high,
+                se=result.se,
+                se_ratio=result.se / stderr if stderr > 0 else np.nan,
+                n_clusters=result.n_clusters,
+                design_effect=result.design_effect,
+                method=result.method,
+            )
+            if estimand == "pooled" and not math.isclose(
+                result.estimate, record["value"], rel_tol=1e-9, abs_tol=1e-12
+            ):
+                row["note"] = (
+                    f"the samples give {result.estimate:.6g}, the harness reported "
+                    f"{record['value']:.6g} (a --limit, or samples from another run?)"
+                )
+        rows.append(row)
+    return LmEvalTable(rows=tuple(rows), by=tuple(columns), confidence=level, results=tuple(found))

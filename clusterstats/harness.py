@@ -30,12 +30,12 @@ class LmEvalTable:
     (returned by ``lm_eval_table``).
 
     Each row is one (model, task, filter, metric) of the harness's results: its value and
-    standard error as the harness reported them, the naive interval they imply (value ±
-    z·stderr, the rows taken as independent), and the clustered interval of the same
-    metric from the samples (``cluster_ci``), with its standard error, its ratio to the
-    harness's, the clusters and the design effect. Corpus-level metrics (f1, mcc, bleu,
-    perplexities) and rows without samples keep the harness's numbers and say why they
-    have no clustered interval.
+    standard error as the harness reported them, the naive interval they imply for a mean
+    metric (value ± z·stderr, the rows taken as independent; none where the stderr is 0),
+    and the clustered interval of the same metric from the samples (``cluster_ci``), with
+    its standard error, its ratio to the harness's, the clusters and the design effect.
+    Corpus-level metrics (f1, mcc, bleu, perplexities) and rows without samples keep the
+    harness's numbers and say why they have no clustered interval.
 
     It prints as text, renders as HTML in Jupyter, and gives ``to_frame()`` (the columns
     of ``columns``) and ``to_markdown()`` (for a CI job summary).
@@ -269,8 +269,8 @@ def lm_eval_table(
             "n_samples": record["n_samples"],
             "value": record["value"],
             "stderr": stderr,
-            "naive_low": record["value"] - z * stderr,
-            "naive_high": record["value"] + z * stderr,
+            "naive_low": np.nan,
+            "naive_high": np.nan,
             **dict.fromkeys(("estimate", "low", "high", "se", "se_ratio", "design_effect"), np.nan),
             "n_clusters": None,
             "method": None,
@@ -298,6 +298,10 @@ def lm_eval_table(
                 rng=rng,
             )
             found.append(result)
+            if stderr > 0:  # a zero stderr (every document scored alike) is no interval
+                row.update(
+                    naive_low=record["value"] - z * stderr, naive_high=record["value"] + z * stderr
+                )
             row.update(
                 estimate=result.estimate,
                 low=result.low,

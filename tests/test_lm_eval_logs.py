@@ -160,6 +160,7 @@ def test_lm_eval_table_puts_the_clustered_interval_beside_the_harness():
         assert row["n_clusters"] == 4
     corpus = frame[frame["metric"].isin(CORPUS_LEVEL)]
     assert corpus["low"].isna().all()
+    assert corpus["naive_low"].isna().all()  # bleu's stderr is 0 here: no zero-width interval
     assert corpus["note"].str.contains("corpus-level").all()
     text = repr(table)
     assert "clustered 95% CI" in text

@@ -52,6 +52,7 @@ from clusterstats.errors import (
     InvalidOutcomeError,
     MissingOutcomeError,
     MixedMetricsWarning,
+    SingletonClustersWarning,
     SupersededRunWarning,
     TooFewClustersError,
 )
@@ -113,6 +114,7 @@ __all__ = [
     "PassAtK",
     "Plan",
     "Report",
+    "SingletonClustersWarning",
     "SupersededRunWarning",
     "TooFewClustersError",
     "adjusted_wilson_interval",

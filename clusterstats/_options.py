@@ -233,6 +233,37 @@ class IntervalOptions:
     rng: Seed = Seed(None)
     cap_n_eff: bool = True
     empty_clusters: str = "drop"
+    crossed: bool = False
+
+
+def check_crossed(
+    crossed: Any, *, by: Any, estimand: Any, strata: Any, missing: Any, method: Any
+) -> bool:
+    """``crossed`` as a flag, and the options it does not go with as errors naming them."""
+    from clusterstats.core.crossed import CROSSED_METHODS
+
+    crossed = check_flag("crossed", crossed)
+    if not crossed:
+        return False
+    if not isinstance(by, (list, tuple)) or len(by) < 2:
+        raise InvalidOptionError(
+            f"crossed=True needs by= with two or more groupings (e.g. by=['question', "
+            f"'template']), got by={by!r}"
+        )
+    if estimand != "pooled":
+        raise InvalidOptionError(
+            "crossed=True estimates the pooled mean of the rows: with crossed groupings a "
+            f"cluster mean is not defined; got estimand={estimand!r}"
+        )
+    if strata is not None:
+        raise InvalidOptionError("crossed=True and strata= cannot be combined yet")
+    if missing == "ipw":
+        raise InvalidOptionError("crossed=True and missing='ipw' cannot be combined yet")
+    if method not in CROSSED_METHODS:
+        raise InvalidOptionError(
+            f"method {method!r} has no crossed form; with crossed=True use one of {CROSSED_METHODS}"
+        )
+    return True
 
 
 def interval_options(
@@ -252,8 +283,10 @@ def interval_options(
     rng: Any = None,
     cap_n_eff: Any = True,
     empty_clusters: Any = "drop",
+    crossed: Any = False,
+    by: Any = None,
 ) -> IntervalOptions:
-    """Validate the options of ``cluster_ci``."""
+    """Validate the options of ``cluster_ci`` (``by`` only to check ``crossed``)."""
     level = check_confidence(confidence)
     check_choice("estimand", estimand, STRATIFIED_ESTIMANDS if strata is not None else ESTIMANDS)
     check_choice("method", method, METHODS)
@@ -318,6 +351,9 @@ def interval_options(
         rng=check_seed(rng),
         cap_n_eff=check_flag("cap_n_eff", cap_n_eff),
         empty_clusters=empty_clusters,
+        crossed=check_crossed(
+            crossed, by=by, estimand=estimand, strata=strata, missing=missing, method=method
+        ),
     )
 
 

@@ -32,6 +32,7 @@ from clusterstats.errors import (
     InvalidOptionError,
     InvalidOutcomeError,
     MissingOutcomeError,
+    SingletonClustersWarning,
     TooFewClustersError,
     warn,
 )
@@ -282,3 +283,23 @@ def once(*, reemit: bool = True) -> Iterator[list[str]]:
         messages.append(message)
         if reemit:
             warn(message, category)
+
+
+def warn_singleton_combinations(design: Any) -> None:
+    """A :class:`SingletonClustersWarning` when the clusters made from the combination of
+    several ``by`` columns are mostly single rows (in the group where they are most)."""
+    shares = [float((g.table.rows == 1).mean()) for g in design.groups]
+    worst = max(range(len(shares)), key=shares.__getitem__)
+    if shares[worst] <= 0.5:
+        return
+    group = design.groups[worst]
+    where = "" if design.over is None else f" (group {group.label!r})"
+    columns = ", ".join(map(repr, design.by))
+    warn(
+        f"by=[{columns}] makes the cluster their combination: {group.table.n_clusters:,} "
+        f"clusters{where}, {shares[worst]:.0%} of them a single row, so rows that share only "
+        "one of the columns are taken as independent; if each column moves outcomes on its "
+        "own, the groupings are crossed: pass crossed=True (--crossed on the command line; "
+        "check_clustering compares the groupings)",
+        SingletonClustersWarning,
+    )

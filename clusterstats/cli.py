@@ -440,7 +440,9 @@ def _ci(args: argparse.Namespace) -> Iterable[str]:
                 f"repeat --by: {' '.join('--by ' + part for part in parts)}"
             )
     by = args.by[0] if len(args.by) == 1 else args.by
-    res = cluster_ci(df, args.outcome, by, over=_key(args.over), **_design_kwargs(args))
+    res = cluster_ci(
+        df, args.outcome, by, over=_key(args.over), crossed=args.crossed, **_design_kwargs(args)
+    )
     notes = _notes_of(res)
     if args.output == "text":
         print(repr(res))
@@ -959,6 +961,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="one interval per value of this column (e.g. model); repeat for combinations",
     )
     _design_options(ci, methods=METHODS)
+    ci.add_argument(
+        "--crossed",
+        action="store_true",
+        help="the --by columns are crossed groupings (e.g. --by question --by template), "
+        "not one cluster made of their combination: two-way (Cameron-Gelbach-Miller) variance",
+    )
     ci.add_argument("--output", default="text", choices=("text", "table", "csv", "json"))
     ci.set_defaults(func=_ci)
 

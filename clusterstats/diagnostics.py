@@ -15,13 +15,13 @@ from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._result import label_of
+from clusterstats.core.crossed import crossed_variance_of_rows
 from clusterstats.core.grouping import cluster_sums
 from clusterstats.core.summary import constant_up_to_rounding, summarize_icc
 from clusterstats.core.variance import (
     cluster_robust,
     iid_variance,
     nested_variance_shares,
-    two_way_variance,
 )
 from clusterstats.errors import (
     ClusterStatsWarning,
@@ -804,7 +804,9 @@ def check_clustering(
                     if level not in nested_chain:
                         nested_chain.append(level)
                 continue
-            v, va, vb, _ = two_way_variance(values, codes_of[a], codes_of[b])
+            two_way = crossed_variance_of_rows(values, [codes_of[a], codes_of[b]])
+            v = two_way.variance
+            va, vb = (variance for subset, _, variance in two_way.terms if len(subset) == 1)
             crossed.append(
                 {
                     "groupings": f"{a} x {b}",
@@ -830,7 +832,8 @@ def check_clustering(
             recommendation = (
                 f"cluster two-way by {c['groupings']}: the two crossed groupings each carry "
                 f"dependence, and the two-way standard error ({c['se_two_way']:.4f}) exceeds "
-                f"every one-way one"
+                f"every one-way one (cluster_ci(..., by={c['groupings'].split(' x ')!r}, "
+                "crossed=True))"
             )
     notes = []
     if flat:

@@ -31,6 +31,7 @@ __all__ = [
     "InvalidOutcomeError",
     "MissingOutcomeError",
     "MixedMetricsWarning",
+    "SingletonClustersWarning",
     "SupersededRunWarning",
     "TooFewClustersError",
     "warn",
@@ -154,6 +155,12 @@ class DegenerateDataWarning(ClusterStatsWarning):
 class IncompleteLogWarning(ClusterStatsWarning):
     """An eval log holds fewer (sample, epoch) runs than its task planned (a failed,
     cancelled or partial run): the runs that never happened are not rows of the frame."""
+
+
+class SingletonClustersWarning(ClusterStatsWarning):
+    """``by`` names several columns, so the cluster is their combination, and most of those
+    clusters hold a single row: rows that share only one of the columns are taken as
+    independent. If each column moves outcomes on its own, the groupings are crossed."""
 
 
 class SupersededRunWarning(ClusterStatsWarning):

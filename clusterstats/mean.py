@@ -111,6 +111,12 @@ class ClusterCI(Result):
     notes : tuple of str
         Everything a reader should know: fallbacks, few clusters, estimand differences,
         missing rows.
+    crossed : bool
+        Whether ``by`` names crossed groupings (``crossed=True``: each column a grouping of
+        its own, the variance Cameron–Gelbach–Miller's) rather than one cluster made of
+        their combination. Crossed, ``n_clusters`` and the cluster sizes are those of the
+        grouping with the fewest clusters, which sets the degrees of freedom; ``icc`` is
+        NaN (a one-way ICC does not describe two groupings).
     """
 
     outcome: str | None = None
@@ -138,6 +144,7 @@ class ClusterCI(Result):
     n_missing_clusters: int = 0
     n_resamples: int | None = None
     notes: tuple[str, ...] = ()
+    crossed: bool = False
 
     _html: ClassVar[tuple[tuple[str, str], ...]] = (
         ("estimate", "estimate"),
@@ -159,20 +166,26 @@ class ClusterCI(Result):
         """``(low, high)``."""
         return (self.low, self.high)
 
+    def _label(self) -> str:
+        """``"passed by doc"``; crossed groupings as ``"passed by question × template"``."""
+        if not self.crossed:
+            return label_of(self.outcome, self.by)
+        return f"{self.outcome or 'outcome'} by {' × '.join(self.by)} (crossed)"
+
     def _caption(self) -> str:
         return (
-            f"{label_of(self.outcome, self.by)} — {self.confidence:.0%} CI, "
+            f"{self._label()} — {self.confidence:.0%} CI, "
             f"estimand {self.estimand}, method {self.method}"
         )
 
     def _grouped_heading(self, over: str) -> str:
         return (
-            f"ClusterCI over {over}: {label_of(self.outcome, self.by)}; "
+            f"ClusterCI over {over}: {self._label()}; "
             f"{self.confidence:.0%} CI, estimand={self.estimand}, method={self.method}"
         )
 
     def _grouped_title(self) -> str:
-        return f"{label_of(self.outcome, self.by)}: {self.confidence:.0%} CI, {self.method}"
+        return f"{self._label()}: {self.confidence:.0%} CI, {self.method}"
 
     def _lines(self) -> list[str]:
         pct = f"{self.confidence:.0%}"
@@ -187,14 +200,13 @@ class ClusterCI(Result):
             f"; {fmt.count(self.n_missing, 'row')} had a missing outcome" if self.n_missing else ""
         )
         return [
-            f"ClusterCI({label_of(self.outcome, self.by)}; estimand={self.estimand}, "
-            f"method={self.method})",
+            f"ClusterCI({self._label()}; estimand={self.estimand}, method={self.method})",
             f"  estimate {fmt.number(self.estimate)}  {pct} CI "
             f"{fmt.interval(self.low, self.high)}  se {fmt.number(self.se)}",
             f"  naive (iid rows) CI {fmt.interval(self.naive_low, self.naive_high)}  "
             f"widening ×{fmt.number(self.widening, 3)}",
             f"  {fmt.count(self.n_rows, 'row')} in {fmt.count(self.n_clusters, 'cluster')} "
-            f"({sizes}){missing}",
+            f"{'of the smallest grouping ' if self.crossed else ''}({sizes}){missing}",
             f"  ICC {fmt.number(self.icc, 3)}  design effect "
             f"{fmt.number(self.design_effect, 3)}  effective n {fmt.number(self.n_eff, 4)}",
         ]
@@ -418,6 +430,8 @@ def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOpti
     applied = policy.apply_missing(group, design, options.missing)
     n_empty = int((~applied.kept).sum()) if options.missing == "drop" else 0
     generator = options.rng.generator()
+    if options.crossed:
+        return _crossed_interval_of(group, design, options, applied)
     if applied.strata is not None:
         from clusterstats.core.strata import summarize_stratified
 
@@ -474,6 +488,56 @@ def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOpti
         n_missing_clusters=applied.n_missing_clusters,
         outcome=design.outcome,
         by=design.by,
+    )
+
+
+def _crossed_interval_of(
+    group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions, applied: Any
+) -> ClusterCI:
+    """One ``ClusterCI`` under crossed clustering (``crossed=True``): the design's clusters
+    are the cells, combinations of the groupings; each cell's code in every grouping comes
+    from its label."""
+    from clusterstats.core.crossed import memberships_of, summarize_crossed
+
+    labels = design.cluster_names(group.cluster_ids[applied.kept])
+    memberships = memberships_of(labels, len(design.by))
+    try:
+        s = summarize_crossed(
+            applied.sums,
+            memberships,
+            names=design.by,
+            method=options.method,
+            confidence=options.confidence,
+            is_binary=group.is_binary,
+            cap_n_eff=options.cap_n_eff,
+        )
+    except ClusterStatsError:
+        raise
+    except ValueError as error:
+        raise InvalidOptionError(str(error)) from None
+    # the grouping with the fewest clusters sets the df: its counts describe the result
+    counts = [np.bincount(codes, weights=applied.sums.counts) for codes in memberships]
+    smallest = min(counts, key=len)
+    notes = list(s.notes)
+    if applied.n_missing:
+        notes.insert(
+            0, policy.missing_note(applied.n_missing, applied.n_missing_clusters, options.missing)
+        )
+    fields = {k: v for k, v in s._asdict().items() if k != "p_value"}
+    return ClusterCI(
+        **{**fields, "notes": tuple(notes)},
+        confidence=options.confidence,
+        estimand=options.estimand,
+        n_rows=applied.sums.n_rows,
+        n_clusters=len(smallest),
+        cluster_size_mean=float(smallest.mean()),
+        cluster_size_min=int(smallest.min()),
+        cluster_size_max=int(smallest.max()),
+        n_missing=applied.n_missing,
+        n_missing_clusters=applied.n_missing_clusters,
+        outcome=design.outcome,
+        by=design.by,
+        crossed=True,
     )
 
 
@@ -576,6 +640,8 @@ def build_cluster_ci(
     """``cluster_ci`` on a design: one interval per group."""
     for group in design.groups:
         policy.check_binary_method(options.method, group.is_binary, group.label, design.over)
+    if len(design.by) > 1 and not options.crossed:
+        policy.warn_singleton_combinations(design)
     results = []
     for index, group in enumerate(design.groups):
         with policy.naming_group(group.label, design.over):
@@ -654,6 +720,7 @@ def cluster_ci(
     rerun: Hashable = "rerun",
     cap_n_eff: bool = True,
     empty_clusters: opt.EmptyClusters = "drop",
+    crossed: bool = False,
 ) -> ClusterCI | GroupedResults[ClusterCI]:
     """Confidence interval for a mean (pass rate or score) of clustered rows.
 
@@ -774,6 +841,17 @@ def cluster_ci(
         ``svymean(na.rm=TRUE)`` convention, which changes the CR1 factor from ``G/(G-1)`` to
         ``G'/(G'-1)`` over all sampled clusters (methods ``cr1``, ``korn_graubard`` and
         ``wilson``; the degrees of freedom still count the clusters with data, as survey's).
+    crossed : bool
+        ``False`` (default): several ``by`` columns make one cluster of their combination.
+        ``True``: each ``by`` column is a grouping of its own, crossed with the others
+        (question × template, item × judge), and the variance of the pooled mean is
+        Cameron, Gelbach & Miller's (2011) multi-way sum ``V_a + V_b - V_ab`` (with three
+        or more groupings, the inclusion–exclusion over every set of them), each term CR1
+        with its own ``G/(G-1)``, as R ``sandwich::vcovCL(cluster = ~a + b, multi0 =
+        FALSE)``; the df are ``min(G_j) - 1``. Methods ``auto`` (``korn_graubard`` for a
+        binary outcome, ``cr1`` otherwise), ``cr1``, ``korn_graubard``, ``wilson`` and
+        ``naive``; estimand ``pooled``; not with ``strata`` or ``missing="ipw"``. A sum that
+        is not positive falls back to its largest term, with a note.
 
     Returns
     -------
@@ -804,7 +882,11 @@ def cluster_ci(
     Warns
     -----
     FewClustersWarning
-        Fewer than 20 clusters (every method but ``"naive"``).
+        Fewer than 20 clusters (every method but ``"naive"``; crossed, in the grouping with
+        the fewest).
+    SingletonClustersWarning
+        Several ``by`` columns without ``crossed=True`` whose combination leaves most
+        clusters with a single row.
     DegenerateDataWarning
         Zero variance (e.g. every outcome passed): a fallback interval is used and named in
         ``method`` and ``notes``.
@@ -835,6 +917,8 @@ def cluster_ci(
         rng=rng,
         cap_n_eff=cap_n_eff,
         empty_clusters=empty_clusters,
+        crossed=crossed,
+        by=by,
     )
     design = adapters.mean_design(
         data,

@@ -127,9 +127,11 @@ def test_two_way_variance_matches_statsmodels():
     y = rng.normal(size=40)[doc] + rng.normal(size=15)[template] + rng.normal(size=n)
     fit = sm.OLS(y, np.ones(n)).fit()
     both, first, second = cov_cluster_2groups(fit, doc, template)
-    from clusterstats.core.variance import two_way_variance
+    from clusterstats.core.crossed import crossed_variance_of_rows
 
-    v, va, vb, _ = two_way_variance(y, doc, template)
+    two_way = crossed_variance_of_rows(y, [doc, template])
+    v = two_way.variance
+    va, vb = (variance for subset, _, variance in two_way.terms if len(subset) == 1)
     assert va == pytest.approx(first[0, 0], rel=1e-10)
     assert vb == pytest.approx(second[0, 0], rel=1e-10)
     assert v == pytest.approx(both[0, 0], rel=1e-10)

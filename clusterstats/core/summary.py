@@ -116,6 +116,40 @@ def _is_zero_variance(variance: float, sums: ClusterSums) -> bool:
     return not variance > 1e-24 * scale
 
 
+def zero_variance_interval(
+    point: float,
+    iid_var: float,
+    n_rows: float,
+    confidence: float,
+    *,
+    is_binary: bool,
+    n_eff: float,
+    basis: str,
+    unit: str,
+    variance: str,
+) -> tuple[float, float, float, float, str, str]:
+    """The interval when the design-based variance is zero (every ``unit`` has the same
+    mean), never a zero-width one: a binary outcome gets Clopper–Pearson on ``n_eff`` (from
+    ``basis``), a continuous one the iid t interval; both warn. Returns ``(low, high, se,
+    df, method, message)``."""
+    if not is_binary:
+        low, high = iv.t_interval(point, iid_var, n_rows - 1.0, confidence)
+        message = (
+            f"the between-{unit} variance is exactly zero (every {unit} has the same mean); "
+            "the interval falls back to treating rows as independent and may be too narrow"
+        )
+        warn(message, DegenerateDataWarning)
+        return low, high, math.sqrt(iid_var), n_rows - 1.0, "naive_fallback", message
+    if point in (0.0, 1.0):
+        what = f"all {int(n_rows)} outcomes are {int(point)}"
+    else:
+        what = f"every {unit} has the same pass rate"
+    low, high, message = iv.clopper_pearson_fallback(
+        point, n_eff, confidence, reason=f"{what}, so the {variance} is zero", basis=basis
+    )
+    return low, high, math.nan, math.nan, "clopper_pearson_fallback", message
+
+
 # Values whose spread is below this many units in the last place of their magnitude are
 # equal up to rounding (0.1 * 3 and 0.3 differ by one unit): no spread can be estimated.
 _ROUNDING_ULPS = 16.0
@@ -224,33 +258,22 @@ def summarize_interval(
         successes, whole = None, False
     inverted_copes = whole and icc_prior is None
     if degenerate and method != "naive" and not inverted_copes:
-        if not is_binary:
-            low, high = iv.t_interval(point, iid_var, n_rows - 1.0, confidence)
-            se, df, method = math.sqrt(iid_var), n_rows - 1.0, "naive_fallback"
-            message = (
-                "the between-cluster variance is exactly zero (every cluster has the same mean); "
-                "the interval falls back to treating rows as independent and may be too narrow"
-            )
-            warn(message, DegenerateDataWarning)
+        if icc_prior is None:
+            n_eff, basis = float(g), f"the number of clusters ({g})"
         else:
-            if icc_prior is None:
-                n_eff = float(g)
-                basis = f"the number of clusters ({g})"
-            else:
-                n_eff = n_rows / design_effect_kish(n_rows / g, icc_prior)
-                basis = f"n / (1 + (m - 1) * icc) with the supplied icc={icc_prior:g}"
-            if point in (0.0, 1.0):
-                what = f"all {int(n_rows)} outcomes are {int(point)}"
-            else:
-                what = "every cluster has the same pass rate"
-            low, high, message = iv.clopper_pearson_fallback(
-                point,
-                n_eff,
-                confidence,
-                reason=f"{what}, so the cluster-robust variance is zero",
-                basis=basis,
-            )
-            se, df, method = math.nan, math.nan, "clopper_pearson_fallback"
+            n_eff = n_rows / design_effect_kish(n_rows / g, icc_prior)
+            basis = f"n / (1 + (m - 1) * icc) with the supplied icc={icc_prior:g}"
+        low, high, se, df, method, message = zero_variance_interval(
+            point,
+            iid_var,
+            n_rows,
+            confidence,
+            is_binary=is_binary,
+            n_eff=n_eff,
+            basis=basis,
+            unit="cluster",
+            variance="cluster-robust variance",
+        )
         notes.append(message)
     elif method in ("naive", "cr1", "cr2"):
         if method == "naive":

@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
-from clusterstats.core.grouping import ClusterSums, cluster_sums
+from clusterstats.core.grouping import ClusterSums
 
 __all__ = [
     "ESTIMANDS",
@@ -319,25 +319,6 @@ def design_effect_unequal(counts: np.ndarray, icc: float, estimand: str = "poole
         return 1.0 + icc * (float(counts @ counts) / n_total - 1.0)
     g = counts.shape[0]
     return n_total / g**2 * float(np.sum((1.0 + (counts - 1.0) * icc) / counts))
-
-
-def two_way_variance(
-    values: np.ndarray, codes_a: np.ndarray, codes_b: np.ndarray
-) -> tuple[float, float, float, float]:
-    """Cameron–Gelbach–Miller two-way cluster-robust variance of a mean:
-    ``V_A + V_B − V_{A∩B}``, each the CR1 variance for that grouping (as statsmodels'
-    ``cov_cluster_2groups`` for an intercept-only OLS). Returns ``(V, V_A, V_B, V_AB)``; ``V``
-    is raised to ``max(V_A, V_B)`` if the difference is not positive (a documented
-    safeguard: the CGM sum is not guaranteed positive)."""
-    joint = np.unique(
-        codes_a.astype(np.int64) * (int(codes_b.max()) + 1) + codes_b, return_inverse=True
-    )[1]
-    parts = [
-        cluster_robust(cluster_sums(values, codes), "pooled", "CR1").variance
-        for codes in (codes_a, codes_b, joint)
-    ]
-    total = parts[0] + parts[1] - parts[2]
-    return max(total, parts[0], parts[1]) if total <= 0 else total, *parts
 
 
 def nested_variance_shares(iccs: list[float]) -> list[float]:

@@ -1,0 +1,282 @@
+"""Crossed (multi-way) clustering: rows that belong to two or more groupings at once that
+are not nested (question × template, item × judge, person × item).
+
+The variance of a mean is the Cameron–Gelbach–Miller (2011) inclusion–exclusion sum over
+every non-empty set ``S`` of the groupings, ``sum_S (-1)^(|S|+1) V_S``, where ``V_S`` is the
+one-way CR1 variance clustered by the intersection of the groupings in ``S``, each with its
+own small-sample factor ``G_S/(G_S-1)``: for two groupings ``V_a + V_b - V_ab``, as R
+``sandwich::vcovCL(cluster = ~a + b, multi0 = FALSE)`` and statsmodels'
+``cov_cluster_2groups`` compute it for an intercept-only regression. Everything is computed
+from the per-cell sums of a :class:`~clusterstats.core.grouping.ClusterSums` whose clusters
+are the cells (the combinations of the groupings that occur), and each cell's code in every
+grouping.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from clusterstats.core import intervals as iv
+from clusterstats.core.grouping import ClusterSums, cluster_sums
+from clusterstats.core.summary import (
+    IntervalSummary,
+    constant_up_to_rounding,
+    naive_interval,
+    zero_variance_interval,
+)
+from clusterstats.core.variance import centred_estimate, iid_variance
+from clusterstats.errors import (
+    DegenerateDataError,
+    FewClustersWarning,
+    warn,
+)
+
+__all__ = [
+    "CROSSED_METHODS",
+    "CrossedVariance",
+    "crossed_variance",
+    "crossed_variance_of_rows",
+    "memberships_of",
+    "summarize_crossed",
+]
+
+#: The interval methods that have a crossed form; "auto" is korn_graubard for a binary
+#: outcome, cr1 otherwise.
+CROSSED_METHODS = ("auto", "naive", "cr1", "wilson", "korn_graubard")
+
+
+class CrossedVariance(NamedTuple):
+    """The multi-way variance of a pooled mean and its parts.
+
+    ``terms`` holds, for each non-empty set of groupings (as a tuple of their positions),
+    its number of clusters and its one-way CR1 variance; ``variance`` is their
+    inclusion–exclusion sum, or, when that is not positive (``fallback``), the largest of
+    the terms (never less than any single grouping's). ``df`` is ``min(G_j) - 1`` over the single
+    groupings.
+    """
+
+    variance: float
+    terms: tuple[tuple[tuple[int, ...], int, float], ...]
+    df: float
+    fallback: bool
+
+
+def memberships_of(labels: Sequence[tuple], n_groupings: int) -> list[NDArray[np.intp]]:
+    """Each cell's code in every grouping, from the cells' labels (one tuple per cell, one
+    entry per grouping), codes numbered in order of first appearance.
+
+    >>> [codes.tolist() for codes in memberships_of([("q1", "t1"), ("q1", "t2"), ("q2", "t1")], 2)]
+    [[0, 0, 1], [0, 1, 0]]
+    """
+    memberships = []
+    for position in range(n_groupings):
+        seen: dict[object, int] = {}
+        codes = [seen.setdefault(label[position], len(seen)) for label in labels]
+        memberships.append(np.asarray(codes, dtype=np.intp))
+    return memberships
+
+
+def _intersection_codes(memberships: Sequence[NDArray[np.intp]], subset: tuple[int, ...]):
+    """Codes 0..G_S-1 of each cell in the intersection of the groupings in ``subset``."""
+    if len(subset) == 1:
+        return np.unique(memberships[subset[0]], return_inverse=True)[1].ravel()
+    stacked = np.stack([memberships[j] for j in subset], axis=1)
+    return np.unique(stacked, axis=0, return_inverse=True)[1].ravel()
+
+
+def crossed_variance(sums: ClusterSums, memberships: Sequence[NDArray[np.intp]]) -> CrossedVariance:
+    """Cameron–Gelbach–Miller multi-way cluster-robust variance of the pooled mean.
+
+    Parameters
+    ----------
+    sums : ClusterSums
+        Per-cell sums (a cell is a combination of the groupings that has rows).
+    memberships : sequence of int arrays
+        For each grouping, the code of every cell in it (shape ``(cells,)``).
+
+    Examples
+    --------
+    Two crossed groupings of four cells, one row each, by hand: the residuals around the
+    mean 0.5 are ``±0.5``; summed by ``a`` they cancel (``V_a = 0``), by ``b`` they are
+    ``±1`` (``V_b = 2/1 * 2/16 = 0.25``), by cell ``V_ab = 4/3 * 1/16 = 0.0833``, so
+    ``V = 0 + 0.25 - 0.0833``:
+
+    >>> import numpy as np
+    >>> from clusterstats.core.grouping import ClusterSums, cluster_sums
+    >>> s = ClusterSums(np.ones(4), np.array([1.0, 0, 1, 0]), np.array([1.0, 0, 1, 0]))
+    >>> a, b = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    >>> v = crossed_variance(s, [a, b])
+    >>> [(t[0], t[1], round(t[2], 6)) for t in v.terms]
+    [((0,), 2, 0.0), ((1,), 2, 0.25), ((0, 1), 4, 0.083333)]
+    >>> round(v.variance, 6), v.df
+    (0.166667, 1.0)
+    """
+    if len(memberships) < 2:
+        raise ValueError("crossed clustering needs at least two groupings")
+    n = float(sums.counts.sum())
+    residuals = sums.totals - sums.counts * centred_estimate(sums, "pooled")
+    terms = []
+    total = 0.0
+    for size in range(1, len(memberships) + 1):
+        for subset in itertools.combinations(range(len(memberships)), size):
+            codes = _intersection_codes(memberships, subset)
+            g = int(codes.max()) + 1
+            if g < 2:
+                raise ValueError(
+                    f"grouping {subset} has a single cluster: a cluster-robust variance "
+                    "needs at least two"
+                )
+            e = np.bincount(codes, weights=residuals, minlength=g)
+            variance = g / (g - 1.0) * float(e @ e) / n**2
+            terms.append((subset, g, variance))
+            total += variance if size % 2 else -variance
+    df = float(min(g for subset, g, _ in terms if len(subset) == 1) - 1)
+    if total > 0:
+        return CrossedVariance(total, tuple(terms), df, False)
+    # Not positive: the intersections carry more variance than the groupings. Then the
+    # largest term (an intersection's, at least as large as every single grouping's) is
+    # used, so the interval is never narrower than any of the clusterings alone.
+    return CrossedVariance(max(t[2] for t in terms), tuple(terms), df, True)
+
+
+def crossed_variance_of_rows(
+    values: NDArray[np.float64], groupings: Sequence[NDArray[np.intp]]
+) -> CrossedVariance:
+    """:func:`crossed_variance` of row values, each row's code given in every grouping.
+
+    >>> import numpy as np
+    >>> y = np.array([1.0, 0, 1, 0]); a = np.array([0, 0, 1, 1]); b = np.array([0, 1, 0, 1])
+    >>> round(crossed_variance_of_rows(y, [a, b]).variance, 6)
+    0.166667
+    """
+    stacked = np.stack([np.asarray(codes) for codes in groupings], axis=1)
+    cells, cell_of_row = np.unique(stacked, axis=0, return_inverse=True)
+    memberships = [cells[:, j].astype(np.intp) for j in range(stacked.shape[1])]
+    return crossed_variance(cluster_sums(values, cell_of_row.ravel()), memberships)
+
+
+def _describe(names: Sequence[str], variance: CrossedVariance) -> str:
+    parts = []
+    for subset, g, _ in variance.terms:
+        sign = "+" if len(subset) % 2 else "−"
+        parts.append(f"{sign} V[{' ∩ '.join(names[j] for j in subset)}] ({g:,} clusters)")
+    formula = " ".join(parts).removeprefix("+ ")
+    groupings = [f"{g:,}" for subset, g, _ in variance.terms if len(subset) == 1]
+    return (
+        f"crossed clustering by {' and '.join(names)} (Cameron, Gelbach & Miller 2011): "
+        f"variance {formula}, each CR1; df = min({', '.join(groupings)}) − 1 = "
+        f"{variance.df:g}"
+    )
+
+
+def summarize_crossed(
+    sums: ClusterSums,
+    memberships: Sequence[NDArray[np.intp]],
+    *,
+    names: Sequence[str],
+    method: str,
+    confidence: float,
+    is_binary: bool,
+    cap_n_eff: bool = True,
+) -> IntervalSummary:
+    """Confidence interval of a pooled mean under crossed clustering.
+
+    ``method``: one of :data:`CROSSED_METHODS`. ``"cr1"`` is the t interval on the
+    multi-way variance with ``min(G_j) - 1`` df; ``"korn_graubard"`` and ``"wilson"`` put
+    that variance into the design-based effective n, as the one-way methods do with CR1;
+    ``"auto"`` is ``"korn_graubard"`` for a binary outcome and ``"cr1"`` otherwise.
+    """
+    if method not in CROSSED_METHODS:
+        raise ValueError(
+            f"method {method!r} has no crossed form; with crossed clustering use one of "
+            f"{CROSSED_METHODS}"
+        )
+    if method == "auto":
+        method = "korn_graubard" if is_binary else "cr1"
+    if method in iv.BINARY_ONLY_METHODS and not is_binary:
+        raise ValueError(f"method {method!r} needs a binary (0/1) outcome")
+    n_rows = float(sums.counts.sum())
+    point = centred_estimate(sums, "pooled") + sums.shift
+    if not is_binary and constant_up_to_rounding(sums, point):
+        raise DegenerateDataError(
+            f"all {int(n_rows)} outcomes equal {point:g}: a continuous outcome with no "
+            "variation has no estimable uncertainty"
+        )
+    crossed = crossed_variance(sums, memberships)
+    notes = [_describe(names, crossed)]
+    if crossed.fallback:
+        largest = max(crossed.terms, key=lambda t: t[2])
+        notes.append(
+            "the multi-way variance is not positive (the intersections carry more variance "
+            "than the groupings); the largest of its terms, clustered by "
+            f"{' ∩ '.join(names[j] for j in largest[0])}, is used instead"
+        )
+    iid_var = iid_variance(sums)
+    naive_low, naive_high = naive_interval(sums, point, is_binary, confidence)
+    variance, df = crossed.variance, crossed.df
+    scale = float(sums.squares.sum()) / n_rows**2
+    if not variance > 1e-24 * scale:  # every cell has the same mean
+        smallest = min(g for subset, g, _ in crossed.terms if len(subset) == 1)
+        low, high, se, df, method, message = zero_variance_interval(
+            point,
+            iid_var,
+            n_rows,
+            confidence,
+            is_binary=is_binary,
+            n_eff=float(smallest),
+            basis=f"the smaller number of clusters ({smallest})",
+            unit="cell",
+            variance="crossed variance",
+        )
+        notes.append(message)
+        design_effect = n_eff = math.nan
+    else:
+        se = math.sqrt(variance)
+        if method == "naive":
+            low, high = naive_low, naive_high
+            se, df = math.sqrt(iid_var), n_rows - 1.0
+        elif method == "cr1":
+            low, high = iv.t_interval(point, variance, df, confidence)
+            if is_binary and (low < 0.0 or high > 1.0):
+                low, high = max(low, 0.0), min(high, 1.0)
+                notes.append("the symmetric interval crossed [0, 1] and was clipped")
+        else:
+            low, high, cap_note = iv.effective_n_interval(
+                method, point, variance, df, n_rows, confidence, cap=cap_n_eff
+            )
+            if cap_note:
+                notes.append(cap_note)
+        design_effect = variance / iid_var if iid_var > 0 else math.nan
+        n_eff = n_rows / design_effect if design_effect > 0 else math.nan
+    fewest = min(g for subset, g, _ in crossed.terms if len(subset) == 1)
+    if fewest < iv.FEW_CLUSTERS and method != "naive":
+        message = (
+            f"only {fewest} clusters in the smallest grouping: the {method} interval is "
+            f"itself uncertain with fewer than {iv.FEW_CLUSTERS} clusters; more clusters, not "
+            "more rows per cluster, fix this"
+        )
+        warn(message, FewClustersWarning)
+        notes.append(message)
+    widths = (naive_high - naive_low, high - low)
+    return IntervalSummary(
+        estimate=point,
+        se=se,
+        low=low,
+        high=high,
+        df=df,
+        method=method,
+        icc=math.nan,
+        design_effect=design_effect,
+        n_eff=n_eff,
+        naive_low=naive_low,
+        naive_high=naive_high,
+        widening=widths[1] / widths[0] if widths[0] > 0 else math.nan,
+        n_resamples=None,
+        notes=tuple(notes),
+    )

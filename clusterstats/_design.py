@@ -122,6 +122,9 @@ class PairedItems:
     lost_cluster_items: NDArray[np.float64] | None = None
     strata: NDArray[np.intp] | None = None  # stratum code of each cluster (``codes`` order)
     strata_labels: tuple[Any, ...] = ()
+    # With several ``by`` columns: each cluster's code (``codes`` order) in every column, for
+    # crossed clustering.
+    members: tuple[NDArray[np.intp], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,10 @@ class ComparisonDesign:
     lost_cluster_items: NDArray[np.float64] | None = None
     strata: NDArray[np.intp] | None = None  # stratum code of each cluster (``totals`` order)
     strata_labels: tuple[Any, ...] = ()
+    # The adapter's code of each cluster (``totals`` order), and, with several ``by``
+    # columns, each cluster's code in every column, for crossed clustering.
+    cluster_ids: NDArray[np.intp] | None = None
+    members: tuple[NDArray[np.intp], ...] | None = None
 
 
 def over_of(extra_dims: tuple[str, ...]) -> str | tuple[str, ...] | None:

@@ -10,6 +10,7 @@ policies live here.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Hashable, Sequence
@@ -236,12 +237,24 @@ class IntervalOptions:
     crossed: bool = False
 
 
+#: The methods of a paired difference under crossed clustering ("auto" is "cr1").
+CROSSED_PAIRED_METHODS = ("auto", "naive", "cr1")
+
+
 def check_crossed(
-    crossed: Any, *, by: Any, estimand: Any, strata: Any, missing: Any, method: Any
+    crossed: Any,
+    *,
+    by: Any,
+    estimand: Any,
+    strata: Any,
+    missing: Any,
+    method: Any,
+    methods: Sequence[str] | None = None,
 ) -> bool:
     """``crossed`` as a flag, and the options it does not go with as errors naming them."""
     from clusterstats.core.crossed import CROSSED_METHODS
 
+    allowed = CROSSED_METHODS if methods is None else tuple(methods)
     crossed = check_flag("crossed", crossed)
     if not crossed:
         return False
@@ -259,9 +272,9 @@ def check_crossed(
         raise InvalidOptionError("crossed=True and strata= cannot be combined yet")
     if missing == "ipw":
         raise InvalidOptionError("crossed=True and missing='ipw' cannot be combined yet")
-    if method not in CROSSED_METHODS:
+    if method not in allowed:
         raise InvalidOptionError(
-            f"method {method!r} has no crossed form; with crossed=True use one of {CROSSED_METHODS}"
+            f"method {method!r} has no crossed form; with crossed=True use one of {allowed}"
         )
     return True
 
@@ -372,6 +385,7 @@ class PairedOptions:
     adjust: str = "holm"
     n_resamples: int = 9999
     rng: Seed = Seed(None)
+    crossed: bool = False
 
 
 def _pairing_options(
@@ -432,8 +446,10 @@ def paired_options(
     lonely: Any = "fail",
     n_resamples: Any = 9999,
     rng: Any = None,
+    crossed: Any = False,
+    by: Any = None,
 ) -> PairedOptions:
-    """Validate the options of ``paired_delta``."""
+    """Validate the options of ``paired_delta`` (``by`` only to check ``crossed``)."""
     options = _pairing_options(
         estimands=ESTIMANDS,
         methods=PAIRED_METHODS,
@@ -460,6 +476,16 @@ def paired_options(
             "with strata, a paired difference takes method 'auto' (= 'cr1', the stratified "
             f"linearised variance), 'cr1' or 'bootstrap' (Rao–Wu within strata), not {method!r}"
         )
+    if check_crossed(
+        crossed,
+        by=by,
+        estimand=estimand,
+        strata=strata,
+        missing=missing,
+        method=method,
+        methods=CROSSED_PAIRED_METHODS,
+    ):
+        options = dataclasses.replace(options, crossed=True)
     return options
 
 
@@ -476,8 +502,10 @@ def compare_options(
     lonely: Any = "fail",
     n_resamples: Any = 9999,
     rng: Any = None,
+    crossed: Any = False,
+    by: Any = None,
 ) -> PairedOptions:
-    """Validate the options of ``compare``."""
+    """Validate the options of ``compare`` (``by`` only to check ``crossed``)."""
     options = _pairing_options(
         estimands=STRATIFIED_ESTIMANDS if strata is not None else ESTIMANDS,
         methods=COMPARE_METHODS,
@@ -501,6 +529,16 @@ def compare_options(
         )
     if missing == "ipw" and estimand != "pooled":
         raise InvalidOptionError("missing='ipw' estimates pooled scores; use estimand='pooled'")
+    if check_crossed(
+        crossed,
+        by=by,
+        estimand=estimand,
+        strata=strata,
+        missing=missing,
+        method=method,
+        methods=("auto", "cr1"),
+    ):
+        options = dataclasses.replace(options, crossed=True)
     return options
 
 

@@ -495,6 +495,15 @@ def _design_options(parser: argparse.ArgumentParser, *, methods: Sequence[str]) 
     parser.add_argument("--seed", type=int, default=None, help="seed for bootstrap methods")
 
 
+def _crossed_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--crossed",
+        action="store_true",
+        help="the --by columns are crossed groupings (e.g. --by question --by template), "
+        "not one cluster made of their combination: two-way (Cameron-Gelbach-Miller) variance",
+    )
+
+
 def _design_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "estimand": args.estimand,
@@ -546,6 +555,7 @@ def _paired(args: argparse.Namespace) -> Iterable[str]:
         rerun=args.rerun,
         how=args.how,
         labels=(Path(args.path).stem, Path(args.baseline).stem),
+        crossed=args.crossed,
         **_design_kwargs(args),
     )
     _print_result(res, args.output)
@@ -576,6 +586,7 @@ def _compare(args: argparse.Namespace) -> Iterable[str]:
         baseline=baseline,
         how=args.how,
         adjust=args.adjust,
+        crossed=args.crossed,
         **_design_kwargs(args),
     )
     if args.output == "json":
@@ -961,12 +972,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="one interval per value of this column (e.g. model); repeat for combinations",
     )
     _design_options(ci, methods=METHODS)
-    ci.add_argument(
-        "--crossed",
-        action="store_true",
-        help="the --by columns are crossed groupings (e.g. --by question --by template), "
-        "not one cluster made of their combination: two-way (Cameron-Gelbach-Miller) variance",
-    )
+    _crossed_option(ci)
     ci.add_argument("--output", default="text", choices=("text", "table", "csv", "json"))
     ci.set_defaults(func=_ci)
 
@@ -982,6 +988,7 @@ def build_parser() -> argparse.ArgumentParser:
     paired.add_argument("--rerun", help="run id column, when items have several rows")
     paired.add_argument("--how", default="strict", choices=("strict", "inner"))
     _design_options(paired, methods=PAIRED_METHODS)
+    _crossed_option(paired)
     paired.add_argument("--output", default="text", choices=("text", "csv", "json"))
     paired.set_defaults(func=_paired)
 
@@ -999,6 +1006,7 @@ def build_parser() -> argparse.ArgumentParser:
     comparison.add_argument("--how", default="strict", choices=("strict", "inner"))
     comparison.add_argument("--adjust", default="holm", choices=("holm", "bh", "none"))
     _design_options(comparison, methods=COMPARE_METHODS)
+    _crossed_option(comparison)
     comparison.add_argument("--output", default="text", choices=("text", "csv", "json"))
     comparison.set_defaults(func=_compare)
 

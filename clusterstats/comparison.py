@@ -85,6 +85,9 @@ class Comparison:
         The cluster column(s).
     notes : tuple of str
         Everything a reader should know.
+    crossed : bool
+        Whether ``by`` names crossed groupings (``crossed=True``); ``n_clusters`` is then
+        the smallest grouping's, and the ranks have no interval.
     """
 
     models: tuple[Any, ...]
@@ -117,6 +120,7 @@ class Comparison:
     outcome: str | None = None
     by: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    crossed: bool = False
 
     LEADERBOARD_COLUMNS: ClassVar[tuple[str, ...]] = (
         "model",
@@ -200,7 +204,7 @@ class Comparison:
                 r.score,
                 fmt.interval(r.low, r.high),
                 int(r.rank),
-                f"{int(r.rank_low)}–{int(r.rank_high)}",
+                "–" if np.isnan(r.rank_low) else f"{int(r.rank_low)}–{int(r.rank_high)}",
             ]
             for r in board.itertuples()
         ]
@@ -216,8 +220,11 @@ class Comparison:
             for r in pairs.itertuples()
         ]
         pct = f"{self.confidence:.0%}"
+        what = label_of(self.outcome, self.by)
+        if self.crossed:
+            what = f"{self.outcome or 'outcome'} by {' × '.join(self.by)} (crossed)"
         head = (
-            f"Comparison({label_of(self.outcome, self.by)}; {len(self.models)} models on "
+            f"Comparison({what}; {len(self.models)} models on "
             f"{fmt.count(self.n_items, 'item')} in {fmt.count(self.n_clusters, 'cluster')}; "
             f"estimand={self.estimand})"
         )
@@ -255,6 +262,13 @@ def build_comparison(
 
     if design.strata is not None:
         policy.check_lonely(design.strata, design.strata_labels, options.lonely)
+    members = None
+    if options.crossed:
+        members = design.members
+        if members is None:
+            raise InvalidOptionError(
+                "crossed=True needs by= with two or more groupings, each a column of the items"
+            )
     baseline_index = None
     if baseline is not None:
         if baseline not in design.models:
@@ -288,13 +302,26 @@ def build_comparison(
         strata=design.strata,
         lonely=options.lonely,
         outcome_range=(-1.0, 1.0) if design.is_binary else None,
+        memberships=members,
+        names=design.by,
     )
     is_binary = design.is_binary
     score_low, score_high, score_method = [], [], ""
     with policy.once() as warned:
         for j in range(len(design.models)):
             sums = ClusterSums(counts, totals[:, j], squares[:, j])
-            if design.strata is not None:
+            if members is not None:
+                from clusterstats.core.crossed import summarize_crossed
+
+                ci = summarize_crossed(
+                    sums,
+                    members,
+                    names=design.by,
+                    method="auto",
+                    confidence=options.confidence,
+                    is_binary=is_binary,
+                )
+            elif design.strata is not None:
                 from clusterstats.core.strata import summarize_stratified
 
                 ci = summarize_stratified(
@@ -379,13 +406,15 @@ def build_comparison(
         confidence=options.confidence,
         baseline=baseline,
         n_items=design.n_items,
-        n_clusters=n_clusters,
+        # crossed: the grouping with the fewest clusters, which sets the df
+        n_clusters=n_clusters if members is None else min(int(c.max()) + 1 for c in members),
         n_resamples=options.n_resamples,
         n_dropped_items=design.n_dropped_items,
         n_missing_items=design.n_missing_items,
         outcome=design.outcome,
         by=design.by,
         notes=tuple(notes),
+        crossed=options.crossed,
     )
 
 
@@ -411,6 +440,7 @@ def compare(
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
     case: Hashable = "case",
+    crossed: bool = False,
 ) -> Comparison:
     """Compare many models on the same clustered items.
 
@@ -485,6 +515,12 @@ def compare(
         Seed or generator of the bootstraps (None: a fixed default seed, as in ``cluster_ci``).
     case : dim name
         For a Dataset: the case dim.
+    crossed : bool
+        The ``by`` columns are crossed groupings (question × template), each counted on its
+        own: every pair's variance is the multi-way sum (Cameron, Gelbach & Miller 2011) of
+        its per-item differences, with t on ``min(G_j) - 1`` df, and every model's score
+        interval is ``cluster_ci(crossed=True)``'s; method ``auto`` (= ``cr1``) or
+        ``cr1``; the ranks have no interval (their cluster bootstrap has no crossed form).
 
     Returns
     -------
@@ -521,6 +557,8 @@ def compare(
         lonely=lonely,
         n_resamples=n_resamples,
         rng=rng,
+        crossed=crossed,
+        by=by,
     )
     design = adapters.comparison_design(
         data,

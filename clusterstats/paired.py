@@ -102,6 +102,10 @@ class PairedDelta(Result):
         Bootstrap replicates, for bootstrap methods.
     notes : tuple of str
         Everything a reader should know.
+    crossed : bool
+        Whether ``by`` names crossed groupings (``crossed=True``): the interval then comes
+        from the multi-way variance of the per-item differences, and ``n_clusters`` is the
+        smallest grouping's.
     """
 
     label_a: str = "A"
@@ -141,6 +145,7 @@ class PairedDelta(Result):
     max_runs: int = 1
     n_resamples: int | None = None
     notes: tuple[str, ...] = ()
+    crossed: bool = False
 
     _html: ClassVar[tuple[tuple[str, str], ...]] = tuple(
         (f, f)
@@ -159,10 +164,15 @@ class PairedDelta(Result):
         )
     )
 
+    def _label(self) -> str:
+        if not self.crossed:
+            return label_of(self.outcome, self.by)
+        return f"{self.outcome or 'outcome'} by {' × '.join(self.by)} (crossed)"
+
     def _lines(self) -> list[str]:
         pct = f"{self.confidence:.0%}"
         lines = [
-            f"PairedDelta({self.label_a} - {self.label_b}: {label_of(self.outcome, self.by)}; "
+            f"PairedDelta({self.label_a} - {self.label_b}: {self._label()}; "
             f"estimand={self.estimand}, method={self.method})",
             f"  delta {fmt.number(self.delta)}  {pct} CI {fmt.interval(self.low, self.high)}  "
             f"se {fmt.number(self.se)}  p {fmt.number(self.p_value, 3)} ({self.test})",
@@ -344,6 +354,56 @@ def _stratified(s: Any, items: PairedItems, options: opt.PairedOptions) -> Any:
     )
 
 
+def _crossed(s: Any, items: PairedItems, design: PairedDesign, options: opt.PairedOptions) -> Any:
+    """Replace the interval, test and unpaired SE of a paired summary by their crossed
+    versions: the multi-way variance of the per-item differences (Cameron, Gelbach & Miller
+    2011)."""
+    from clusterstats.core.crossed import crossed_variance, summarize_crossed
+    from clusterstats.core.grouping import cluster_sums
+
+    if items.members is None:
+        raise InvalidOptionError(
+            "crossed=True needs by= with two or more groupings, each a column of the items"
+        )
+    sums = cluster_sums(items.a - items.b, items.codes)
+    try:
+        interval = summarize_crossed(
+            sums,
+            items.members,
+            names=design.by,
+            method="cr1" if options.method == "auto" else options.method,
+            confidence=options.confidence,
+            is_binary=False,
+        )
+    except ClusterStatsError:
+        raise
+    except ValueError as error:
+        raise InvalidOptionError(str(error)) from None
+    low, high, notes = interval.low, interval.high, list(interval.notes)
+    if items.single_run_binary and (low < -1.0 or high > 1.0):
+        low, high = max(low, -1.0), min(high, 1.0)
+        notes.append("the symmetric interval crossed [-1, 1] and was clipped")
+    unpaired = sum(
+        crossed_variance(cluster_sums(side, items.codes), items.members).variance
+        for side in (items.a, items.b)
+    )
+    return s._replace(
+        se=interval.se,
+        low=low,
+        high=high,
+        df=interval.df,
+        method=interval.method,
+        p_value=iv.t_test_p_value(interval.estimate, interval.se, interval.df),
+        test="crossed_t",
+        se_unpaired=math.sqrt(unpaired),
+        # Obuchowski's clustered McNemar test clusters by the combination: not crossed
+        clustered_mcnemar_statistic=math.nan,
+        clustered_mcnemar_p_value=math.nan,
+        n_resamples=None,
+        notes=(*notes, *(n for n in s.notes if "estimand" not in n)),
+    )
+
+
 def _paired_of(
     items: PairedItems, labels: tuple[str, str], design: PairedDesign, options: opt.PairedOptions
 ) -> PairedDelta:
@@ -356,8 +416,8 @@ def _paired_of(
         items.b,
         items.codes,
         estimand=options.estimand,
-        # with strata the interval is replaced below: skip an unstratified bootstrap
-        method="cr1" if stratified else options.method,
+        # with strata or crossed groupings the interval is replaced below: skip a bootstrap
+        method="cr1" if stratified or options.crossed else options.method,
         confidence=options.confidence,
         single_run_binary=items.single_run_binary,
         within_a=items.within_a,
@@ -369,6 +429,8 @@ def _paired_of(
     )
     if stratified:
         s = _stratified(s, items, options)
+    if options.crossed:
+        s = _crossed(s, items, design, options)
     notes = list(s.notes)
     if items.n_dropped_a or items.n_dropped_b:
         notes.insert(
@@ -381,12 +443,16 @@ def _paired_of(
         notes.insert(
             0, f"{items.n_missing_items} items with a missing outcome on one side were {verb}"
         )
+    n_clusters = int(items.codes.max()) + 1
+    if options.crossed and items.members is not None:
+        n_clusters = min(int(codes.max()) + 1 for codes in items.members)
     return PairedDelta(
         **{**s._asdict(), "notes": tuple(notes)},
         confidence=options.confidence,
         estimand=options.estimand,
         **_item_fields(items, label_a, label_b, design),
-        n_clusters=int(items.codes.max()) + 1,
+        n_clusters=n_clusters,
+        crossed=options.crossed,
     )
 
 
@@ -420,6 +486,7 @@ def paired_delta(
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
     case: Hashable = "case",
+    crossed: bool = False,
 ) -> PairedDelta | GroupedResults[PairedDelta]:
     """Paired difference between two sets of results on the same clustered items.
 
@@ -505,6 +572,13 @@ def paired_delta(
         Seed or generator for the bootstrap (None: a fixed default seed, as in ``cluster_ci``).
     case : dim name
         For Datasets: the case dim.
+    crossed : bool
+        The ``by`` columns are crossed groupings (question × template), each counted on its
+        own, rather than one cluster made of their combination: the interval is the t
+        interval (``cr1``, ``min(G_j) - 1`` df) on the multi-way variance of the per-item
+        differences (Cameron, Gelbach & Miller 2011), as in ``cluster_ci(crossed=True)``;
+        methods ``auto`` (= ``cr1``), ``cr1`` and ``naive``; not with ``strata`` or
+        ``missing="ipw"``.
 
     Returns
     -------
@@ -551,6 +625,8 @@ def paired_delta(
         lonely=lonely,
         n_resamples=n_resamples,
         rng=rng,
+        crossed=crossed,
+        by=by,
     )
     design = adapters.paired_design(
         data,

@@ -182,10 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(cells)} cells x {reps} datasets in {seconds:.0f} s; MC SE {100 * mc_se:.2f}")
     if args.quick:
         return 0
+    processes = f"{args.workers} process" + ("es" if args.workers != 1 else "")
     page = f"""# Coverage with crossed groupings
 
 Written by `python studies/coverage_crossed.py` (seed {BASE_SEED}, {reps:,} datasets per
-cell, {seconds / 60:.1f} min on {args.workers} processes); Monte Carlo standard error of a
+cell, {seconds / 60:.1f} min on {processes}); Monte Carlo standard error of a
 coverage near 95%: {100 * mc_se:.2f} points. Do not edit by hand.
 
 Each dataset is a fully crossed eval, every question asked under every template once, with

@@ -225,3 +225,175 @@ def test_zero_crossed_variance_is_never_a_zero_width_interval():
     assert res.method == "clopper_pearson_fallback"
     assert res.low < 0.5 < res.high
     assert "effective n of 4, from the smaller number of clusters (4)" in res.notes[-2]
+
+
+@pytest.fixture(scope="module")
+def two_models():
+    """Two models on a 40-question x 10-template eval, each item once."""
+    rng = np.random.default_rng(5)
+    question, template = np.repeat(np.arange(40), 10), np.tile(np.arange(10), 40)
+    ease = rng.normal(0, 1, 40)[question] + rng.normal(0, 0.6, 10)[template]
+    return pd.DataFrame(
+        {
+            "question": question,
+            "template": template,
+            "item": np.arange(400),
+            "new": (rng.random(400) < 1 / (1 + np.exp(-(ease + 0.3)))).astype(int),
+            "old": (rng.random(400) < 1 / (1 + np.exp(-ease))).astype(int),
+        }
+    )
+
+
+def test_paired_delta_crossed_is_the_crossed_interval_of_the_differences(two_models):
+    by = ["question", "template"]
+    paired = quiet(cs.paired_delta, two_models, "new", "old", by=by, crossed=True)
+    differences = two_models.assign(d=two_models["new"] - two_models["old"])
+    alone = quiet(cs.cluster_ci, differences, "d", by=by, crossed=True)
+    assert (paired.low, paired.high, paired.se, paired.df) == pytest.approx(
+        (alone.low, alone.high, alone.se, alone.df), rel=1e-12
+    )
+    assert paired.method == "cr1"
+    assert paired.test == "crossed_t"
+    assert paired.crossed
+    assert paired.n_clusters == 10
+    assert np.isnan(paired.clustered_mcnemar_p_value)  # Obuchowski's test is one-way
+    assert "(crossed)" in repr(paired)
+    # two frames matched on an item key, and dask, give the same interval
+    a = two_models[[*by, "item", "new"]].rename(columns={"new": "y"})
+    b = two_models[[*by, "item", "old"]].rename(columns={"old": "y"})
+    frames = quiet(cs.paired_delta, a, b, "y", by=by, on="item", crossed=True)
+    import dask.dataframe as dd
+
+    lazy = quiet(
+        cs.paired_delta,
+        dd.from_pandas(two_models, npartitions=3),
+        "new",
+        "old",
+        by=by,
+        crossed=True,
+    )
+    for other in (frames, lazy):
+        assert (other.low, other.high) == pytest.approx((paired.low, paired.high), rel=1e-12)
+    with pytest.raises(cs.InvalidOptionError, match=r"method 'bootstrap_t' has no crossed"):
+        cs.paired_delta(two_models, "new", "old", by=by, crossed=True, method="bootstrap_t")
+
+
+def test_cli_paired_crossed(two_models, tmp_path):
+    by = ["question", "template"]
+    new, old = tmp_path / "new.csv", tmp_path / "old.csv"
+    two_models[[*by, "item", "new"]].rename(columns={"new": "y"}).to_csv(new, index=False)
+    two_models[[*by, "item", "old"]].rename(columns={"old": "y"}).to_csv(old, index=False)
+    argv = ["paired", str(new), str(old), "--outcome", "y", "--on", "item"]
+    argv += ["--by", "question", "--by", "template", "--crossed", "--output", "json"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "clusterstats", *argv], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    record = json.loads(proc.stdout)
+    expected = quiet(cs.paired_delta, two_models, "new", "old", by=by, crossed=True)
+    assert record["high"] == pytest.approx(expected.high, rel=1e-12)
+    assert record["crossed"] is True
+
+
+def test_paired_datasets_with_two_cluster_coordinates(two_models):
+    """Two Datasets with two cluster coordinates (was a raw numpy ValueError), combined and
+    crossed, equal the frames."""
+    import xarray as xr
+
+    by = ["question", "template"]
+
+    def dataset(column):
+        return xr.Dataset(
+            {"y": (("case", "rerun"), two_models[[column]].to_numpy(dtype=float))},
+            coords={
+                "case": two_models["item"].to_numpy(),
+                "question": ("case", two_models["question"].to_numpy()),
+                "template": ("case", two_models["template"].to_numpy()),
+            },
+        )
+
+    for crossed in (False, True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cs.ClusterStatsWarning)
+            arrays = cs.paired_delta(dataset("new"), dataset("old"), "y", by=by, crossed=crossed)
+            frame = cs.paired_delta(two_models, "new", "old", by=by, crossed=crossed, method="cr1")
+            if not crossed:
+                arrays = cs.paired_delta(dataset("new"), dataset("old"), "y", by=by, method="cr1")
+        assert (arrays.low, arrays.high) == pytest.approx((frame.low, frame.high), rel=1e-12)
+
+
+@pytest.fixture(scope="module")
+def three_models(two_models):
+    rng = np.random.default_rng(8)
+    frames = []
+    for k, shift in enumerate((0.0, 0.3, 0.5)):
+        ease = rng.normal(0, 1, 40)[two_models["question"]] + shift
+        frames.append(
+            two_models[["question", "template", "item"]].assign(
+                model=f"m{k}", y=(rng.random(400) < 1 / (1 + np.exp(-ease))).astype(int)
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_compare_crossed_pairs_and_scores_are_the_crossed_intervals(three_models):
+    by = ["question", "template"]
+    res = quiet(cs.compare, three_models, "y", by=by, model="model", on="item", crossed=True)
+    assert res.crossed
+    assert res.method == "cr1"
+    assert res.n_clusters == 10
+    board = res.leaderboard().set_index("model")
+    assert board["rank_low"].isna().all()  # no crossed rank bootstrap
+    wide = three_models.pivot(index="item", columns="model", values="y")
+    wide = wide.join(three_models.groupby("item")[by].first())
+    for row in res.pairs().itertuples():
+        alone = quiet(cs.paired_delta, wide, row.model_a, row.model_b, by=by, crossed=True)
+        assert (row.delta, row.low, row.high, row.se) == pytest.approx(
+            (alone.delta, alone.low, alone.high, alone.se), rel=1e-12
+        )
+    for model, row in board.iterrows():
+        alone = quiet(
+            cs.cluster_ci, three_models[three_models["model"] == model], "y", by=by, crossed=True
+        )
+        assert (row["low"], row["high"]) == pytest.approx((alone.low, alone.high), rel=1e-12)
+    assert "(crossed)" in repr(res)
+    with pytest.raises(cs.InvalidOptionError, match=r"method 'bootstrap' has no crossed"):
+        cs.compare(
+            three_models, "y", by=by, model="model", on="item", crossed=True, method="bootstrap"
+        )
+
+
+def test_compare_crossed_on_every_backend(three_models, tmp_path):
+    import dask.dataframe as dd
+    import xarray as xr
+
+    by = ["question", "template"]
+    options = {"by": by, "model": "model", "on": "item", "crossed": True}
+    reference = quiet(cs.compare, three_models, "y", **options).pairs()
+    lazy = quiet(cs.compare, dd.from_pandas(three_models, npartitions=3), "y", **options)
+    wide = three_models.pivot(index="item", columns="model", values="y")
+    first = three_models.groupby("item")[by].first()
+    ds = xr.Dataset(
+        {"y": (("model", "case", "rerun"), wide.to_numpy().T[:, :, None].astype(float))},
+        coords={
+            "model": list(wide.columns),
+            "case": wide.index.to_numpy(),
+            "question": ("case", first["question"].to_numpy()),
+            "template": ("case", first["template"].to_numpy()),
+        },
+    )
+    arrays = quiet(cs.compare, ds, "y", by=by, model="model", crossed=True)
+    for other in (lazy.pairs(), arrays.pairs()):
+        np.testing.assert_allclose(other["high"], reference["high"], rtol=1e-12)
+    path = tmp_path / "models.csv"
+    three_models.to_csv(path, index=False)
+    argv = ["compare", str(path), "--outcome", "y", "--model", "model", "--on", "item"]
+    argv += ["--by", "question", "--by", "template", "--crossed", "--output", "csv"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "clusterstats", *argv], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    printed = pd.read_csv(pd.io.common.StringIO(proc.stdout))
+    np.testing.assert_allclose(printed["high"], reference["high"], rtol=1e-12)

@@ -46,6 +46,7 @@ from clusterstats.adapters.frame import (
     time_windows,
 )
 from clusterstats.adapters.pairing import complete_items, sums_by_cluster
+from clusterstats.core.crossed import memberships_of
 from clusterstats.core.reruns import MOMENTS, case_moments, case_table, impute_runs
 from clusterstats.errors import (
     AlignmentError,
@@ -693,7 +694,10 @@ def _cluster_labels(data: Any, case: Hashable, by: Any, cases: pd.Index) -> np.n
         raise InvalidClusterError(f"{by!r} has missing cluster ids along {case!r}")
     if len(columns) == 1:
         return np.asarray(columns[0], dtype=object)
-    return np.asarray(list(zip(*columns, strict=True)), dtype=object)
+    # one tuple per case (np.asarray of tuples would make a 2-D array)
+    labels = np.empty(len(cases), dtype=object)
+    labels[:] = list(zip(*columns, strict=True))
+    return labels
 
 
 def _no_on(on: Any) -> None:
@@ -775,8 +779,11 @@ def paired_design(
             within_a = np.where(runs_a > 1, ma[:, 2] / (runs_a - 1), np.nan)
             within_b = np.where(runs_b > 1, mb[:, 2] / (runs_b - 1), np.nan)
         mean_a, mean_b = ma[:, 1] / runs_a, mb[:, 1] / runs_b
-        codes, _ = factorize_sorted(pd.Series(clusters[usable]))
+        codes, used = factorize_sorted(pd.Series(clusters[usable]))
         codes = np.asarray(codes, dtype=np.intp)
+        members = None
+        if by is not None and len(as_labels(by)) > 1 and stratum_of_case is None:
+            members = tuple(memberships_of(list(used), len(as_labels(by))))
         strata_codes, strata_labels = None, ()
         if stratum_of_case is not None:
             codes, strata_codes, strata_labels = _item_strata(codes, stratum_of_case[usable], nest)
@@ -803,6 +810,7 @@ def paired_design(
             lost_cluster_items=lost_items,
             strata=strata_codes,
             strata_labels=strata_labels,
+            members=members,
         )
 
     groups = tuple(
@@ -876,8 +884,11 @@ def comparison_design(
         raise EmptyDataError("no item has a non-missing outcome for every model")
     clusters = _cluster_labels(data, case, by, pd.Index(cases))
     cluster_items, lost_items = _ipw_counts(clusters[complete], usable[complete])
-    codes, _ = factorize_sorted(pd.Series(clusters[usable]))
+    codes, used = factorize_sorted(pd.Series(clusters[usable]))
     codes = np.asarray(codes, dtype=np.intp)
+    members = None
+    if by is not None and len(as_labels(by)) > 1 and strata is None:
+        members = tuple(memberships_of(list(used), len(as_labels(by))))
     values = moments[:, usable, 1] / runs[:, usable]
     strata_codes, strata_labels = None, ()
     if strata is not None:
@@ -902,6 +913,7 @@ def comparison_design(
         lost_cluster_items=lost_items,
         strata=strata_codes,
         strata_labels=strata_labels,
+        members=members,
     )
 
 

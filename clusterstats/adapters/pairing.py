@@ -225,7 +225,7 @@ def align(
     if not usable.any():
         raise EmptyDataError("no item has a non-missing outcome on both sides")
     item_cluster = cluster_mean["first"][usable].astype(np.int64)
-    codes, _ = pd.factorize(item_cluster, sort=True)
+    codes, used_clusters = pd.factorize(item_cluster, sort=True)
     cluster_items, lost_items = _item_counts(
         item_cluster, cluster_mean["first"][common & ~usable].astype(np.int64)
     )
@@ -250,6 +250,9 @@ def align(
         max_runs=int(max(runs_a[usable].max(), runs_b[usable].max())),
         cluster_items=cluster_items,
         lost_cluster_items=lost_items,
+        members=cluster_members(both_frames, by_labels, clusters, np.asarray(used_clusters))
+        if len(by_labels) > 1 and strata is None
+        else None,
         strata=None
         if stratum_of_cluster is None
         else pd.factorize(stratum_of_cluster[np.unique(item_cluster)], sort=True)[0],
@@ -258,6 +261,20 @@ def align(
         else tuple(
             stratum_labels[i] for i in np.unique(stratum_of_cluster[np.unique(item_cluster)])
         ),
+    )
+
+
+def cluster_members(
+    frame: pd.DataFrame, by_labels: Sequence[Hashable], clusters: np.ndarray, used: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """Each ``used`` cluster's code in every ``by`` column (read at its first row), for
+    crossed clustering: the clusters are the combinations of the columns."""
+    first = np.full(int(clusters.max()) + 1, -1, dtype=np.int64)
+    first[clusters[::-1]] = np.arange(clusters.shape[0])[::-1]
+    rows = first[used]
+    return tuple(
+        np.asarray(pd.factorize(frame[column].to_numpy()[rows], sort=False)[0], dtype=np.intp)
+        for column in by_labels
     )
 
 
@@ -311,6 +328,14 @@ def model_matrix(
     if n_models < 2:
         raise InvalidOptionError(f"compare needs at least two models, found {n_models}")
     clusters = cluster_codes(data, by_labels)
+
+    def finish(matrix: ComparisonDesign) -> ComparisonDesign:
+        named = _named(matrix, outcome, by_labels)
+        if len(by_labels) < 2 or strata is not None or matrix.cluster_ids is None:
+            return named
+        members = cluster_members(data, by_labels, clusters, matrix.cluster_ids)
+        return replace(named, members=members)
+
     stratum_of_cluster, stratum_labels = None, ()
     if strata is not None:
         clusters, stratum_of_cluster, stratum_labels = stratify(data, clusters, strata, nest=nest)
@@ -337,7 +362,7 @@ def model_matrix(
             stratum_labels,
         )
         if blocked is not None:
-            return _named(blocked, outcome, by_labels)
+            return finish(blocked)
     # Models numbered in sorted label order from here on, so that the pairs, their signs and
     # the bootstrap draws do not depend on the order of the rows.
     rank, models = _sorted_ranks(models)
@@ -353,7 +378,7 @@ def model_matrix(
     n_cells = n_models * n_items
     offsets = rank.astype(np.int64) * n_items  # the first cell of each model's block
     if rerun is None:
-        return _named(
+        return finish(
             _single_runs(
                 values,
                 item_codes,
@@ -370,9 +395,7 @@ def model_matrix(
                 duplicates=lambda cell, rows: _check_duplicates(
                     data, keys, cell, n_cells, rerun, "for one model", rows=rows
                 ),
-            ),
-            outcome,
-            by_labels,
+            )
         )
     if (item_cluster[item_codes] != clusters).any():
         _raise_spread(item_codes, item_cluster, clusters)
@@ -397,7 +420,7 @@ def model_matrix(
     if not usable.all():
         totals, runs = totals[:, usable], runs[:, usable]
     totals /= runs  # each model's value on an item: the mean of its runs
-    return _named(
+    return finish(
         by_cluster(
             totals,
             item_cluster[usable],
@@ -406,9 +429,7 @@ def model_matrix(
             unusable=item_cluster[complete & ~usable],
             stratum_of_cluster=stratum_of_cluster,
             stratum_labels=stratum_labels,
-        ),
-        outcome,
-        by_labels,
+        )
     )
 
 
@@ -539,6 +560,7 @@ def _single_runs(
         n_missing_items=int((complete & ~usable).sum()),
         cluster_items=cluster_items,
         lost_cluster_items=lost_items,
+        cluster_ids=np.flatnonzero(used).astype(np.intp),
         **_strata_of(np.flatnonzero(used), stratum_of_cluster, stratum_labels),
     )
 
@@ -604,6 +626,7 @@ def by_cluster(
         n_missing_items=int(lost.shape[0]),
         cluster_items=cluster_items,
         lost_cluster_items=lost_items,
+        cluster_ids=np.asarray(uniques, dtype=np.intp),
         **_strata_of(np.asarray(uniques), stratum_of_cluster, stratum_labels),
     )
 

@@ -39,7 +39,9 @@ from clusterstats.errors import (
 
 __all__ = [
     "CROSSED_METHODS",
+    "CrossedPairwise",
     "CrossedVariance",
+    "crossed_pairwise",
     "crossed_variance",
     "crossed_variance_of_rows",
     "memberships_of",
@@ -90,6 +92,23 @@ def _intersection_codes(memberships: Sequence[NDArray[np.intp]], subset: tuple[i
     return np.unique(stacked, axis=0, return_inverse=True)[1].ravel()
 
 
+def _subsets(memberships: Sequence[NDArray[np.intp]]):
+    """``(subset, codes, G)`` for every non-empty set of the groupings, smallest first: the
+    positions of its groupings, each cell's code in their intersection, and its clusters."""
+    if len(memberships) < 2:
+        raise ValueError("crossed clustering needs at least two groupings")
+    for size in range(1, len(memberships) + 1):
+        for subset in itertools.combinations(range(len(memberships)), size):
+            codes = _intersection_codes(memberships, subset)
+            g = int(codes.max()) + 1
+            if g < 2:
+                raise ValueError(
+                    f"grouping {subset} has a single cluster: a cluster-robust variance "
+                    "needs at least two"
+                )
+            yield subset, codes, g
+
+
 def crossed_variance(sums: ClusterSums, memberships: Sequence[NDArray[np.intp]]) -> CrossedVariance:
     """Cameron–Gelbach–Miller multi-way cluster-robust variance of the pooled mean.
 
@@ -117,25 +136,15 @@ def crossed_variance(sums: ClusterSums, memberships: Sequence[NDArray[np.intp]])
     >>> round(v.variance, 6), v.df
     (0.166667, 1.0)
     """
-    if len(memberships) < 2:
-        raise ValueError("crossed clustering needs at least two groupings")
     n = float(sums.counts.sum())
     residuals = sums.totals - sums.counts * centred_estimate(sums, "pooled")
     terms = []
     total = 0.0
-    for size in range(1, len(memberships) + 1):
-        for subset in itertools.combinations(range(len(memberships)), size):
-            codes = _intersection_codes(memberships, subset)
-            g = int(codes.max()) + 1
-            if g < 2:
-                raise ValueError(
-                    f"grouping {subset} has a single cluster: a cluster-robust variance "
-                    "needs at least two"
-                )
-            e = np.bincount(codes, weights=residuals, minlength=g)
-            variance = g / (g - 1.0) * float(e @ e) / n**2
-            terms.append((subset, g, variance))
-            total += variance if size % 2 else -variance
+    for subset, codes, g in _subsets(memberships):
+        e = np.bincount(codes, weights=residuals, minlength=g)
+        variance = g / (g - 1.0) * float(e @ e) / n**2
+        terms.append((subset, g, variance))
+        total += variance if len(subset) % 2 else -variance
     df = float(min(g for subset, g, _ in terms if len(subset) == 1) - 1)
     if total > 0:
         return CrossedVariance(total, tuple(terms), df, False)
@@ -280,3 +289,66 @@ def summarize_crossed(
         n_resamples=None,
         notes=tuple(notes),
     )
+
+
+class CrossedPairwise(NamedTuple):
+    """The means of several models on the same cells and, for each pair, the multi-way
+    variance of their difference (as :func:`crossed_variance` for one mean)."""
+
+    means: NDArray[np.float64]  # (M,)
+    variance: NDArray[np.float64]  # (M, M): variance of mean_i - mean_j (0 on the diagonal)
+    own: NDArray[np.float64]  # (M,): each model's own multi-way variance
+    fallback: NDArray[np.bool_]  # (M, M): pairs whose sum was not positive
+    df: float
+    terms: tuple[tuple[tuple[int, ...], int], ...]  # (groupings, clusters) of each term
+
+
+def crossed_pairwise(
+    cluster_totals: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    memberships: Sequence[NDArray[np.intp]],
+) -> CrossedPairwise:
+    """Multi-way variances of every pairwise difference of ``M`` models' pooled means, from
+    per-cell sums ``cluster_totals`` (cells × models) and items per cell ``counts``.
+
+    Each term is the CR1 covariance matrix of the models' means clustered by one set of the
+    groupings, ``G_S/(G_S-1) E_S' E_S / N^2``; a pair's variance is the inclusion–exclusion
+    sum of its terms' ``c_ii + c_jj - 2 c_ij``, or, where that is not positive, its largest
+    term, as for one mean.
+
+    >>> import numpy as np
+    >>> totals = np.array([[1.0, 0], [0, 0], [1, 1], [0, 1]])
+    >>> p = crossed_pairwise(totals, np.ones(4), [np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])])
+    >>> round(float(p.own[0]), 6), p.df  # model 0 alone: the example of crossed_variance
+    (0.166667, 1.0)
+    """
+    n = float(counts.sum())
+    means = cluster_totals.sum(axis=0) / n
+    residuals = cluster_totals - np.outer(counts, means)
+    m = cluster_totals.shape[1]
+    total = np.zeros((m, m))
+    own_total = np.zeros(m)
+    largest = np.zeros((m, m))
+    own_largest = np.zeros(m)
+    terms = []
+    singles = []
+    for subset, codes, g in _subsets(memberships):
+        summed = np.zeros((g, m))
+        np.add.at(summed, codes, residuals)
+        covariance = g / (g - 1.0) * (summed.T @ summed) / n**2
+        own = np.diag(covariance)
+        pair = own[:, None] + own[None, :] - 2.0 * covariance
+        sign = 1.0 if len(subset) % 2 else -1.0
+        total += sign * pair
+        own_total += sign * own
+        largest = np.maximum(largest, pair)
+        own_largest = np.maximum(own_largest, own)
+        terms.append((subset, g))
+        if len(subset) == 1:
+            singles.append(g)
+    off_diagonal = ~np.eye(m, dtype=bool)
+    fallback = (total <= 0) & off_diagonal
+    variance = np.where(fallback, largest, total)
+    np.fill_diagonal(variance, 0.0)
+    own = np.where(own_total > 0, own_total, own_largest)
+    return CrossedPairwise(means, variance, own, fallback, float(min(singles) - 1), tuple(terms))

@@ -9,6 +9,7 @@ product on per-cluster residual totals, and one set of bootstrap draws serves ev
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -497,8 +498,15 @@ def summarize_comparison(
     strata: NDArray[np.intp] | None = None,
     lonely: str = "fail",
     outcome_range: tuple[float, float] | None = None,
+    memberships: Sequence[NDArray[np.intp]] | None = None,
+    names: Sequence[str] = (),
 ) -> ComparisonSummary:
     """Every pairwise difference (or each model against ``baseline``) and rank intervals.
+
+    With ``memberships`` (each cell's code in every crossed grouping, named ``names``), the
+    pairs' variances are multi-way (:func:`clusterstats.core.crossed.crossed_pairwise`),
+    their intervals t on ``min(G_j) - 1`` df, and the ranks have no interval (the cluster
+    bootstrap behind them has no crossed form).
 
     ``cluster_totals`` is ``(G, M)`` per-cluster sums of per-item values; ``counts`` the
     items per cluster. For the ``cluster_mean`` estimand each cluster's mean is one unit.
@@ -509,6 +517,18 @@ def summarize_comparison(
     ``paired_delta``, whose interval it equals on the same seed); it is clipped to
     ``outcome_range``.
     """
+    if memberships is not None:
+        return _crossed_comparison(
+            cluster_totals,
+            counts,
+            memberships,
+            names=names,
+            method=method,
+            adjust=adjust,
+            confidence=confidence,
+            baseline=baseline,
+            outcome_range=outcome_range,
+        )
     if method == "auto" and strata is None:
         method = auto_method(is_binary=False, n_clusters=int(counts.shape[0]))
     if strata is not None:
@@ -595,11 +615,9 @@ def summarize_comparison(
     degenerate = degenerate_pairs(
         cluster_totals, counts, pair_a, pair_b, variance[pair_a, pair_b], own, strata=strata
     )
-    if degenerate.any():  # no interval rather than a zero-width one
-        se, low, high, p_value = (np.where(degenerate, np.nan, x) for x in (se, low, high, p_value))
-    finite = ~np.isnan(p_value)
-    p_adjusted = np.full_like(p_value, np.nan)
-    p_adjusted[finite] = adjust_p_values(p_value[finite], adjust)
+    se, low, high, p_value, p_adjusted = _without_degenerate(
+        degenerate, se, low, high, p_value, adjust
+    )
     rank = m - stats.rankdata(means, method="max") + 1
     return ComparisonSummary(
         pair_a,
@@ -616,6 +634,100 @@ def summarize_comparison(
         rank,
         rank_low,
         rank_high,
+        degenerate,
+        tuple(notes),
+    )
+
+
+def _without_degenerate(degenerate, se, low, high, p_value, adjust: str):
+    """No interval (NaN) rather than a zero-width one for the degenerate pairs, and the
+    p-values adjusted across the pairs that have one."""
+    if degenerate.any():
+        se, low, high, p_value = (np.where(degenerate, np.nan, x) for x in (se, low, high, p_value))
+    finite = ~np.isnan(p_value)
+    p_adjusted = np.full_like(p_value, np.nan)
+    p_adjusted[finite] = adjust_p_values(p_value[finite], adjust)
+    return se, low, high, p_value, p_adjusted
+
+
+def _crossed_comparison(
+    cluster_totals: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    memberships: Sequence[NDArray[np.intp]],
+    *,
+    names: Sequence[str],
+    method: str,
+    adjust: str,
+    confidence: float,
+    baseline: int | None,
+    outcome_range: tuple[float, float] | None,
+) -> ComparisonSummary:
+    """``summarize_comparison`` under crossed clustering (see there)."""
+    from clusterstats.core.crossed import crossed_pairwise
+
+    if method not in ("auto", "cr1"):
+        raise ValueError(
+            f"method {method!r} has no crossed form for compare; use 'auto' (= 'cr1') or 'cr1'"
+        )
+    found = crossed_pairwise(cluster_totals, counts, memberships)
+    m = cluster_totals.shape[1]
+    if baseline is None:
+        pair_a, pair_b = np.triu_indices(m, k=1)
+    else:
+        pair_b = np.full(m - 1, baseline)
+        pair_a = np.array([i for i in range(m) if i != baseline])
+    delta = found.means[pair_a] - found.means[pair_b]
+    se = np.sqrt(found.variance[pair_a, pair_b])
+    df = found.df
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_value = np.where(se > 0, 2.0 * special.stdtr(df, -np.abs(delta / se)), np.nan)
+    q = special.stdtrit(df, 0.5 + confidence / 2)
+    low, high = delta - q * se, delta + q * se
+    counts_of = ", ".join(f"{names[s[0]]} {g:,}" for s, g in found.terms if len(s) == 1)
+    notes = [
+        f"crossed clustering by {' and '.join(names)} (Cameron, Gelbach & Miller 2011): each "
+        f"pair's variance is the multi-way sum over the groupings ({counts_of} clusters) and "
+        f"their intersections, each CR1; t on {df:g} df; the ranks have no interval (the "
+        "cluster bootstrap behind them has no crossed form)"
+    ]
+    fallen = int(found.fallback[pair_a, pair_b].sum())
+    if fallen:
+        notes.append(
+            f"for {fallen} pairs the multi-way variance was not positive; their largest term "
+            "is used instead"
+        )
+    if outcome_range is not None:
+        outside = (low < outcome_range[0]) | (high > outcome_range[1])
+        if outside.any():
+            low = np.maximum(low, outcome_range[0])
+            high = np.minimum(high, outcome_range[1])
+            notes.append(
+                f"{int(outside.sum())} of the {pair_a.shape[0]} pairwise intervals reached "
+                f"beyond [{outcome_range[0]:g}, {outcome_range[1]:g}] and were clipped"
+            )
+    degenerate = degenerate_pairs(
+        cluster_totals, counts, pair_a, pair_b, found.variance[pair_a, pair_b], found.own
+    )
+    se, low, high, p_value, p_adjusted = _without_degenerate(
+        degenerate, se, low, high, p_value, adjust
+    )
+    rank = m - stats.rankdata(found.means, method="max") + 1
+    no_interval = np.full(m, np.nan)
+    return ComparisonSummary(
+        pair_a,
+        pair_b,
+        delta,
+        se,
+        low,
+        high,
+        df,
+        p_value,
+        p_adjusted,
+        "cr1",
+        found.means,
+        rank,
+        no_interval,
+        no_interval.copy(),
         degenerate,
         tuple(notes),
     )

@@ -57,6 +57,7 @@ from clusterstats.errors import (
     TooFewClustersError,
 )
 from clusterstats.harness import lm_eval_table
+from clusterstats.mixing import weights_for_mix
 from clusterstats.readers import read_inspect, read_lm_eval, read_lm_eval_results
 from clusterstats.results import (
     ICC,
@@ -144,6 +145,7 @@ __all__ = [
     "simulate",
     "stratum_table",
     "to_case_rerun",
+    "weights_for_mix",
     "wilson_interval",
 ]
 

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from clusterstats.core.grouping import ClusterTable
+from clusterstats.core.weighted import WeightedSums
 
 __all__ = [
     "CaseDesign",
@@ -56,6 +57,10 @@ class MeanGroup:
     cluster_ids: NDArray[np.intp]
     is_binary: bool
     strata: NDArray[np.intp] | None = None
+    # With weights: the weighted sums of the clusters with a usable outcome, which are the
+    # ``weighted_ids`` among ``cluster_ids``.
+    weighted: WeightedSums | None = None
+    weighted_ids: NDArray[np.intp] | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,8 @@ class MeanDesign:
         Cluster codes to cluster labels.
     responses : tuple of ResponseRows, or None
         Row-level inputs of a response model, one per group, when covariates were asked for.
+    weights : str or None
+        The weight column, when the groups carry weighted sums.
     """
 
     outcome: str | None
@@ -89,6 +96,7 @@ class MeanDesign:
         default=lambda codes: np.asarray(codes).tolist(), repr=False
     )
     responses: tuple[ResponseRows, ...] | None = field(default=None, repr=False)
+    weights: str | None = None
 
     @property
     def is_binary(self) -> bool:

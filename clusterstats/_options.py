@@ -235,6 +235,41 @@ class IntervalOptions:
     cap_n_eff: bool = True
     empty_clusters: str = "drop"
     crossed: bool = False
+    weights: Hashable | None = None
+
+
+def check_weights(
+    weights: Any, *, estimand: Any, missing: Any, method: Any, crossed: Any, icc: Any
+) -> Hashable | None:
+    """The weight column's label, and the options it does not go with as errors."""
+    from clusterstats.core.weighted import WEIGHTED_METHODS
+
+    if weights is None:
+        return None
+    if isinstance(weights, (list, tuple, set, dict)) or not isinstance(weights, Hashable):
+        raise InvalidOptionError(
+            f"weights= names one column of weights, got {type(weights).__name__}"
+        )
+    label = weights
+    if estimand != "pooled":
+        raise InvalidOptionError(
+            "weights= estimates the weighted (Hájek) mean of the rows; with weights, "
+            f"estimand must be 'pooled', got {estimand!r} (weight each cluster's rows by "
+            "1 / its size for the mean of cluster means)"
+        )
+    if missing not in ("drop", "raise"):
+        raise InvalidOptionError(
+            f"with weights=, missing must be 'drop' or 'raise', got {missing!r}"
+        )
+    if method not in WEIGHTED_METHODS:
+        raise InvalidOptionError(
+            f"method {method!r} has no weighted form; with weights= use one of {WEIGHTED_METHODS}"
+        )
+    if crossed:
+        raise InvalidOptionError("weights= and crossed=True cannot be combined yet")
+    if icc is not None:
+        raise InvalidOptionError("icc= (a prior for degenerate data) does not apply with weights=")
+    return label
 
 
 #: The methods of a paired difference under crossed clustering ("auto" is "cr1").
@@ -298,6 +333,7 @@ def interval_options(
     empty_clusters: Any = "drop",
     crossed: Any = False,
     by: Any = None,
+    weights: Any = None,
 ) -> IntervalOptions:
     """Validate the options of ``cluster_ci`` (``by`` only to check ``crossed``)."""
     level = check_confidence(confidence)
@@ -366,6 +402,9 @@ def interval_options(
         empty_clusters=empty_clusters,
         crossed=check_crossed(
             crossed, by=by, estimand=estimand, strata=strata, missing=missing, method=method
+        ),
+        weights=check_weights(
+            weights, estimand=estimand, missing=missing, method=method, crossed=crossed, icc=icc
         ),
     )
 

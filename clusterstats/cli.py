@@ -426,6 +426,7 @@ def _demo(args: argparse.Namespace) -> Iterable[str]:
 def _ci(args: argparse.Namespace) -> Iterable[str]:
     labels = [*args.by, *(args.over or [])]
     df = _read(args, args.path, [*labels, *_extra_labels(args)])
+
     if args.outcome in labels:
         option = "--over" if args.outcome in (args.over or []) else "--by"
         raise InvalidOptionError(
@@ -441,7 +442,13 @@ def _ci(args: argparse.Namespace) -> Iterable[str]:
             )
     by = args.by[0] if len(args.by) == 1 else args.by
     res = cluster_ci(
-        df, args.outcome, by, over=_key(args.over), crossed=args.crossed, **_design_kwargs(args)
+        df,
+        args.outcome,
+        by,
+        over=_key(args.over),
+        crossed=args.crossed,
+        weights=args.weights,
+        **_design_kwargs(args),
     )
     notes = _notes_of(res)
     if args.output == "text":
@@ -973,6 +980,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _design_options(ci, methods=METHODS)
     _crossed_option(ci)
+    ci.add_argument(
+        "--weights",
+        help="a column of non-negative row weights: the weighted (Hajek) mean, as R survey",
+    )
     ci.add_argument("--output", default="text", choices=("text", "table", "csv", "json"))
     ci.set_defaults(func=_ci)
 

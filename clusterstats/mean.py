@@ -117,6 +117,13 @@ class ClusterCI(Result):
         their combination. Crossed, ``n_clusters`` and the cluster sizes are those of the
         grouping with the fewest clusters, which sets the degrees of freedom; ``icc`` is
         NaN (a one-way ICC does not describe two groupings).
+    weights : str or None
+        The weight column of a weighted (Hájek) mean (``weights=``), else None. Weighted,
+        ``design_effect`` is the clustering's (the linearised variance ÷ that of the same
+        weighted rows taken as independent) and ``icc`` is NaN.
+    weighting_design_effect : float
+        Kish's design effect of the weights, ``1 + CV²`` (``n Σw² / (Σw)²``); NaN without
+        weights.
     """
 
     outcome: str | None = None
@@ -145,6 +152,8 @@ class ClusterCI(Result):
     n_resamples: int | None = None
     notes: tuple[str, ...] = ()
     crossed: bool = False
+    weights: str | None = None
+    weighting_design_effect: float = math.nan
 
     _html: ClassVar[tuple[tuple[str, str], ...]] = (
         ("estimate", "estimate"),
@@ -168,9 +177,11 @@ class ClusterCI(Result):
 
     def _label(self) -> str:
         """``"passed by doc"``; crossed groupings as ``"passed by question × template"``."""
-        if not self.crossed:
-            return label_of(self.outcome, self.by)
-        return f"{self.outcome or 'outcome'} by {' × '.join(self.by)} (crossed)"
+        if self.crossed:
+            text = f"{self.outcome or 'outcome'} by {' × '.join(self.by)} (crossed)"
+        else:
+            text = label_of(self.outcome, self.by)
+        return text if self.weights is None else f"{text}, weighted by {self.weights}"
 
     def _caption(self) -> str:
         return (
@@ -432,6 +443,8 @@ def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOpti
     generator = options.rng.generator()
     if options.crossed:
         return _crossed_interval_of(group, design, options, applied)
+    if options.weights is not None:
+        return _weighted_interval_of(group, design, options, applied)
     if applied.strata is not None:
         from clusterstats.core.strata import summarize_stratified
 
@@ -488,6 +501,69 @@ def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOpti
         n_missing_clusters=applied.n_missing_clusters,
         outcome=design.outcome,
         by=design.by,
+    )
+
+
+def _weighted_interval_of(
+    group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions, applied: Any
+) -> ClusterCI:
+    """One weighted (Hájek) ``ClusterCI`` (``weights=``): the group's weighted sums of the
+    clusters with a usable outcome."""
+    from clusterstats.core.weighted import kish_effect, summarize_weighted
+
+    ws, ids = group.weighted, group.weighted_ids
+    if ws is None or ids is None:  # pragma: no cover - the adapter sets both with weights
+        raise InvalidOptionError("weights= needs the weighted sums of the design")
+    strata = None
+    if group.strata is not None:
+        policy.check_lonely(applied.strata, applied.strata_labels, options.lonely)
+        strata = np.unique(group.strata[np.isin(group.cluster_ids, ids)], return_inverse=True)[
+            1
+        ].ravel()
+    try:
+        s = summarize_weighted(
+            ws,
+            method=options.method,
+            confidence=options.confidence,
+            is_binary=group.is_binary,
+            strata=strata,
+            lonely=options.lonely,
+            cap_n_eff=options.cap_n_eff,
+        )
+    except ClusterStatsError:
+        raise
+    except ValueError as error:
+        raise InvalidOptionError(str(error)) from None
+    notes = list(s.notes)
+    g = ws.weighted.n_clusters
+    if g < iv.FEW_CLUSTERS and s.method != "naive":
+        message = (
+            f"only {g} clusters: the {s.method} interval is itself uncertain with fewer than "
+            f"{iv.FEW_CLUSTERS} clusters; more clusters, not more rows per cluster, fix this"
+        )
+        warn(message, FewClustersWarning)
+        notes.append(message)
+    if applied.n_missing:
+        notes.insert(
+            0, policy.missing_note(applied.n_missing, applied.n_missing_clusters, options.missing)
+        )
+    fields = {k: v for k, v in s._asdict().items() if k != "p_value"}
+    sizes = ws.rows
+    return ClusterCI(
+        **{**fields, "notes": tuple(notes)},
+        confidence=options.confidence,
+        estimand=options.estimand,
+        n_rows=int(sizes.sum()),
+        n_clusters=g,
+        cluster_size_mean=float(sizes.mean()),
+        cluster_size_min=int(sizes.min()),
+        cluster_size_max=int(sizes.max()),
+        n_missing=applied.n_missing,
+        n_missing_clusters=applied.n_missing_clusters,
+        outcome=design.outcome,
+        by=design.by,
+        weights=design.weights,
+        weighting_design_effect=kish_effect(ws),
     )
 
 
@@ -721,6 +797,7 @@ def cluster_ci(
     cap_n_eff: bool = True,
     empty_clusters: opt.EmptyClusters = "drop",
     crossed: bool = False,
+    weights: Hashable | None = None,
 ) -> ClusterCI | GroupedResults[ClusterCI]:
     """Confidence interval for a mean (pass rate or score) of clustered rows.
 
@@ -852,6 +929,17 @@ def cluster_ci(
         binary outcome, ``cr1`` otherwise), ``cr1``, ``korn_graubard``, ``wilson`` and
         ``naive``; estimand ``pooled``; not with ``strata`` or ``missing="ipw"``. A sum that
         is not positive falls back to its largest term, with a note.
+    weights : column name, optional
+        Non-negative weights of the rows (sampling weights, or weights to a target mix from
+        ``weights_for_mix``): the estimate is the weighted (Hájek) mean ``Σ w y / Σ w`` and
+        its variance the linearised cluster-robust one (Binder 1983), with and without
+        ``strata``, as R survey's ``svymean(~y, svydesign(ids = ~cluster, strata = ...,
+        weights = ~w))``; ``korn_graubard`` with ``cap_n_eff=False`` is its
+        ``svyciprop(method = "beta")``. Methods ``auto`` (``korn_graubard`` for a binary
+        outcome, ``cr1`` otherwise), ``cr1``, ``korn_graubard``, ``wilson``, ``naive``;
+        estimand ``pooled``; ``missing`` ``"drop"`` or ``"raise"``; pandas, polars, pyarrow
+        and dask frames (not yet xarray Datasets). The result names the column and reports
+        Kish's design effect of the weights beside the clustering one.
 
     Returns
     -------
@@ -919,11 +1007,13 @@ def cluster_ci(
         empty_clusters=empty_clusters,
         crossed=crossed,
         by=by,
+        weights=weights,
     )
     design = adapters.mean_design(
         data,
         outcome,
         by,
+        weights=options.weights,
         over=over,
         responded=responded,
         strata=strata,

@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
         ("studies/coverage_rates.py", "korn_graubard_inverted"),
         ("studies/coverage_real_sizes.py", "contaminated"),
         ("studies/coverage_crossed.py", "two-way default"),
+        ("studies/coverage_weighted.py", "weighted default"),
         ("benchmarks/dask_scale.py", "ratio"),
     ],
 )

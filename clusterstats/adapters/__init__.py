@@ -87,13 +87,21 @@ def mean_design(
     covariates: Sequence[Hashable] = (),
     case: Hashable = "case",
     rerun: Hashable = "rerun",
+    weights: Hashable | None = None,
 ) -> MeanDesign:
     """The per-cluster statistics of ``cluster_ci``, ``icc``, ``design_effect`` and what is
     built on them."""
     if arrow.is_table(data):
-        names = dask_adapter.columns_named(outcome, by, over, responded, strata, *covariates)
+        names = dask_adapter.columns_named(
+            outcome, by, over, responded, strata, weights, *covariates
+        )
         data = arrow.to_pandas(data, names)
     kind = backend(data)
+    if weights is not None and kind == "xarray":
+        raise InvalidOptionError(
+            "weights= is not available for xarray Datasets yet: convert the variables used "
+            "to a pandas DataFrame first (Dataset.to_dataframe())"
+        )
     options = {"responded": responded, "strata": strata, "nest": nest, "covariates": covariates}
     if kind == "xarray":
         from clusterstats.adapters import dataset
@@ -101,8 +109,8 @@ def mean_design(
         return dataset.mean_design(data, outcome, by, case=case, rerun=rerun, over=over, **options)
     _require_by(by, "DataFrame" if kind != "arrays" else "set of arrays")
     if kind == "dask":
-        return dask_adapter.mean_design(data, outcome, by, over=over, **options)
-    return frame.mean_design(data, outcome, by, over=over, **options)
+        return dask_adapter.mean_design(data, outcome, by, over=over, weights=weights, **options)
+    return frame.mean_design(data, outcome, by, over=over, weights=weights, **options)
 
 
 def paired_design(

@@ -80,6 +80,7 @@ def mean_design(
     strata: Hashable | None = None,
     nest: bool = False,
     covariates: tuple[Hashable, ...] = (),
+    weights: Hashable | None = None,
 ) -> MeanDesign:
     """Per-cluster statistics from one lazy grouped aggregation over (over, by..., strata)."""
     import dask
@@ -101,7 +102,7 @@ def mean_design(
             covariates=covariates,
         )
     keys = columns_named(over, by_labels, strata)
-    for column in columns_named(outcome, keys, responded):
+    for column in columns_named(outcome, keys, responded, weights):
         if column not in data.columns:
             raise ColumnNotFoundError(column, list(data.columns))
     dtype = data[outcome].dtype
@@ -140,13 +141,25 @@ def mean_design(
         square=centred * centred,
         other=(present & (y != 0.0) & (y != 1.0)).astype("float64"),
     )
+    weight_checks = []
+    if weights is not None:
+        w, weight_checks = _lazy_weights(data[weights], weights)
+        used = w * present.astype("float64")
+        frame = frame.assign(
+            w1=used, w1_total=used * centred, w1_square=used * centred * centred,
+            w2=used * w, w2_total=used * w * centred, w2_square=used * w * centred * centred,
+        )  # fmt: skip
     table = frame.groupby(key_names, sort=True, dropna=False).agg(
-        {"rows": "sum", "answered": "sum", "total": "sum", "square": "sum", "other": "sum"}
+        dict.fromkeys([c for c in frame.columns if c not in key_names], "sum")
     )
     infinite = np.isinf(y).any()
     missing_ids = data[keys].isna().sum()
-    lazy = [table, infinite, missing_ids] + ([contradicting] if contradicting is not None else [])
+    lazy = [table, infinite, missing_ids, *weight_checks]
+    lazy += [contradicting] if contradicting is not None else []
     table, has_inf, missing_ids, *checks = dask.compute(*lazy)
+    if weights is not None:
+        _raise_bad_weights(weights, checks[: len(weight_checks)])
+        checks = checks[len(weight_checks) :]
     for column, count in zip(keys, missing_ids.to_numpy(), strict=True):
         if count:
             role = (
@@ -165,7 +178,66 @@ def mean_design(
     cells = table.index.to_frame(index=False)
     cells.columns = keys  # the caller's names again, in a frame that holds nothing else
     sums = {name: table[name].to_numpy(dtype=np.float64) for name in table.columns}
-    return _design_from_table(cells, sums, outcome, by_labels, over, strata, nest, shift)
+    return _design_from_table(
+        cells, sums, outcome, by_labels, over, strata, nest, shift, weights=weights
+    )
+
+
+def _lazy_weights(column: Any, name: Hashable) -> tuple[Any, list[Any]]:
+    """The weight column as float64 and the lazy counts that check it (missing, infinite,
+    negative values)."""
+    dtype = column.dtype
+    if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+        raise InvalidOptionError(
+            f"weights column {name!r} has dtype {dtype}, which is not numeric; weights are "
+            "non-negative numbers (e.g. sampling weights, or weights_for_mix)"
+        )
+    w = column.astype("float64")
+    return w, [w.isna().sum(), np.isinf(w).sum(), (w < 0).sum()]
+
+
+def _raise_bad_weights(name: Hashable, counts: list[Any]) -> None:
+    missing, infinite, negative = (int(c) for c in counts)
+    if missing:
+        raise InvalidOptionError(
+            f"weights column {name!r} has {missing} missing values; give every row a weight"
+        )
+    if infinite:
+        raise InvalidOptionError(f"weights column {name!r} has infinite values")
+    if negative:
+        raise InvalidOptionError(
+            f"weights column {name!r} has {negative} negative values; weights are non-negative"
+        )
+
+
+def _weighted_of(
+    sums: dict[str, np.ndarray],
+    pick: np.ndarray,
+    ids: np.ndarray,
+    name: Hashable,
+    where: str,
+    shift: float,
+) -> tuple[Any, np.ndarray]:
+    """One group's weighted sums (the clusters with a usable outcome) and their ids."""
+    from clusterstats.core.grouping import ClusterSums
+    from clusterstats.core.weighted import WeightedSums
+
+    usable = sums["answered"][pick] > 0
+    if not (sums["w1"][pick][usable] > 0).any():
+        raise InvalidOptionError(
+            f"weights column {name!r} is zero on every row with an outcome{where}: a "
+            "weighted mean needs some positive weight"
+        )
+    chosen = pick[usable]
+
+    def part(prefix: str) -> ClusterSums:
+        return ClusterSums(
+            sums[prefix][chosen], sums[f"{prefix}_total"][chosen],
+            sums[f"{prefix}_square"][chosen], shift,
+        )  # fmt: skip
+
+    weighted = WeightedSums(part("w1"), part("w2"), sums["answered"][chosen])
+    return weighted, ids[usable].astype(np.intp)
 
 
 def _design_from_table(
@@ -177,9 +249,11 @@ def _design_from_table(
     strata: Hashable | None,
     nest: bool,
     shift: float,
+    *,
+    weights: Hashable | None = None,
 ) -> MeanDesign:
     """A MeanDesign from the aggregated cells (one row per group, cluster and stratum: the
-    key columns) and their sums."""
+    key columns) and their sums (with ``weights``, also the weighted sums)."""
     codes, names = frame_adapter.cluster_codes(cells, by_labels, with_names=True)
     stratum_of_cluster, stratum_labels = None, ()
     if strata is not None:
@@ -200,6 +274,10 @@ def _design_from_table(
         rows, answered = sums["rows"][pick], sums["answered"][pick]
         check_sums(answered, sums["total"][pick], sums["square"][pick], name=outcome)
         missing = bool((answered != rows).any())
+        weighted = weighted_ids = None
+        if weights is not None:
+            where = "" if over is None else f" in group {label!r} of {over!r}"
+            weighted, weighted_ids = _weighted_of(sums, pick, ids, weights, where, shift)
         groups.append(
             MeanGroup(
                 label=label,
@@ -213,6 +291,8 @@ def _design_from_table(
                 cluster_ids=ids.astype(np.intp),
                 is_binary=not bool(sums["other"][pick].any()),
                 strata=None if stratum_of_cluster is None else stratum_of_cluster[ids],
+                weighted=weighted,
+                weighted_ids=weighted_ids,
             )
         )
     return MeanDesign(
@@ -222,4 +302,5 @@ def _design_from_table(
         groups=tuple(groups),
         strata_labels=tuple(stratum_labels),
         cluster_names=names,
+        weights=None if weights is None else str(weights),
     )

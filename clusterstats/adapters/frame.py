@@ -539,13 +539,16 @@ def mean_design(
     strata: Hashable | None = None,
     nest: bool = False,
     covariates: Sequence[Hashable] = (),
+    weights: Hashable | None = None,
 ) -> MeanDesign:
     """Validate a DataFrame (or plain arrays) and reduce each ``over`` group to per-cluster
     statistics, before any missing-data policy (see :class:`~clusterstats._design.MeanDesign`)."""
+    if weights is not None and data is None:
+        raise InvalidOptionError("weights= names a column: pass a DataFrame, not arrays")
     frame, outcome_label, by_labels = as_frame(data, outcome, by)
     check_distinct_roles(outcome_label, by=by_labels, over=over, strata=strata)
     named = [outcome_label, *by_labels, *covariates]
-    for extra in (strata, responded):
+    for extra in (strata, responded, weights):
         if extra is not None:
             named.append(extra)
     if over is not None:
@@ -569,11 +572,22 @@ def mean_design(
         values, codes, n_clusters, group_codes, len(group_labels), name=outcome_label
     )
     binary = _binary_by_group(values, group_codes, len(group_labels))
+    row_weights = None if weights is None else weight_values(frame[weights], weights)
     groups = []
-    for label, (table, ids), is_binary in zip(group_labels, tables, binary, strict=True):
+    for index, (label, (table, ids), is_binary) in enumerate(
+        zip(group_labels, tables, binary, strict=True)
+    ):
         if table.n_clusters == 0:
             where = "" if over is None else f" in group {label!r} of {over!r}"
             raise EmptyDataError(f"no rows{where}")
+        weighted = weighted_ids = None
+        if row_weights is not None:
+            in_group = (
+                np.ones(len(values), dtype=bool) if group_codes is None else (group_codes == index)
+            )
+            weighted, weighted_ids = group_weighted_sums(
+                values, row_weights, codes, in_group, weights, label, over
+            )
         groups.append(
             MeanGroup(
                 label=label,
@@ -581,6 +595,8 @@ def mean_design(
                 cluster_ids=ids,
                 is_binary=is_binary,
                 strata=None if stratum_of_cluster is None else stratum_of_cluster[ids],
+                weighted=weighted,
+                weighted_ids=weighted_ids,
             )
         )
     responses = None
@@ -594,7 +610,58 @@ def mean_design(
         strata_labels=tuple(stratum_labels),
         cluster_names=names,
         responses=responses,
+        weights=None if weights is None else str(weights),
     )
+
+
+def weight_values(column: pd.Series, name: Hashable) -> np.ndarray:
+    """A weight column as float64: numeric, finite, never negative or missing."""
+    if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        raise InvalidOptionError(
+            f"weights column {name!r} has dtype {column.dtype}, which is not numeric; weights "
+            "are non-negative numbers (e.g. sampling weights, or weights_for_mix)"
+        )
+    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.isnan(values)
+    if bad.any():
+        raise InvalidOptionError(
+            f"weights column {name!r} has {int(bad.sum())} missing values (rows "
+            f"{column.index[np.flatnonzero(bad)[:3]].tolist()}); give every row a weight"
+        )
+    if not np.isfinite(values).all():
+        raise InvalidOptionError(f"weights column {name!r} has infinite values")
+    negative = values < 0
+    if negative.any():
+        raise InvalidOptionError(
+            f"weights column {name!r} has {int(negative.sum())} negative values (e.g. "
+            f"{values[negative][0]:g} in row {column.index[np.flatnonzero(negative)[0]]!r}); "
+            "weights are non-negative"
+        )
+    return values
+
+
+def group_weighted_sums(
+    values: np.ndarray,
+    weights: np.ndarray,
+    codes: np.ndarray,
+    in_group: np.ndarray,
+    name: Hashable,
+    label: Any,
+    over: Any,
+) -> tuple[Any, np.ndarray]:
+    """The weighted sums of one group's rows with a usable outcome, by cluster, and the ids
+    of those clusters (sorted)."""
+    from clusterstats.core.weighted import weighted_sums
+
+    usable = in_group & ~np.isnan(values)
+    where = "" if over is None else f" in group {label!r} of {over!r}"
+    if not (weights[usable] > 0).any():
+        raise InvalidOptionError(
+            f"weights column {name!r} is zero on every row with an outcome{where}: a weighted "
+            "mean needs some positive weight"
+        )
+    ids, local = np.unique(codes[usable], return_inverse=True)
+    return weighted_sums(values[usable], weights[usable], local.ravel()), ids.astype(np.intp)
 
 
 def grouped_tables(

@@ -15,7 +15,6 @@ grouping.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -27,8 +26,8 @@ from clusterstats.core.grouping import ClusterSums, cluster_sums
 from clusterstats.core.summary import (
     IntervalSummary,
     constant_up_to_rounding,
+    design_variance_summary,
     naive_interval,
-    zero_variance_interval,
 )
 from clusterstats.core.variance import centred_estimate, iid_variance
 from clusterstats.errors import (
@@ -227,68 +226,36 @@ def summarize_crossed(
             f"{' ∩ '.join(names[j] for j in largest[0])}, is used instead"
         )
     iid_var = iid_variance(sums)
-    naive_low, naive_high = naive_interval(sums, point, is_binary, confidence)
-    variance, df = crossed.variance, crossed.df
-    scale = float(sums.squares.sum()) / n_rows**2
-    if not variance > 1e-24 * scale:  # every cell has the same mean
-        smallest = min(g for subset, g, _ in crossed.terms if len(subset) == 1)
-        low, high, se, df, method, message = zero_variance_interval(
-            point,
-            iid_var,
-            n_rows,
-            confidence,
-            is_binary=is_binary,
-            n_eff=float(smallest),
-            basis=f"the smaller number of clusters ({smallest})",
-            unit="cell",
-            variance="crossed variance",
-        )
-        notes.append(message)
-        design_effect = n_eff = math.nan
-    else:
-        se = math.sqrt(variance)
-        if method == "naive":
-            low, high = naive_low, naive_high
-            se, df = math.sqrt(iid_var), n_rows - 1.0
-        elif method == "cr1":
-            low, high = iv.t_interval(point, variance, df, confidence)
-            if is_binary and (low < 0.0 or high > 1.0):
-                low, high = max(low, 0.0), min(high, 1.0)
-                notes.append("the symmetric interval crossed [0, 1] and was clipped")
-        else:
-            low, high, cap_note = iv.effective_n_interval(
-                method, point, variance, df, n_rows, confidence, cap=cap_n_eff
-            )
-            if cap_note:
-                notes.append(cap_note)
-        design_effect = variance / iid_var if iid_var > 0 else math.nan
-        n_eff = n_rows / design_effect if design_effect > 0 else math.nan
     fewest = min(g for subset, g, _ in crossed.terms if len(subset) == 1)
-    if fewest < iv.FEW_CLUSTERS and method != "naive":
+    summary = design_variance_summary(
+        point,
+        crossed.variance,
+        crossed.df,
+        reference_variance=iid_var,
+        naive_bounds=naive_interval(sums, point, is_binary, confidence),
+        n_rows=n_rows,
+        method=method,
+        confidence=confidence,
+        is_binary=is_binary,
+        cap_n_eff=cap_n_eff,
+        notes=notes,
+        zero={
+            "n_eff": float(fewest),
+            "basis": f"the smaller number of clusters ({fewest})",
+            "unit": "cell",
+            "variance": "crossed variance",
+        },
+        scale=float(sums.squares.sum()) / n_rows**2,
+    )
+    if fewest < iv.FEW_CLUSTERS and summary.method != "naive":
         message = (
-            f"only {fewest} clusters in the smallest grouping: the {method} interval is "
+            f"only {fewest} clusters in the smallest grouping: the {summary.method} interval is "
             f"itself uncertain with fewer than {iv.FEW_CLUSTERS} clusters; more clusters, not "
             "more rows per cluster, fix this"
         )
         warn(message, FewClustersWarning)
-        notes.append(message)
-    widths = (naive_high - naive_low, high - low)
-    return IntervalSummary(
-        estimate=point,
-        se=se,
-        low=low,
-        high=high,
-        df=df,
-        method=method,
-        icc=math.nan,
-        design_effect=design_effect,
-        n_eff=n_eff,
-        naive_low=naive_low,
-        naive_high=naive_high,
-        widening=widths[1] / widths[0] if widths[0] > 0 else math.nan,
-        n_resamples=None,
-        notes=tuple(notes),
-    )
+        summary = summary._replace(notes=(*summary.notes, message))
+    return summary
 
 
 class CrossedPairwise(NamedTuple):

@@ -8,7 +8,7 @@ result dataclass.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -148,6 +148,73 @@ def zero_variance_interval(
         point, n_eff, confidence, reason=f"{what}, so the {variance} is zero", basis=basis
     )
     return low, high, math.nan, math.nan, "clopper_pearson_fallback", message
+
+
+def design_variance_summary(
+    point: float,
+    variance: float,
+    df: float,
+    *,
+    reference_variance: float,
+    naive_bounds: tuple[float, float],
+    n_rows: float,
+    method: str,
+    confidence: float,
+    is_binary: bool,
+    cap_n_eff: bool,
+    notes: list[str],
+    zero: dict[str, Any],
+    scale: float,
+) -> IntervalSummary:
+    """The ``IntervalSummary`` of a mean from a design-based variance and its df, for the
+    designs whose variance is one number (crossed groupings, weights): ``naive``, ``cr1``
+    (t, clipped to [0, 1] for a binary outcome), ``korn_graubard`` or ``wilson`` (the
+    effective n). ``reference_variance`` is that of the rows taken as independent (the
+    naive interval's, and the design effect's denominator); a variance that is zero up to
+    rounding against ``scale`` gets :func:`zero_variance_interval` with the ``zero``
+    arguments (``n_eff``, ``basis``, ``unit``, ``variance``). ``notes`` is extended."""
+    naive_low, naive_high = naive_bounds
+    if not variance > 1e-24 * scale:
+        low, high, se, df, method, message = zero_variance_interval(
+            point, reference_variance, n_rows, confidence, is_binary=is_binary, **zero
+        )
+        notes.append(message)
+        design_effect = n_eff = math.nan
+    else:
+        se = math.sqrt(variance)
+        if method == "naive":
+            low, high = naive_low, naive_high
+            se, df = math.sqrt(reference_variance), n_rows - 1.0
+        elif method == "cr1":
+            low, high = iv.t_interval(point, variance, df, confidence)
+            if is_binary and (low < 0.0 or high > 1.0):
+                low, high = max(low, 0.0), min(high, 1.0)
+                notes.append("the symmetric interval crossed [0, 1] and was clipped")
+        else:
+            low, high, cap_note = iv.effective_n_interval(
+                method, point, variance, df, n_rows, confidence, cap=cap_n_eff
+            )
+            if cap_note:
+                notes.append(cap_note)
+        design_effect = variance / reference_variance if reference_variance > 0 else math.nan
+        n_eff = n_rows / design_effect if design_effect > 0 else math.nan
+    widths = (naive_high - naive_low, high - low)
+    return IntervalSummary(
+        estimate=point,
+        se=se,
+        low=low,
+        high=high,
+        df=df,
+        method=method,
+        icc=math.nan,
+        design_effect=design_effect,
+        n_eff=n_eff,
+        naive_low=naive_low,
+        naive_high=naive_high,
+        widening=widths[1] / widths[0] if widths[0] > 0 else math.nan,
+        n_resamples=None,
+        notes=tuple(notes),
+    )
 
 
 # Values whose spread is below this many units in the last place of their magnitude are

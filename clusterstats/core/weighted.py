@@ -1,0 +1,165 @@
+"""Weighted means: the Hájek estimator ``sum(w y) / sum(w)`` with its linearised
+cluster-robust variance (Binder 1983), as R survey's ``svymean`` with ``weights=``.
+
+The linearisation of a ratio is the unweighted formula with each cluster's row count
+replaced by its total weight: the residual of cluster ``g`` is ``sum_g w (y - mean)``, so
+every variance of :mod:`clusterstats.core.variance` and :mod:`clusterstats.core.strata`
+applies to the per-cluster weighted sums unchanged. Alongside them this module keeps the
+sums of squared weights, for the variance that treats the rows as independent (each row
+its own cluster) and for Kish's design effect of the weights.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from clusterstats.core import intervals as iv
+from clusterstats.core.grouping import ClusterSums
+from clusterstats.core.summary import IntervalSummary, design_variance_summary
+from clusterstats.core.variance import cluster_robust
+
+__all__ = ["WEIGHTED_METHODS", "WeightedSums", "summarize_weighted", "weighted_sums"]
+
+#: The interval methods with a weighted form; "auto" is korn_graubard for a binary outcome
+#: (R survey's svyciprop(method="beta")), cr1 otherwise.
+WEIGHTED_METHODS = ("auto", "naive", "cr1", "wilson", "korn_graubard")
+
+
+class WeightedSums(NamedTuple):
+    """Per-cluster sums of a weighted outcome (``shift`` subtracted from ``y``).
+
+    ``weighted``: counts ``sum w``, totals ``sum w (y - shift)``, squares ``sum w (y -
+    shift)^2``; ``squared``: the same with ``w^2``; ``rows``: rows per cluster.
+    """
+
+    weighted: ClusterSums
+    squared: ClusterSums
+    rows: NDArray[np.float64]
+
+
+def weighted_sums(
+    values: NDArray[np.float64], weights: NDArray[np.float64], codes: NDArray[np.intp]
+) -> WeightedSums:
+    """Per-cluster weighted sums of ``values`` (no missing values), clusters ``0..G-1``.
+
+    >>> import numpy as np
+    >>> s = weighted_sums(np.array([1.0, 0, 1]), np.array([2.0, 1, 1]), np.array([0, 0, 1]))
+    >>> s.weighted.counts.tolist(), s.rows.tolist()
+    ([3.0, 1.0], [2.0, 1.0])
+    >>> float(s.weighted.totals.sum() / s.weighted.counts.sum() + s.weighted.shift)  # (2+0+1)/4
+    0.75
+    """
+    g = int(codes.max()) + 1
+    shift = float(values[0]) if values.size else 0.0
+    centred = values - shift
+
+    def sums(w: NDArray[np.float64]) -> ClusterSums:
+        return ClusterSums(
+            np.bincount(codes, weights=w, minlength=g),
+            np.bincount(codes, weights=w * centred, minlength=g),
+            np.bincount(codes, weights=w * centred * centred, minlength=g),
+            shift,
+        )
+
+    rows = np.bincount(codes, minlength=g).astype(np.float64)
+    return WeightedSums(sums(weights), sums(weights * weights), rows)
+
+
+def _row_variance(ws: WeightedSums, centred_mean: float) -> float:
+    """The variance of the weighted mean with every row its own cluster (CR1 over rows):
+    ``n/(n-1) sum w^2 (y - mean)^2 / (sum w)^2``."""
+    n = float(ws.rows.sum())
+    sq = ws.squared
+    spread = (
+        float(sq.squares.sum())
+        - 2.0 * centred_mean * float(sq.totals.sum())
+        + centred_mean**2 * float(sq.counts.sum())
+    )
+    return n / (n - 1.0) * max(spread, 0.0) / float(ws.weighted.counts.sum()) ** 2
+
+
+def kish_effect(ws: WeightedSums) -> float:
+    """Kish's design effect of unequal weights, ``n sum w^2 / (sum w)^2 = 1 + CV^2``."""
+    return (
+        float(ws.rows.sum()) * float(ws.squared.counts.sum()) / float(ws.weighted.counts.sum()) ** 2
+    )
+
+
+def summarize_weighted(
+    ws: WeightedSums,
+    *,
+    method: str,
+    confidence: float,
+    is_binary: bool,
+    strata: NDArray[np.intp] | None = None,
+    lonely: str = "fail",
+    cap_n_eff: bool = True,
+) -> IntervalSummary:
+    """Confidence interval of a weighted (Hájek) mean of clustered rows.
+
+    ``cr1``: t on the linearised variance (``G - 1`` df, ``G - H`` with ``strata``);
+    ``korn_graubard`` and ``wilson``: the design-based effective n from it, with the rows
+    as ``n`` (``korn_graubard`` with ``cap_n_eff=False`` is R survey's
+    ``svyciprop(method="beta")``); ``naive``: the rows taken as independent (weighted).
+    """
+    if method not in WEIGHTED_METHODS:
+        raise ValueError(
+            f"method {method!r} has no weighted form; with weights use one of {WEIGHTED_METHODS}"
+        )
+    if method == "auto":
+        method = "korn_graubard" if is_binary else "cr1"
+    if method in iv.BINARY_ONLY_METHODS and not is_binary:
+        raise ValueError(f"method {method!r} needs a binary (0/1) outcome")
+    sums = ws.weighted
+    total_weight = float(sums.counts.sum())
+    if not total_weight > 0:
+        raise ValueError("the weights sum to zero: a weighted mean needs a positive total weight")
+    centred_mean = float(sums.totals.sum()) / total_weight
+    point = centred_mean + sums.shift
+    n_rows = float(ws.rows.sum())
+    g = sums.n_clusters
+    if strata is None:
+        found = cluster_robust(sums, "pooled", "CR1")
+        variance, df = found.variance, found.df
+    else:
+        from clusterstats.core.strata import stratified_variance
+
+        found = stratified_variance(sums, strata, "pooled", lonely=lonely)
+        variance, df = found.variance, found.df
+    rows_variance = _row_variance(ws, centred_mean)
+    kish = kish_effect(ws)
+    within = "" if strata is None else f", within {int(strata.max()) + 1} strata"
+    notes = [
+        f"weighted (Hájek) mean; the variance linearises it{within} (as R survey's svymean "
+        f"with weights); Kish's design effect of the weights: {kish:.3f} (1 + CV² of the "
+        "weights)"
+    ]
+    if is_binary:
+        p = min(max(point, 0.0), 1.0)
+        naive_n = p * (1 - p) / rows_variance if rows_variance > 0 else n_rows
+        naive_low, naive_high = iv.wilson(p, min(naive_n, n_rows), confidence)
+    else:
+        naive_low, naive_high = iv.t_interval(point, rows_variance, n_rows - 1.0, confidence)
+    return design_variance_summary(
+        point,
+        variance,
+        df,
+        reference_variance=rows_variance,
+        naive_bounds=(naive_low, naive_high),
+        n_rows=n_rows,
+        method=method,
+        confidence=confidence,
+        is_binary=is_binary,
+        cap_n_eff=cap_n_eff,
+        notes=notes,
+        zero={
+            "n_eff": float(g),
+            "basis": f"the number of clusters ({g})",
+            "unit": "cluster",
+            "variance": "linearised variance",
+        },
+        scale=max(float(ws.weighted.squares.sum()) / total_weight**2, 1e-300),
+    )

@@ -1,0 +1,244 @@
+"""Weighted (Hájek) means, ``cluster_ci(..., weights=...)``, and ``weights_for_mix``.
+
+Expected values: R survey on its own California API data, printed by
+``tests/r/weights.R`` (each value below sits beside the call that printed it; the script
+writes the columns it uses to ``tests/reference/data/``)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import clusterstats as cs
+
+DATA = os.path.join(os.path.dirname(__file__), "reference", "data")
+
+
+@pytest.fixture(scope="module")
+def apiclus2():
+    return pd.read_csv(os.path.join(DATA, "apiclus2.csv.xz"))
+
+
+@pytest.fixture(scope="module")
+def apistrat():
+    return pd.read_csv(os.path.join(DATA, "apistrat.csv.xz"))
+
+
+def test_clustered_weighted_mean_equals_r_survey(apiclus2):
+    # des <- svydesign(ids = ~dnum, weights = ~pw, data = apiclus2)
+    res = cs.cluster_ci(apiclus2, "api00", by="dnum", weights="pw")
+    assert res.estimate == pytest.approx(670.8118081180811, rel=1e-12)  # svymean(~api00, des)
+    assert res.se == pytest.approx(30.711576309328848, rel=1e-12)  # SE(svymean(...))
+    assert res.df == 39  # degf(des)
+    assert res.method == "cr1"
+    assert res.weights == "pw"
+    share = cs.cluster_ci(apiclus2, "wide", by="dnum", weights="pw", cap_n_eff=False)
+    assert share.estimate == pytest.approx(0.75129151291512908, rel=1e-12)  # svymean(~wide)
+    assert share.se == pytest.approx(0.066719064395364264, rel=1e-12)
+    # svyciprop(~wide, des, method = "beta", df = degf(des))
+    assert share.method == "korn_graubard"
+    assert (share.low, share.high) == pytest.approx(
+        (0.58987426104824248, 0.87380858232616043), rel=1e-12
+    )
+
+
+def test_stratified_weighted_mean_equals_r_survey(apistrat):
+    # des <- svydesign(ids = ~1, strata = ~stype, weights = ~pw, data = apistrat)
+    options = {"by": "snum", "strata": "stype", "weights": "pw"}
+    res = cs.cluster_ci(apistrat, "api00", **options)
+    assert res.estimate == pytest.approx(662.28736315932076, rel=1e-12)
+    assert res.se == pytest.approx(9.5361322969251585, rel=1e-12)
+    assert res.df == 197  # degf(des): 200 schools - 3 strata
+    share = cs.cluster_ci(apistrat, "wide", **options, cap_n_eff=False)
+    assert share.se == pytest.approx(0.024756802875456112, rel=1e-12)
+    assert (share.low, share.high) == pytest.approx(
+        (0.77315746131603724, 0.87415669403971064), rel=1e-12
+    )
+    assert "within 3 strata" in share.notes[0]
+
+
+def test_kish_design_effect_and_the_clustering_one(apiclus2):
+    res = cs.cluster_ci(apiclus2, "api00", by="dnum", weights="pw")
+    w = apiclus2["pw"]
+    assert res.weighting_design_effect == pytest.approx(len(w) * (w**2).sum() / w.sum() ** 2)
+    # the clustering design effect: the variance over that of the same weighted rows taken
+    # as independent (CR1 with every row its own cluster)
+    rows = cs.cluster_ci(
+        apiclus2.assign(row=np.arange(len(apiclus2))),
+        "api00",
+        by="row",
+        weights="pw",
+        method="cr1",
+    )
+    assert res.design_effect == pytest.approx(res.se**2 / rows.se**2, rel=1e-12)
+    assert (res.naive_low, res.naive_high) == pytest.approx((rows.low, rows.high), rel=1e-12)
+    assert "weighted by pw" in repr(res)
+    assert np.isnan(cs.cluster_ci(apiclus2, "api00", by="dnum").weighting_design_effect)
+
+
+def test_equal_weights_give_the_unweighted_interval(apiclus2):
+    ones = apiclus2.assign(one=2.5)
+    weighted = cs.cluster_ci(ones, "api00", by="dnum", weights="one", method="cr1")
+    plain = cs.cluster_ci(ones, "api00", by="dnum", method="cr1")
+    assert (weighted.low, weighted.high, weighted.se) == pytest.approx(
+        (plain.low, plain.high, plain.se), rel=1e-12
+    )
+    assert weighted.weighting_design_effect == pytest.approx(1.0)
+
+
+def test_weights_with_groups_and_missing_outcomes(apiclus2):
+    frame = apiclus2.assign(half=np.arange(len(apiclus2)) % 2)
+    frame.loc[frame.index[:5], "api00"] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.FewClustersWarning)
+        both = cs.cluster_ci(frame, "api00", by="dnum", weights="pw", over="half")
+        for half, res in both.items():
+            alone = cs.cluster_ci(
+                frame[frame["half"] == half].dropna(subset=["api00"]),
+                "api00",
+                by="dnum",
+                weights="pw",
+            )
+            assert (res.low, res.high) == pytest.approx((alone.low, alone.high), rel=1e-12)
+    assert both.results[0].n_missing + both.results[1].n_missing == 5
+
+
+@pytest.mark.parametrize(
+    ("change", "options", "message"),
+    [
+        ({"pw": -1.0}, {}, r"weights column 'pw' has 1 negative values"),
+        ({"pw": np.nan}, {}, r"weights column 'pw' has 1 missing values"),
+        ({"pw": np.inf}, {}, r"weights column 'pw' has infinite values"),
+        ("zero", {}, r"weights column 'pw' is zero on every row"),
+        ("text", {}, r"weights column 'pw' has dtype"),
+        (None, {"method": "cr2"}, r"method 'cr2' has no weighted form"),
+        (None, {"method": "bootstrap_t"}, r"method 'bootstrap_t' has no weighted form"),
+        (None, {"estimand": "cluster_mean"}, r"with weights, estimand must be 'pooled'"),
+        (None, {"missing": "fail"}, r"with weights=, missing must be 'drop' or 'raise'"),
+        (None, {"weights": ["pw"]}, r"weights= names one column of weights"),
+        (None, {"weights": "nope"}, r"nope"),
+    ],
+)
+def test_bad_weights_are_precise_errors(apiclus2, change, options, message):
+    frame = apiclus2.copy()
+    if change == "zero":
+        frame["pw"] = 0.0
+    elif change == "text":
+        frame["pw"] = frame["pw"].astype(str)
+    elif change is not None:
+        frame.loc[frame.index[0], "pw"] = change["pw"]
+    call = {"by": "dnum", "weights": "pw", **options}
+    error = cs.ColumnNotFoundError if options.get("weights") == "nope" else cs.InvalidOptionError
+    with pytest.raises(error, match=message):
+        cs.cluster_ci(frame, "api00", **call)
+
+
+def test_weights_on_every_frame_backend(apiclus2, apistrat):
+    import dask.dataframe as dd
+
+    for frame, options in (
+        (apiclus2, {"by": "dnum"}),
+        (apistrat, {"by": "snum", "strata": "stype"}),
+        (apiclus2.assign(half=np.arange(len(apiclus2)) % 2), {"by": "dnum", "over": "half"}),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cs.FewClustersWarning)
+            eager = cs.cluster_ci(frame, "wide", weights="pw", **options)
+            lazy = cs.cluster_ci(
+                dd.from_pandas(frame, npartitions=3), "wide", weights="pw", **options
+            )
+            accessor = frame.eval.cluster_ci("wide", weights="pw", **options)
+        pairs = (
+            [(eager, lazy), (eager, accessor)]
+            if "over" not in options
+            else [(a, b) for a, b in zip(eager.results, lazy.results, strict=True)]
+        )
+        for a, b in pairs:
+            assert (a.low, a.high, a.se, a.weighting_design_effect) == pytest.approx(
+                (b.low, b.high, b.se, b.weighting_design_effect), rel=1e-12
+            )
+    bad = apiclus2.assign(pw=-apiclus2["pw"])
+    with pytest.raises(cs.InvalidOptionError, match=r"weights column 'pw' has 126 negative"):
+        cs.cluster_ci(dd.from_pandas(bad, npartitions=2), "api00", by="dnum", weights="pw")
+
+
+def test_weights_on_a_dataset_are_refused_by_name(apiclus2):
+    import xarray as xr
+
+    ds = xr.Dataset(
+        {"y": (("case", "rerun"), apiclus2[["api00"]].to_numpy(dtype=float))},
+        coords={"dnum": ("case", apiclus2["dnum"]), "pw": ("case", apiclus2["pw"])},
+    )
+    with pytest.raises(cs.InvalidOptionError, match="weights= is not available for xarray"):
+        cs.cluster_ci(ds, "y", by="dnum", weights="pw")
+
+
+def test_weights_for_mix_reaches_the_target_and_reweights_the_mean():
+    mmlu = cs.datasets.load("mmlu_pro")
+    one = mmlu[mmlu["model"] == mmlu["model"].iloc[0]]
+    categories = sorted(one["category"].unique())
+    target = {c: (2.0 if c in ("math", "law") else 1.0) for c in categories}
+    w = cs.weights_for_mix(one, "category", target)
+    assert w.index.equals(one.index)
+    assert w.sum() == pytest.approx(len(one))
+    shares = w.groupby(one["category"]).sum() / w.sum()
+    total = sum(target.values())
+    for c in categories:
+        assert shares[c] == pytest.approx(target[c] / total, rel=1e-12)
+    frame = one.assign(w=w)
+    res = cs.cluster_ci(frame, "correct", by="src", strata="category", weights="w")
+    by_category = one.groupby("category")["correct"].mean()
+    expected = sum(target[c] / total * by_category[c] for c in categories)
+    assert res.estimate == pytest.approx(expected, rel=1e-12)
+    # an equal mix is macro accuracy, the mean of the category means
+    equal = cs.weights_for_mix(one, "category", dict.fromkeys(categories, 1))
+    macro = cs.cluster_ci(one.assign(w=equal), "correct", by="src", weights="w")
+    assert macro.estimate == pytest.approx(by_category.mean(), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ({"a": 1.0}, r"categories \['b'\] of 'category' are not in target"),
+        ({"a": 1.0, "b": 1.0, "c": 1.0}, r"target gives a share to \['c'\], which"),
+        ({"a": -1.0, "b": 1.0}, r"target share of 'a' is -1.0"),
+        ({"a": "half", "b": 1.0}, r"target share of 'a' is 'half'"),
+        ({"a": 0.0, "b": 0.0}, r"the target shares are all zero"),
+    ],
+)
+def test_weights_for_mix_errors(target, message):
+    frame = pd.DataFrame({"category": ["a", "a", "b"], "correct": [1, 0, 1]})
+    with pytest.raises(cs.InvalidOptionError, match=message):
+        cs.weights_for_mix(frame, "category", target)
+
+
+def test_weights_for_mix_leaves_the_data_alone():
+    frame = pd.DataFrame({"category": ["a", "a", "b"], "correct": [1, 0, 1]})
+    before = frame.copy()
+    w = cs.weights_for_mix(frame, "category", {"a": 0.5, "b": 0.5, "c": 0.0})
+    pd.testing.assert_frame_equal(frame, before)
+    assert w.tolist() == pytest.approx([0.75, 0.75, 1.5])
+
+
+def test_cli_weights(apiclus2, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "apiclus2.csv"
+    apiclus2.to_csv(path, index=False)
+    argv = ["ci", str(path), "--outcome", "api00", "--by", "dnum", "--weights", "pw"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "clusterstats", *argv, "--output", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    assert record["se"] == pytest.approx(30.711576309328848, rel=1e-12)  # R survey, above
+    assert record["weights"] == "pw"

@@ -133,6 +133,7 @@ class PairedItems:
     # With several ``by`` columns: each cluster's code (``codes`` order) in every column, for
     # crossed clustering.
     members: tuple[NDArray[np.intp], ...] | None = None
+    weights: NDArray[np.float64] | None = None  # each item's weight (``weights=``)
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,8 @@ class ComparisonDesign:
     # columns, each cluster's code in every column, for crossed clustering.
     cluster_ids: NDArray[np.intp] | None = None
     members: tuple[NDArray[np.intp], ...] | None = None
+    # With weights: each model's weighted sums by cluster (``totals`` order).
+    weighted: tuple[WeightedSums, ...] | None = None
 
 
 def over_of(extra_dims: tuple[str, ...]) -> str | tuple[str, ...] | None:

@@ -425,6 +425,7 @@ class PairedOptions:
     n_resamples: int = 9999
     rng: Seed = Seed(None)
     crossed: bool = False
+    weights: Hashable | None = None
 
 
 def _pairing_options(
@@ -487,6 +488,7 @@ def paired_options(
     rng: Any = None,
     crossed: Any = False,
     by: Any = None,
+    weights: Any = None,
 ) -> PairedOptions:
     """Validate the options of ``paired_delta`` (``by`` only to check ``crossed``)."""
     options = _pairing_options(
@@ -525,6 +527,18 @@ def paired_options(
         methods=CROSSED_PAIRED_METHODS,
     ):
         options = dataclasses.replace(options, crossed=True)
+    if weights is not None:
+        if missing == "ipw":
+            raise InvalidOptionError("weights= and missing='ipw' cannot be combined yet")
+        label = check_weights(
+            weights,
+            estimand=estimand,
+            missing=missing,
+            method=method,
+            crossed=crossed,
+            icc=None,
+        )
+        options = dataclasses.replace(options, weights=label)
     return options
 
 
@@ -543,6 +557,7 @@ def compare_options(
     rng: Any = None,
     crossed: Any = False,
     by: Any = None,
+    weights: Any = None,
 ) -> PairedOptions:
     """Validate the options of ``compare`` (``by`` only to check ``crossed``)."""
     options = _pairing_options(
@@ -578,6 +593,18 @@ def compare_options(
         methods=("auto", "cr1"),
     ):
         options = dataclasses.replace(options, crossed=True)
+    if weights is not None:
+        if method not in ("auto", "cr1"):
+            raise InvalidOptionError(
+                f"method {method!r} has no weighted form in compare; with weights= use "
+                "'auto' (= 'cr1') or 'cr1'"
+            )
+        if missing == "ipw":
+            raise InvalidOptionError("weights= and missing='ipw' cannot be combined yet")
+        label = check_weights(
+            weights, estimand=estimand, missing=missing, method=method, crossed=crossed, icc=None
+        )
+        options = dataclasses.replace(options, weights=label)
     return options
 
 

@@ -511,6 +511,13 @@ def _crossed_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _weights_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--weights",
+        help="a column of non-negative row weights: the weighted (Hajek) mean, as R survey",
+    )
+
+
 def _design_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "estimand": args.estimand,
@@ -563,6 +570,7 @@ def _paired(args: argparse.Namespace) -> Iterable[str]:
         how=args.how,
         labels=(Path(args.path).stem, Path(args.baseline).stem),
         crossed=args.crossed,
+        weights=args.weights,
         **_design_kwargs(args),
     )
     _print_result(res, args.output)
@@ -594,6 +602,7 @@ def _compare(args: argparse.Namespace) -> Iterable[str]:
         how=args.how,
         adjust=args.adjust,
         crossed=args.crossed,
+        weights=args.weights,
         **_design_kwargs(args),
     )
     if args.output == "json":
@@ -980,10 +989,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _design_options(ci, methods=METHODS)
     _crossed_option(ci)
-    ci.add_argument(
-        "--weights",
-        help="a column of non-negative row weights: the weighted (Hajek) mean, as R survey",
-    )
+    _weights_option(ci)
     ci.add_argument("--output", default="text", choices=("text", "table", "csv", "json"))
     ci.set_defaults(func=_ci)
 
@@ -1000,6 +1006,7 @@ def build_parser() -> argparse.ArgumentParser:
     paired.add_argument("--how", default="strict", choices=("strict", "inner"))
     _design_options(paired, methods=PAIRED_METHODS)
     _crossed_option(paired)
+    _weights_option(paired)
     paired.add_argument("--output", default="text", choices=("text", "csv", "json"))
     paired.set_defaults(func=_paired)
 
@@ -1018,6 +1025,7 @@ def build_parser() -> argparse.ArgumentParser:
     comparison.add_argument("--adjust", default="holm", choices=("holm", "bh", "none"))
     _design_options(comparison, methods=COMPARE_METHODS)
     _crossed_option(comparison)
+    _weights_option(comparison)
     comparison.add_argument("--output", default="text", choices=("text", "csv", "json"))
     comparison.set_defaults(func=_compare)
 

@@ -88,6 +88,8 @@ class Comparison:
     crossed : bool
         Whether ``by`` names crossed groupings (``crossed=True``); ``n_clusters`` is then
         the smallest grouping's, and the ranks have no interval.
+    weights : str or None
+        The weight column (``weights=``): scores and differences are then weighted means.
     """
 
     models: tuple[Any, ...]
@@ -121,6 +123,7 @@ class Comparison:
     by: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     crossed: bool = False
+    weights: str | None = None
 
     LEADERBOARD_COLUMNS: ClassVar[tuple[str, ...]] = (
         "model",
@@ -223,6 +226,8 @@ class Comparison:
         what = label_of(self.outcome, self.by)
         if self.crossed:
             what = f"{self.outcome or 'outcome'} by {' × '.join(self.by)} (crossed)"
+        if self.weights is not None:
+            what += f", weighted by {self.weights}"
         head = (
             f"Comparison({what}; {len(self.models)} models on "
             f"{fmt.count(self.n_items, 'item')} in {fmt.count(self.n_clusters, 'cluster')}; "
@@ -281,6 +286,12 @@ def build_comparison(
     # missing="ipw": each cluster's items answered by every model stand for all its items
     # (weights n_g / r_g, cluster fixed-effect propensities, for which the cluster-robust
     # variance of the weighted sums is exactly the stacked sandwich).
+    weighted = design.weighted if options.weights is not None else None
+    if weighted is not None:
+        # the linearised variances of weighted means are those of the weighted sums
+        counts = weighted[0].weighted.counts
+        totals = np.column_stack([w.weighted.totals for w in weighted])
+        squares = np.column_stack([w.weighted.squares for w in weighted])
     scale = np.ones(n_clusters)
     if options.missing == "ipw":
         scale = design.cluster_items / counts
@@ -292,8 +303,15 @@ def build_comparison(
         counts,
         estimand=options.estimand,
         # The inverse-probability weighted sums keep the linearised (stacked sandwich)
-        # variance by default: the paired coverage study did not cover weighted designs.
-        method="cr2" if options.missing == "ipw" and options.method == "auto" else options.method,
+        # variance by default: the paired coverage study did not cover weighted designs;
+        # with weights=, the t interval on the linearised variance, as paired_delta's.
+        method=(
+            "cr2"
+            if options.missing == "ipw" and options.method == "auto"
+            else "cr1"
+            if weighted is not None
+            else options.method
+        ),
         adjust=options.adjust,
         confidence=options.confidence,
         baseline=baseline_index,
@@ -310,7 +328,18 @@ def build_comparison(
     with policy.once() as warned:
         for j in range(len(design.models)):
             sums = ClusterSums(counts, totals[:, j], squares[:, j])
-            if members is not None:
+            if weighted is not None:
+                from clusterstats.core.weighted import summarize_weighted
+
+                ci = summarize_weighted(
+                    weighted[j],
+                    method="auto",
+                    confidence=options.confidence,
+                    is_binary=is_binary,
+                    strata=design.strata,
+                    lonely=options.lonely,
+                )
+            elif members is not None:
                 from clusterstats.core.crossed import summarize_crossed
 
                 ci = summarize_crossed(
@@ -415,6 +444,7 @@ def build_comparison(
         by=design.by,
         notes=tuple(notes),
         crossed=options.crossed,
+        weights=None if options.weights is None else str(options.weights),
     )
 
 
@@ -441,6 +471,7 @@ def compare(
     rng: int | np.random.Generator | None = None,
     case: Hashable = "case",
     crossed: bool = False,
+    weights: Hashable | None = None,
 ) -> Comparison:
     """Compare many models on the same clustered items.
 
@@ -521,6 +552,12 @@ def compare(
         its per-item differences, with t on ``min(G_j) - 1`` df, and every model's score
         interval is ``cluster_ci(crossed=True)``'s; method ``auto`` (= ``cr1``) or
         ``cr1``; the ranks have no interval (their cluster bootstrap has no crossed form).
+    weights : column name, optional
+        A weight per item, which every row of the item (each model, each run) must share:
+        every score and every difference is a weighted (Hájek) mean with its linearised
+        variance (t, ``cr1``), as in ``cluster_ci`` and ``paired_delta``, and the rank
+        intervals come from the cluster bootstrap of the weighted means; method ``auto``
+        (= ``cr1``) or ``cr1``. pandas, polars, pyarrow and dask frames.
 
     Returns
     -------
@@ -559,6 +596,7 @@ def compare(
         rng=rng,
         crossed=crossed,
         by=by,
+        weights=weights,
     )
     design = adapters.comparison_design(
         data,
@@ -573,5 +611,6 @@ def compare(
         strata=strata,
         nest=options.nest,
         case=case,
+        weights=options.weights,
     )
     return build_comparison(design, options, baseline=baseline)

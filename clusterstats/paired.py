@@ -106,6 +106,9 @@ class PairedDelta(Result):
         Whether ``by`` names crossed groupings (``crossed=True``): the interval then comes
         from the multi-way variance of the per-item differences, and ``n_clusters`` is the
         smallest grouping's.
+    weights : str or None
+        The weight column of a weighted difference (``weights=``), else None; ``delta``,
+        ``mean_a`` and ``mean_b`` are then weighted means (``correlation`` is not).
     """
 
     label_a: str = "A"
@@ -146,6 +149,7 @@ class PairedDelta(Result):
     n_resamples: int | None = None
     notes: tuple[str, ...] = ()
     crossed: bool = False
+    weights: str | None = None
 
     _html: ClassVar[tuple[tuple[str, str], ...]] = tuple(
         (f, f)
@@ -165,9 +169,11 @@ class PairedDelta(Result):
     )
 
     def _label(self) -> str:
-        if not self.crossed:
-            return label_of(self.outcome, self.by)
-        return f"{self.outcome or 'outcome'} by {' × '.join(self.by)} (crossed)"
+        if self.crossed:
+            text = f"{self.outcome or 'outcome'} by {' × '.join(self.by)} (crossed)"
+        else:
+            text = label_of(self.outcome, self.by)
+        return text if self.weights is None else f"{text}, weighted by {self.weights}"
 
     def _lines(self) -> list[str]:
         pct = f"{self.confidence:.0%}"
@@ -354,6 +360,75 @@ def _stratified(s: Any, items: PairedItems, options: opt.PairedOptions) -> Any:
     )
 
 
+def _clipped(interval: Any, items: PairedItems) -> tuple[float, float, list[str]]:
+    """A difference of 0/1 outcomes lies in [-1, 1]: the bounds clipped to it, and the
+    interval's notes (with one more when clipping changed them)."""
+    low, high, notes = interval.low, interval.high, list(interval.notes)
+    if items.single_run_binary and (low < -1.0 or high > 1.0):
+        low, high = max(low, -1.0), min(high, 1.0)
+        notes.append("the symmetric interval crossed [-1, 1] and was clipped")
+    return low, high, notes
+
+
+def _weighted(s: Any, items: PairedItems, options: opt.PairedOptions) -> Any:
+    """Replace the estimate, interval, test and side means of a paired summary by their
+    weighted (Hájek) versions: the weighted mean of the per-item differences, with its
+    linearised cluster-robust variance (stratified with ``strata``)."""
+    from clusterstats.core.weighted import summarize_weighted, weighted_sums
+
+    if items.weights is None:  # pragma: no cover - the adapter sets them with weights
+        raise InvalidOptionError("weights= needs the items' weights")
+    method = "cr1" if options.method == "auto" else options.method
+    try:
+        interval = summarize_weighted(
+            weighted_sums(items.a - items.b, items.weights, items.codes),
+            method=method,
+            confidence=options.confidence,
+            is_binary=False,
+            strata=items.strata,
+            lonely=options.lonely,
+        )
+        sides = [
+            summarize_weighted(
+                weighted_sums(side, items.weights, items.codes),
+                method="cr1",
+                confidence=options.confidence,
+                is_binary=False,
+                strata=items.strata,
+                lonely=options.lonely,
+            )
+            for side in (items.a, items.b)
+        ]
+    except ClusterStatsError:
+        raise
+    except ValueError as error:
+        raise InvalidOptionError(str(error)) from None
+    low, high, notes = _clipped(interval, items)
+    return s._replace(
+        delta=interval.estimate,
+        mean_a=sides[0].estimate,
+        mean_b=sides[1].estimate,
+        se=interval.se,
+        low=low,
+        high=high,
+        df=interval.df,
+        method=interval.method,
+        p_value=iv.t_test_p_value(interval.estimate, interval.se, interval.df),
+        test="weighted_t",
+        se_unpaired=math.sqrt(sides[0].se ** 2 + sides[1].se ** 2),
+        naive_low=interval.naive_low,
+        naive_high=interval.naive_high,
+        # the McNemar tests count discordant items without weights
+        mcnemar_statistic=math.nan,
+        mcnemar_p_value=math.nan,
+        mcnemar_exact_p_value=math.nan,
+        clustered_mcnemar_statistic=math.nan,
+        clustered_mcnemar_p_value=math.nan,
+        n_resamples=None,
+        notes=(*notes, *(n for n in s.notes if "estimand" not in n)),
+    )
+
+
 def _crossed(s: Any, items: PairedItems, design: PairedDesign, options: opt.PairedOptions) -> Any:
     """Replace the interval, test and unpaired SE of a paired summary by their crossed
     versions: the multi-way variance of the per-item differences (Cameron, Gelbach & Miller
@@ -379,10 +454,7 @@ def _crossed(s: Any, items: PairedItems, design: PairedDesign, options: opt.Pair
         raise
     except ValueError as error:
         raise InvalidOptionError(str(error)) from None
-    low, high, notes = interval.low, interval.high, list(interval.notes)
-    if items.single_run_binary and (low < -1.0 or high > 1.0):
-        low, high = max(low, -1.0), min(high, 1.0)
-        notes.append("the symmetric interval crossed [-1, 1] and was clipped")
+    low, high, notes = _clipped(interval, items)
     unpaired = sum(
         crossed_variance(cluster_sums(side, items.codes), items.members).variance
         for side in (items.a, items.b)
@@ -417,7 +489,9 @@ def _paired_of(
         items.codes,
         estimand=options.estimand,
         # with strata or crossed groupings the interval is replaced below: skip a bootstrap
-        method="cr1" if stratified or options.crossed else options.method,
+        method="cr1"
+        if stratified or options.crossed or options.weights is not None
+        else options.method,
         confidence=options.confidence,
         single_run_binary=items.single_run_binary,
         within_a=items.within_a,
@@ -427,10 +501,12 @@ def _paired_of(
         n_resamples=options.n_resamples,
         rng=options.rng.generator(),
     )
-    if stratified:
+    if stratified and options.weights is None:
         s = _stratified(s, items, options)
     if options.crossed:
         s = _crossed(s, items, design, options)
+    if options.weights is not None:
+        s = _weighted(s, items, options)
     notes = list(s.notes)
     if items.n_dropped_a or items.n_dropped_b:
         notes.insert(
@@ -453,6 +529,7 @@ def _paired_of(
         **_item_fields(items, label_a, label_b, design),
         n_clusters=n_clusters,
         crossed=options.crossed,
+        weights=None if options.weights is None else str(options.weights),
     )
 
 
@@ -487,6 +564,7 @@ def paired_delta(
     rng: int | np.random.Generator | None = None,
     case: Hashable = "case",
     crossed: bool = False,
+    weights: Hashable | None = None,
 ) -> PairedDelta | GroupedResults[PairedDelta]:
     """Paired difference between two sets of results on the same clustered items.
 
@@ -579,6 +657,13 @@ def paired_delta(
         differences (Cameron, Gelbach & Miller 2011), as in ``cluster_ci(crossed=True)``;
         methods ``auto`` (= ``cr1``), ``cr1`` and ``naive``; not with ``strata`` or
         ``missing="ipw"``.
+    weights : column name, optional
+        A weight per item (the column of ``data``; an item's rows, its reruns, must share
+        it): the weighted (Hájek) mean of the per-item differences, with its linearised
+        cluster-robust variance (stratified with ``strata``), as in ``cluster_ci``'s
+        ``weights``; methods ``auto`` (= ``cr1``), ``cr1`` and ``naive``; the McNemar
+        tests, which count items without weights, are not given. pandas, polars, pyarrow
+        and dask frames.
 
     Returns
     -------
@@ -627,6 +712,7 @@ def paired_delta(
         rng=rng,
         crossed=crossed,
         by=by,
+        weights=weights,
     )
     design = adapters.paired_design(
         data,
@@ -642,5 +728,6 @@ def paired_delta(
         nest=options.nest,
         case=case,
         labels=labels,
+        weights=options.weights,
     )
     return build_paired_delta(design, options, labels=labels)

@@ -31,6 +31,12 @@ def _per_stratum(design: MeanDesign) -> MeanDesign:
     groups = []
     for code in np.unique(group.strata):
         inside = group.strata == code
+        weighted, weighted_ids = group.weighted, group.weighted_ids
+        if weighted is not None and weighted_ids is not None:
+            from clusterstats.core.weighted import subset
+
+            chosen = np.isin(weighted_ids, group.cluster_ids[inside])
+            weighted, weighted_ids = subset(weighted, chosen), weighted_ids[chosen]
         groups.append(
             dataclasses.replace(
                 group,
@@ -38,6 +44,8 @@ def _per_stratum(design: MeanDesign) -> MeanDesign:
                 table=group.table.subset(inside),
                 cluster_ids=group.cluster_ids[inside],
                 strata=None,
+                weighted=weighted,
+                weighted_ids=weighted_ids,
             )
         )
     return dataclasses.replace(design, groups=tuple(groups), over="stratum", strata_labels=())
@@ -54,8 +62,9 @@ class _LonelyRow:
     note: str
 
 
-def _lonely_row(label: Any, sums: Any, strata: Hashable, lonely: str) -> _LonelyRow:
-    """The row of a stratum with a single cluster: its mean, and no interval of its own."""
+def _lonely_row(label: Any, sums: Any, strata: Hashable, lonely: str, n_rows: int) -> _LonelyRow:
+    """The row of a stratum with a single cluster: its mean (weighted, for the weighted
+    sums), and no interval of its own."""
     from clusterstats.core.variance import estimate
 
     return _LonelyRow(
@@ -63,7 +72,7 @@ def _lonely_row(label: Any, sums: Any, strata: Hashable, lonely: str) -> _Lonely
         low=float("nan"),
         high=float("nan"),
         method="undefined (single cluster)",
-        n_rows=int(sums.n_rows),
+        n_rows=n_rows,
         n_clusters=int(sums.n_clusters),
         note=(
             f"stratum {label!r} of {strata!r} has a single cluster: its own row has no "
@@ -86,6 +95,7 @@ def stratum_table(
     responded: Hashable | None = None,
     case: Hashable = "case",
     rerun: Hashable = "rerun",
+    weights: Hashable | None = None,
 ) -> pd.DataFrame:
     """Per-stratum estimates and the overall ones, in one table.
 
@@ -120,6 +130,10 @@ def stratum_table(
         Explicit response indicator, as in ``cluster_ci``.
     case, rerun : dim names
         For a Dataset: its case and rerun dims.
+    weights : column label, optional
+        Row weights, as in ``cluster_ci``: every row is a weighted (Hájek) mean, the only
+        overall row is the weighted ``pooled`` one, and ``weight_pooled`` is a stratum's
+        share of the total weight (the other weight columns are NaN).
 
     Returns
     -------
@@ -148,6 +162,7 @@ def stratum_table(
         strata=strata,
         nest=nest,
         lonely=lonely,
+        weights=weights,
     )
     design = adapters.mean_design(
         data,
@@ -158,13 +173,15 @@ def stratum_table(
         nest=base.nest,
         case=case,
         rerun=rerun,
+        weights=base.weights,
     )
+    estimands = ("pooled",) if base.weights is not None else ESTIMANDS_OVERALL
     with policy.once(reemit=False) as notes:
         # The overall rows first: they apply the lonely-stratum policy (lonely="fail" names
         # the strata with a single cluster).
         overall = {
             estimand: build_cluster_ci(design, dataclasses.replace(base, estimand=estimand))
-            for estimand in ESTIMANDS_OVERALL
+            for estimand in estimands
         }
         per_options = dataclasses.replace(base, strata=None)
         per_design = _per_stratum(design)
@@ -176,13 +193,22 @@ def stratum_table(
             else None
         )
     summaries = [] if per is None else list(zip(per.groups, per.results, strict=True))
+    weight_of: dict[Any, float] = {}
+    for group in per_design.groups:
+        if group.weighted is not None:
+            weight_of[group.label] = float(group.weighted.weighted.counts.sum())
     for group in lonely_groups:  # no interval of its own; its rows still count overall
-        sums = policy.apply_missing(group, design, missing).sums
-        summaries.append((group.label, _lonely_row(group.label, sums, strata, lonely)))
+        if group.weighted is not None:
+            sums, n_rows = group.weighted.weighted, int(group.weighted.rows.sum())
+        else:
+            sums = policy.apply_missing(group, design, missing).sums
+            n_rows = int(sums.n_rows)
+        summaries.append((group.label, _lonely_row(group.label, sums, strata, lonely, n_rows)))
         notes.append(summaries[-1][1].note)
     n_total = sum(r.n_rows for _, r in summaries)
     g_total = sum(r.n_clusters for _, r in summaries)
     h = len(summaries)
+    w_total = sum(weight_of.values())
     rows = []
     for label, r in sorted(summaries, key=lambda item: str(item[0])):
         rows.append(
@@ -195,9 +221,9 @@ def stratum_table(
                 "method": r.method,
                 "n_rows": r.n_rows,
                 "n_clusters": r.n_clusters,
-                "weight_pooled": r.n_rows / n_total,
-                "weight_cluster_mean": r.n_clusters / g_total,
-                "weight_stratum_mean": 1.0 / h,
+                "weight_pooled": weight_of[label] / w_total if weight_of else r.n_rows / n_total,
+                "weight_cluster_mean": np.nan if weight_of else r.n_clusters / g_total,
+                "weight_stratum_mean": np.nan if weight_of else 1.0 / h,
             }
         )
     for estimand, r in overall.items():
@@ -212,8 +238,8 @@ def stratum_table(
                 "n_rows": r.n_rows,
                 "n_clusters": r.n_clusters,
                 "weight_pooled": 1.0,
-                "weight_cluster_mean": 1.0,
-                "weight_stratum_mean": 1.0,
+                "weight_cluster_mean": np.nan if weight_of else 1.0,
+                "weight_stratum_mean": np.nan if weight_of else 1.0,
             }
         )
     table = pd.DataFrame(rows)

@@ -242,3 +242,121 @@ def test_cli_weights(apiclus2, tmp_path):
     record = json.loads(proc.stdout)
     assert record["se"] == pytest.approx(30.711576309328848, rel=1e-12)  # R survey, above
     assert record["weights"] == "pw"
+
+
+def test_stratum_table_with_weights(apistrat):
+    frame = apistrat.assign(w=apistrat["pw"] * (1 + (apistrat["snum"] % 3)))  # varies within
+    table = cs.stratum_table(frame, "api00", by="snum", strata="stype", weights="w")
+    assert table["estimand"].tolist() == ["pooled"] * 4
+    overall = table.iloc[-1]
+    alone = cs.cluster_ci(frame, "api00", by="snum", strata="stype", weights="w")
+    assert (overall["estimate"], overall["low"], overall["high"]) == pytest.approx(
+        (alone.estimate, alone.low, alone.high), rel=1e-12
+    )
+    for row in table.iloc[:-1].itertuples():
+        part = frame[frame["stype"] == row.stratum]
+        own = cs.cluster_ci(part, "api00", by="snum", weights="w")
+        assert (row.estimate, row.low, row.high) == pytest.approx(
+            (own.estimate, own.low, own.high), rel=1e-12
+        )
+        assert row.weight_pooled == pytest.approx(part["w"].sum() / frame["w"].sum())
+    assert table["weight_stratum_mean"].isna().all()
+
+
+@pytest.fixture(scope="module")
+def weighted_pairs():
+    rng = np.random.default_rng(2)
+    doc = np.repeat(np.arange(40), 5)
+    ease = rng.normal(0, 1, 40)[doc]
+    return pd.DataFrame(
+        {
+            "doc": doc,
+            "item": np.arange(200),
+            "stratum": doc % 4,
+            "new": (rng.random(200) < 1 / (1 + np.exp(-(ease + 0.3)))).astype(int),
+            "old": (rng.random(200) < 1 / (1 + np.exp(-ease))).astype(int),
+            "w": rng.uniform(0.5, 2.0, 200),
+        }
+    )
+
+
+@pytest.mark.parametrize("strata", [None, "stratum"])
+def test_paired_delta_weighted_is_the_weighted_interval_of_the_differences(weighted_pairs, strata):
+    import dask.dataframe as dd
+
+    frame = weighted_pairs
+    paired = cs.paired_delta(frame, "new", "old", by="doc", weights="w", strata=strata)
+    differences = frame.assign(d=frame["new"] - frame["old"])
+    alone = cs.cluster_ci(differences, "d", by="doc", weights="w", strata=strata)
+    assert (paired.delta, paired.low, paired.high, paired.se, paired.df) == pytest.approx(
+        (alone.estimate, alone.low, alone.high, alone.se, alone.df), rel=1e-12
+    )
+    w = frame["w"]
+    assert paired.mean_a == pytest.approx((w * frame["new"]).sum() / w.sum(), rel=1e-12)
+    assert paired.weights == "w"
+    assert paired.test == "weighted_t"
+    lazy = cs.paired_delta(
+        dd.from_pandas(frame, npartitions=2), "new", "old", by="doc", weights="w", strata=strata
+    )
+    a = frame[["doc", "item", "stratum", "new", "w"]].rename(columns={"new": "y"})
+    b = frame[["doc", "item", "stratum", "old"]].rename(columns={"old": "y"})
+    frames = cs.paired_delta(a, b, "y", by="doc", on="item", weights="w", strata=strata)
+    for other in (lazy, frames):
+        assert (other.low, other.high) == pytest.approx((paired.low, paired.high), rel=1e-12)
+
+
+def test_paired_weights_errors(weighted_pairs):
+    runs = pd.concat([weighted_pairs, weighted_pairs.assign(w=weighted_pairs["w"] + 1)])
+    runs = runs.assign(run=np.repeat([0, 1], len(weighted_pairs)))
+    a = runs[["doc", "item", "run", "new", "w"]].rename(columns={"new": "y"})
+    b = runs[["doc", "item", "run", "old"]].rename(columns={"old": "y"})
+    with pytest.raises(cs.InvalidOptionError, match=r"differs between the rows of 200 items"):
+        cs.paired_delta(a, b, "y", by="doc", on="item", rerun="run", weights="w")
+    with pytest.raises(cs.InvalidOptionError, match=r"method 'bootstrap_t' has no weighted"):
+        cs.paired_delta(weighted_pairs, "new", "old", by="doc", weights="w", method="bootstrap_t")
+
+
+@pytest.fixture(scope="module")
+def weighted_models(weighted_pairs):
+    rng = np.random.default_rng(4)
+    frames = []
+    for k, shift in enumerate((0.0, 0.3, 0.5)):
+        ease = rng.normal(0, 1, 40)[weighted_pairs["doc"]] + shift
+        frames.append(
+            weighted_pairs[["doc", "item", "w"]].assign(
+                model=f"m{k}", y=(rng.random(200) < 1 / (1 + np.exp(-ease))).astype(int)
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_compare_weighted_pairs_and_scores(weighted_models):
+    import dask.dataframe as dd
+
+    options = {"by": "doc", "model": "model", "on": "item", "weights": "w"}
+    res = cs.compare(weighted_models, "y", **options)
+    assert res.weights == "w"
+    assert res.method == "cr1"
+    wide = weighted_models.pivot(index="item", columns="model", values="y")
+    wide = wide.join(weighted_models.groupby("item")[["doc", "w"]].first())
+    for row in res.pairs().itertuples():
+        alone = cs.paired_delta(wide, row.model_a, row.model_b, by="doc", weights="w")
+        assert (row.delta, row.low, row.high) == pytest.approx(
+            (alone.delta, alone.low, alone.high), rel=1e-12
+        )
+    for model, row in res.leaderboard().set_index("model").iterrows():
+        own = cs.cluster_ci(
+            weighted_models[weighted_models["model"] == model], "y", by="doc", weights="w"
+        )
+        assert (row["score"], row["low"], row["high"]) == pytest.approx(
+            (own.estimate, own.low, own.high), rel=1e-12
+        )
+    lazy = cs.compare(dd.from_pandas(weighted_models, npartitions=2), "y", **options)
+    np.testing.assert_allclose(lazy.pairs()["high"], res.pairs()["high"], rtol=1e-12)
+    with pytest.raises(cs.InvalidOptionError, match=r"no weighted form in compare"):
+        cs.compare(weighted_models, "y", **options, method="bootstrap")
+    varying = weighted_models.assign(
+        w=weighted_models["w"] * (1 + (weighted_models["model"] == "m1"))
+    )
+    with pytest.raises(cs.InvalidOptionError, match=r"differs between the rows of 200 items"):
+        cs.compare(varying, "y", **options)

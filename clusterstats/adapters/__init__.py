@@ -128,18 +128,26 @@ def paired_design(
     nest: bool = False,
     case: Hashable = "case",
     labels: tuple[str, str] | None = None,
+    weights: Hashable | None = None,
 ) -> PairedDesign:
     """Matched items of two sets of results (two frames, two columns, two Datasets)."""
     if arrow.is_table(data) or arrow.is_table(other):
         names = dask_adapter.columns_named(by, on, rerun, strata, responded)
         two_columns = not (arrow.is_table(other) or hasattr(other, "columns"))
+        weighed = [] if weights is None else [weights]  # read from the first side only
         if two_columns:
-            data = arrow.to_pandas(data, [outcome, other, *names], matched_on=on or "rows")
-        else:
-            data, other = (
-                arrow.to_pandas(side, [outcome, *names], matched_on=on) for side in (data, other)
+            data = arrow.to_pandas(
+                data, [outcome, other, *names, *weighed], matched_on=on or "rows"
             )
+        else:
+            data = arrow.to_pandas(data, [outcome, *names, *weighed], matched_on=on)
+            other = arrow.to_pandas(other, [outcome, *names], matched_on=on)
     kind = backend(data)
+    if weights is not None and kind == "xarray":
+        raise InvalidOptionError(
+            "weights= is not available for xarray Datasets yet: convert the variables used "
+            "to pandas DataFrames first (Dataset.to_dataframe())"
+        )
     if kind == "xarray":
         from clusterstats.adapters import dataset
 
@@ -163,14 +171,15 @@ def paired_design(
     _require_by(by, "DataFrame")
     if kind == "dask":
         names = dask_adapter.columns_named(by, on, rerun, strata, responded)
+        weighed = [] if weights is None else [weights]  # read from the first side only
         if dask_adapter.is_dask_frame(other):
             if on is None:
                 raise InvalidOptionError("dask DataFrames are matched on columns: pass on=")
-            data = dask_adapter.compute_columns(data, [outcome, *names])
+            data = dask_adapter.compute_columns(data, [outcome, *names, *weighed])
             other = dask_adapter.compute_columns(other, [outcome, *names])
         else:
             data = dask_adapter.compute_columns(
-                data, dask_adapter.columns_named(outcome, other, names)
+                data, dask_adapter.columns_named(outcome, other, names, *weighed)
             )
     return pairing.paired_design(
         data,
@@ -184,6 +193,7 @@ def paired_design(
         responded=responded,
         strata=strata,
         nest=nest,
+        weights=weights,
     )
 
 
@@ -201,13 +211,21 @@ def comparison_design(
     strata: Hashable | None = None,
     nest: bool = False,
     case: Hashable = "case",
+    weights: Hashable | None = None,
 ) -> ComparisonDesign:
     """Per-item values of many models on shared items."""
     if arrow.is_table(data):
-        names = dask_adapter.columns_named(outcome, by, model, on, rerun, strata, responded)
+        names = dask_adapter.columns_named(
+            outcome, by, model, on, rerun, strata, responded, weights
+        )
         data = arrow.to_pandas(data, names, matched_on=on)
     kind = backend(data)
     options = {"how": how, "missing": missing, "responded": responded, "strata": strata}
+    if weights is not None and kind == "xarray":
+        raise InvalidOptionError(
+            "weights= is not available for xarray Datasets yet: convert the variables used "
+            "to a pandas DataFrame first (Dataset.to_dataframe())"
+        )
     if kind == "xarray":
         from clusterstats.adapters import dataset
 
@@ -229,10 +247,11 @@ def comparison_design(
         if on is None:
             raise InvalidOptionError("dask DataFrames are matched on columns: pass on=")
         data = dask_adapter.compute_columns(
-            data, dask_adapter.columns_named(outcome, by, model, on, rerun, strata, responded)
+            data,
+            dask_adapter.columns_named(outcome, by, model, on, rerun, strata, responded, weights),
         )
     return pairing.comparison_design(
-        data, outcome, by, model=model, on=on, rerun=rerun, nest=nest, **options
+        data, outcome, by, model=model, on=on, rerun=rerun, nest=nest, weights=weights, **options
     )
 
 

@@ -131,12 +131,14 @@ def align(
     rerun: Hashable | None = None,
     strata: Hashable | None = None,
     nest: bool = False,
+    weights: Hashable | None = None,
 ) -> PairedItems:
-    """Per-item values of ``a[outcome_a]`` and ``b[outcome_b]`` on the items both have."""
+    """Per-item values of ``a[outcome_a]`` and ``b[outcome_b]`` on the items both have (and,
+    with ``weights``, each item's weight, read from ``a``)."""
     by_labels = as_labels(by)
     for side_outcome in (outcome_a, outcome_b):
         check_distinct_roles(side_outcome, by=by_labels, on=on, strata=strata)
-    require_columns(a, [outcome_a, *by_labels])
+    require_columns(a, [outcome_a, *by_labels, *([weights] if weights is not None else [])])
     require_columns(b, [outcome_b, *by_labels])
     if len(a) == 0 or len(b) == 0:
         raise EmptyDataError("one of the two frames has no rows")
@@ -235,9 +237,13 @@ def align(
         and check_binary(mean_a[usable])
         and check_binary(mean_b[usable])
     )
+    item_weights = None
+    if weights is not None:
+        item_weights = _item_weights(a, weights, codes_a, n_items)[usable]
     return PairedItems(
         a=mean_a[usable],
         b=mean_b[usable],
+        weights=item_weights,
         codes=codes.astype(np.intp),
         runs_a=runs_a[usable],
         runs_b=runs_b[usable],
@@ -262,6 +268,29 @@ def align(
             stratum_labels[i] for i in np.unique(stratum_of_cluster[np.unique(item_cluster)])
         ),
     )
+
+
+def _item_weights(
+    frame: pd.DataFrame, weights: Hashable, codes: np.ndarray, n_items: int
+) -> np.ndarray:
+    """Each item's weight: the weight of its rows in ``frame``, which must be one value."""
+    from clusterstats.adapters.frame import weight_values
+
+    w = weight_values(frame[weights], weights)
+    runs = np.bincount(codes, minlength=n_items)
+    s1 = np.bincount(codes, weights=w, minlength=n_items)
+    s2 = np.bincount(codes, weights=w * w, minlength=n_items)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = s1 / runs
+        spread = s2 / runs - mean * mean
+    varies = (runs > 1) & (spread > 1e-12 * np.maximum(mean * mean, 1e-300))
+    if varies.any():
+        raise InvalidOptionError(
+            f"weights column {weights!r} differs between the rows of {int(varies.sum())} items "
+            "(the reruns of an item): a paired difference weighs items, so give each item "
+            "one weight"
+        )
+    return mean
 
 
 def cluster_members(
@@ -312,11 +341,13 @@ def model_matrix(
     rerun: Hashable | None = None,
     strata: Hashable | None = None,
     nest: bool = False,
+    weights: Hashable | None = None,
 ) -> ComparisonDesign:
-    """Reduce long results (one row per model x item x run) to a models x items matrix."""
+    """Reduce long results (one row per model x item x run) to a models x items matrix
+    (with ``weights``, also each item's weight, which every row of the item must share)."""
     by_labels = as_labels(by)
     check_distinct_roles(outcome, by=by_labels, model=model, on=on, strata=strata)
-    require_columns(data, [outcome, model, *by_labels])
+    require_columns(data, [outcome, model, *by_labels, *([weights] if weights else [])])
     if len(data) == 0:
         raise EmptyDataError("the frame has no rows")
     keys = _keys(data, on)
@@ -350,7 +381,10 @@ def model_matrix(
         values = impute_missing(values, missing, is_binary)
         has_missing = bool(np.isnan(values).any())
 
-    if rerun is None:
+    item_weights = None
+    if weights is not None:
+        item_weights = _item_weights(data, weights, item_codes, n_items)
+    if rerun is None and weights is None:
         blocked = _blocked_matrix(
             values,
             item_codes,
@@ -377,7 +411,7 @@ def model_matrix(
     in_row_slices(len(item_codes), scatter)
     n_cells = n_models * n_items
     offsets = rank.astype(np.int64) * n_items  # the first cell of each model's block
-    if rerun is None:
+    if rerun is None and weights is None:
         return finish(
             _single_runs(
                 values,
@@ -429,6 +463,7 @@ def model_matrix(
             unusable=item_cluster[complete & ~usable],
             stratum_of_cluster=stratum_of_cluster,
             stratum_labels=stratum_labels,
+            item_weights=None if item_weights is None else item_weights[usable],
         )
     )
 
@@ -607,14 +642,20 @@ def by_cluster(
     unusable: np.ndarray | None = None,
     stratum_of_cluster: np.ndarray | None = None,
     stratum_labels: tuple[Any, ...] = (),
+    item_weights: np.ndarray | None = None,
 ) -> ComparisonDesign:
     """The design from a models x items matrix of per-item values (all usable) and each
     item's cluster code; ``unusable`` holds the clusters of the items left out for a
-    missing outcome."""
+    missing outcome; ``item_weights``, each item's weight, adds the weighted sums."""
     lost = np.zeros(0, dtype=item_cluster.dtype) if unusable is None else unusable
     cluster_items, lost_items = _item_counts(item_cluster, lost)
     codes, uniques = pd.factorize(item_cluster, sort=True)
     totals, squares, counts, is_binary = sums_by_cluster(values, codes, len(uniques))
+    weighted = None
+    if item_weights is not None:
+        from clusterstats.core.weighted import weighted_matrix_sums
+
+        weighted = weighted_matrix_sums(values, item_weights, codes)
     return ComparisonDesign(
         totals=totals,
         squares=squares,
@@ -627,6 +668,7 @@ def by_cluster(
         cluster_items=cluster_items,
         lost_cluster_items=lost_items,
         cluster_ids=np.asarray(uniques, dtype=np.intp),
+        weighted=weighted,
         **_strata_of(np.asarray(uniques), stratum_of_cluster, stratum_labels),
     )
 
@@ -734,6 +776,7 @@ def paired_design(
     responded: Hashable | None,
     strata: Hashable | None,
     nest: bool,
+    weights: Hashable | None = None,
 ) -> PairedDesign:
     """Two frames matched on ``on`` (or the index), or two columns of one frame, as matched
     items. ``missing="ipw"`` keeps the items answered on both sides (and counts the rest)."""
@@ -763,6 +806,7 @@ def paired_design(
         rerun=rerun,
         strata=strata,
         nest=nest,
+        weights=weights,
     )
     return PairedDesign(
         outcome=str(outcome_b) if isinstance(other, pd.DataFrame) else None,
@@ -786,6 +830,7 @@ def comparison_design(
     responded: Hashable | None,
     strata: Hashable | None,
     nest: bool,
+    weights: Hashable | None = None,
 ) -> ComparisonDesign:
     """Long results (one row per model, item and run) as a models x items matrix."""
     if not isinstance(data, pd.DataFrame):
@@ -803,4 +848,5 @@ def comparison_design(
         rerun=rerun,
         strata=strata,
         nest=nest,
+        weights=weights,
     )

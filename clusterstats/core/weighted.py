@@ -21,7 +21,15 @@ from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.summary import IntervalSummary, design_variance_summary
 from clusterstats.core.variance import cluster_robust
 
-__all__ = ["WEIGHTED_METHODS", "WeightedSums", "summarize_weighted", "weighted_sums"]
+__all__ = [
+    "WEIGHTED_METHODS",
+    "WeightedSums",
+    "kish_effect",
+    "subset",
+    "summarize_weighted",
+    "weighted_matrix_sums",
+    "weighted_sums",
+]
 
 #: The interval methods with a weighted form; "auto" is korn_graubard for a binary outcome
 #: (R survey's svyciprop(method="beta")), cr1 otherwise.
@@ -66,6 +74,37 @@ def weighted_sums(
 
     rows = np.bincount(codes, minlength=g).astype(np.float64)
     return WeightedSums(sums(weights), sums(weights * weights), rows)
+
+
+def weighted_matrix_sums(
+    values: NDArray[np.float64], weights: NDArray[np.float64], codes: NDArray[np.intp]
+) -> tuple[WeightedSums, ...]:
+    """:func:`weighted_sums` of each row of a models × items matrix (no shift: the per-item
+    values of several models share one set of weights)."""
+    g = int(codes.max()) + 1
+    rows = np.bincount(codes, minlength=g).astype(np.float64)
+    w2 = weights * weights
+    out = []
+    for row in values:
+
+        def sums(w: NDArray[np.float64], row: NDArray[np.float64] = row) -> ClusterSums:
+            return ClusterSums(
+                np.bincount(codes, weights=w, minlength=g),
+                np.bincount(codes, weights=w * row, minlength=g),
+                np.bincount(codes, weights=w * row * row, minlength=g),
+            )
+
+        out.append(WeightedSums(sums(weights), sums(w2), rows))
+    return tuple(out)
+
+
+def subset(ws: WeightedSums, keep: NDArray[np.bool_]) -> WeightedSums:
+    """The sums of the clusters where ``keep`` is True."""
+
+    def part(sums: ClusterSums) -> ClusterSums:
+        return ClusterSums(sums.counts[keep], sums.totals[keep], sums.squares[keep], sums.shift)
+
+    return WeightedSums(part(ws.weighted), part(ws.squared), ws.rows[keep])
 
 
 def _row_variance(ws: WeightedSums, centred_mean: float) -> float:

@@ -938,8 +938,9 @@ def cluster_ci(
         ``svyciprop(method = "beta")``. Methods ``auto`` (``korn_graubard`` for a binary
         outcome, ``cr1`` otherwise), ``cr1``, ``korn_graubard``, ``wilson``, ``naive``;
         estimand ``pooled``; ``missing`` ``"drop"`` or ``"raise"``; pandas, polars, pyarrow
-        and dask frames (not yet xarray Datasets). The result names the column and reports
-        Kish's design effect of the weights beside the clustering one.
+        and dask frames, and xarray Datasets (a weight per case: a coordinate along the case
+        dim). The result names the column and reports Kish's design effect of the weights
+        beside the clustering one.
 
     Returns
     -------

@@ -166,15 +166,38 @@ def test_weights_on_every_frame_backend(apiclus2, apistrat):
         cs.cluster_ci(dd.from_pandas(bad, npartitions=2), "api00", by="dnum", weights="pw")
 
 
-def test_weights_on_a_dataset_are_refused_by_name(apiclus2):
+def test_weights_on_a_dataset_equal_the_long_frame():
+    """A Dataset laid out as (model, case, rerun) with a weight per case (a coordinate along
+    the case dim), a run missing, equals the long frame of its runs."""
     import xarray as xr
 
+    rng = np.random.default_rng(0)
+    n = 60
+    doc, w = np.repeat(np.arange(20), 3), rng.uniform(0.5, 2, n)
+    y = (rng.random((2, n, 3)) < 0.6).astype(float)
+    y[0, 5, 2] = np.nan  # a run that did not happen
     ds = xr.Dataset(
-        {"y": (("case", "rerun"), apiclus2[["api00"]].to_numpy(dtype=float))},
-        coords={"dnum": ("case", apiclus2["dnum"]), "pw": ("case", apiclus2["pw"])},
+        {"passed": (("model", "case", "rerun"), y)},
+        coords={"model": ["b", "a"], "case": np.arange(n), "doc": ("case", doc), "w": ("case", w)},
     )
-    with pytest.raises(cs.InvalidOptionError, match="weights= is not available for xarray"):
-        cs.cluster_ci(ds, "y", by="dnum", weights="pw")
+    rows = [
+        {"model": m, "doc": doc[c], "w": w[c], "passed": y[i, c, k]}
+        for i, m in enumerate(["b", "a"])
+        for c in range(n)
+        for k in range(3)
+        if not np.isnan(y[i, c, k])
+    ]
+    frame = pd.DataFrame(rows)
+    arrays = cs.cluster_ci(ds, "passed", by="doc", weights="w")
+    long = cs.cluster_ci(frame, "passed", by="doc", weights="w", over="model")
+    for label in ("a", "b"):
+        assert (arrays[label].low, arrays[label].high) == pytest.approx(
+            (long[label].low, long[label].high), rel=1e-12
+        )
+    assert arrays["a"].n_rows == 180
+    assert arrays["b"].n_rows == 179
+    with pytest.raises(cs.DimensionError, match=r"weights='passed' must be a coordinate"):
+        cs.cluster_ci(ds.sel(model="a"), "passed", by="doc", weights="passed")
 
 
 def test_weights_for_mix_reaches_the_target_and_reweights_the_mean():

@@ -98,9 +98,22 @@ def mean_design(
         data = arrow.to_pandas(data, names)
     kind = backend(data)
     if weights is not None and kind == "xarray":
-        raise InvalidOptionError(
-            "weights= is not available for xarray Datasets yet: convert the variables used "
-            "to a pandas DataFrame first (Dataset.to_dataframe())"
+        from clusterstats.adapters import dataset
+
+        if responded is not None:
+            raise InvalidOptionError("weights= with responded= is not available for Datasets yet")
+        runs, cluster_columns, extra = dataset.weighted_runs_frame(
+            data, outcome, by, weights=weights, case=case, rerun=rerun, strata=strata
+        )
+        over_columns = None if not extra else extra[0] if len(extra) == 1 else extra
+        return frame.mean_design(
+            runs,
+            outcome,
+            cluster_columns[0] if len(cluster_columns) == 1 else cluster_columns,
+            over=over_columns,
+            strata=strata,
+            nest=nest,
+            weights=weights,
         )
     options = {"responded": responded, "strata": strata, "nest": nest, "covariates": covariates}
     if kind == "xarray":

@@ -1019,3 +1019,47 @@ def missing_reasons(
     cluster_grid = np.broadcast_to(per_case[:, None], array.shape[-2:])
     cluster_grid = np.broadcast_to(cluster_grid, array.shape)
     return reason_counts(pd.Series(grid[is_missing]), cluster_grid[is_missing])
+
+
+def weighted_runs_frame(
+    data: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    weights: Hashable,
+    case: Hashable,
+    rerun: Hashable,
+    strata: Hashable | None,
+) -> tuple[pd.DataFrame, list[Hashable], list[str]]:
+    """The runs of a Dataset as a long frame, for ``weights=`` (a coordinate along the case
+    dim): one row per run that happened, with the extra dims, the cluster and stratum
+    coordinates and each case's weight. Returns the frame, its cluster columns and its
+    extra-dim columns (the groups)."""
+    array = outcome_array(data, outcome, case=case, rerun=rerun)
+    values, ran = _ran_and_outcome(data, array, None)
+    weight = np.asarray(_along_case(data, weights, case, "weights"))
+    extra_dims = [str(d) for d in array.dims if d not in (case, rerun)]
+    columns: dict[Hashable, Any] = {}
+    shape = values.shape
+    grids = np.meshgrid(*[np.arange(n) for n in shape], indexing="ij")
+    for dim, grid in zip(array.dims, grids, strict=True):
+        if dim == rerun:
+            continue
+        labels = (
+            np.asarray(array[dim].values)
+            if dim in array.coords
+            else np.arange(shape[array.dims.index(dim)])
+        )
+        columns[str(dim)] = labels[grid.ravel()]
+    case_index = grids[array.dims.index(case)].ravel()
+    columns[outcome] = np.asarray(values.values, dtype=np.float64).ravel()
+    happened = ~np.isnan(columns[outcome]) if ran is None else np.asarray(ran.values).ravel()
+    cluster_columns: list[Hashable] = [str(case)] if by is None else list(as_labels(by))
+    if by is not None:
+        for name in cluster_columns:
+            columns[name] = np.asarray(_along_case(data, name, case, "by"))[case_index]
+    if strata is not None:
+        columns[strata] = np.asarray(_along_case(data, strata, case, "strata"))[case_index]
+    columns[weights] = weight[case_index]
+    frame = pd.DataFrame(columns)[happened]
+    return frame.reset_index(drop=True), cluster_columns, extra_dims

@@ -383,3 +383,36 @@ def test_compare_weighted_pairs_and_scores(weighted_models):
     )
     with pytest.raises(cs.InvalidOptionError, match=r"differs between the rows of 200 items"):
         cs.compare(varying, "y", **options)
+
+
+def test_paired_and_compare_weights_on_datasets_equal_the_frames():
+    import xarray as xr
+
+    rng = np.random.default_rng(0)
+    n = 60
+    doc, w = np.repeat(np.arange(20), 3), rng.uniform(0.5, 2, n)
+    runs = (rng.random((3, n, 2)) < 0.6).astype(float)
+    coords = {"case": np.arange(n), "doc": ("case", doc), "w": ("case", w)}
+    sides = [xr.Dataset({"y": (("case", "rerun"), runs[j])}, coords=coords) for j in (0, 1)]
+    paired = cs.paired_delta(sides[0], sides[1], "y", by="doc", weights="w")
+    items = pd.DataFrame({"doc": doc, "w": w, "a": runs[0].mean(axis=1), "b": runs[1].mean(axis=1)})
+    frame = cs.paired_delta(items, "a", "b", by="doc", weights="w")
+    assert (paired.delta, paired.low, paired.high) == pytest.approx(
+        (frame.delta, frame.low, frame.high), rel=1e-12
+    )
+    models = xr.Dataset(
+        {"y": (("model", "case", "rerun"), runs)}, coords={"model": ["x", "y", "z"], **coords}
+    )
+    arrays = cs.compare(models, "y", by="doc", model="model", weights="w")
+    rows = pd.DataFrame(
+        [
+            {"model": m, "item": i, "doc": doc[i], "w": w[i], "run": k, "y": runs[j, i, k]}
+            for j, m in enumerate("xyz")
+            for i in range(n)
+            for k in range(2)
+        ]
+    )
+    long = cs.compare(rows, "y", by="doc", model="model", on="item", rerun="run", weights="w")
+    np.testing.assert_allclose(arrays.pairs()["high"], long.pairs()["high"], rtol=1e-12)
+    with pytest.raises(cs.InvalidOptionError, match=r"extra dims \['model'\]"):
+        cs.paired_delta(models, models, "y", by="doc", weights="w")

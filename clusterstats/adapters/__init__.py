@@ -13,6 +13,7 @@ and warnings, as every other.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -157,10 +158,10 @@ def paired_design(
             other = arrow.to_pandas(other, [outcome, *names], matched_on=on)
     kind = backend(data)
     if weights is not None and kind == "xarray":
-        raise InvalidOptionError(
-            "weights= is not available for xarray Datasets yet: convert the variables used "
-            "to pandas DataFrames first (Dataset.to_dataframe())"
-        )
+        return _weighted_paired_datasets(
+            data, other, outcome, by, weights=weights, case=case, rerun=rerun, how=how,
+            missing=missing, responded=responded, strata=strata, nest=nest, on=on,
+        )  # fmt: skip
     if kind == "xarray":
         from clusterstats.adapters import dataset
 
@@ -210,6 +211,51 @@ def paired_design(
     )
 
 
+def _weighted_paired_datasets(
+    data: Any,
+    other: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    weights: Hashable,
+    case: Hashable,
+    rerun: Hashable | None,
+    how: str,
+    missing: str,
+    responded: Hashable | None,
+    strata: Hashable | None,
+    nest: bool,
+    on: Any,
+) -> PairedDesign:
+    """Two Datasets with a weight per case, as the long frames of their runs (the cases are
+    the items; the weights are read from the first)."""
+    from clusterstats.adapters import dataset
+
+    if responded is not None or on is not None:
+        raise InvalidOptionError(
+            "weights= on Datasets takes neither responded= nor on= yet (their cases are the items)"
+        )
+    rerun_dim = "rerun" if rerun is None else rerun
+    frames = []
+    for side, side_weights in ((data, weights), (other, None)):
+        runs, cluster_columns, extra = dataset.weighted_runs_frame(
+            side, outcome, by, weights=side_weights, case=case, rerun=rerun_dim, strata=strata
+        )
+        if extra:
+            raise InvalidOptionError(
+                f"weights= on Datasets with extra dims {extra} is not available for "
+                "paired_delta yet: select one label of each first"
+            )
+        frames.append(runs)
+    design = pairing.paired_design(
+        frames[0], frames[1], outcome,
+        cluster_columns[0] if len(cluster_columns) == 1 else cluster_columns,
+        on=str(case), rerun=str(rerun_dim), how=how, missing=missing, responded=None,
+        strata=strata, nest=nest, weights=weights,
+    )  # fmt: skip
+    return replace(design, default_labels=("A", "B"))
+
+
 def comparison_design(
     data: Any,
     outcome: Hashable,
@@ -235,10 +281,27 @@ def comparison_design(
     kind = backend(data)
     options = {"how": how, "missing": missing, "responded": responded, "strata": strata}
     if weights is not None and kind == "xarray":
-        raise InvalidOptionError(
-            "weights= is not available for xarray Datasets yet: convert the variables used "
-            "to a pandas DataFrame first (Dataset.to_dataframe())"
-        )
+        from clusterstats.adapters import dataset
+
+        if responded is not None or on is not None:
+            raise InvalidOptionError(
+                "weights= on a Dataset takes neither responded= nor on= yet (its cases are "
+                "the items)"
+            )
+        runs, cluster_columns, extra = dataset.weighted_runs_frame(
+            data, outcome, by, weights=weights, case=case,
+            rerun="rerun" if rerun is None else rerun, strata=strata,
+        )  # fmt: skip
+        if extra != [str(model)]:
+            raise InvalidOptionError(
+                f"compare needs the models along one extra dim {model!r}; the outcome has "
+                f"extra dims {extra}"
+            )
+        return pairing.comparison_design(
+            runs, outcome, cluster_columns[0] if len(cluster_columns) == 1 else cluster_columns,
+            model=model, on=str(case), rerun=str("rerun" if rerun is None else rerun),
+            nest=nest, weights=weights, how=how, missing=missing, responded=None, strata=strata,
+        )  # fmt: skip
     if kind == "xarray":
         from clusterstats.adapters import dataset
 

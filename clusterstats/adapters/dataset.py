@@ -1026,25 +1026,22 @@ def weighted_runs_frame(
     outcome: Hashable,
     by: Any,
     *,
-    weights: Hashable,
+    weights: Hashable | None,
     case: Hashable,
     rerun: Hashable,
     strata: Hashable | None,
 ) -> tuple[pd.DataFrame, list[Hashable], list[str]]:
     """The runs of a Dataset as a long frame, for ``weights=`` (a coordinate along the case
-    dim): one row per run that happened, with the extra dims, the cluster and stratum
-    coordinates and each case's weight. Returns the frame, its cluster columns and its
-    extra-dim columns (the groups)."""
+    dim): one row per run that happened, with the extra dims, the case and rerun labels,
+    the cluster and stratum coordinates and each case's weight (``weights=None``: no
+    weight column). Returns the frame, its cluster columns and its extra-dim columns."""
     array = outcome_array(data, outcome, case=case, rerun=rerun)
     values, ran = _ran_and_outcome(data, array, None)
-    weight = np.asarray(_along_case(data, weights, case, "weights"))
     extra_dims = [str(d) for d in array.dims if d not in (case, rerun)]
     columns: dict[Hashable, Any] = {}
     shape = values.shape
     grids = np.meshgrid(*[np.arange(n) for n in shape], indexing="ij")
     for dim, grid in zip(array.dims, grids, strict=True):
-        if dim == rerun:
-            continue
         labels = (
             np.asarray(array[dim].values)
             if dim in array.coords
@@ -1060,6 +1057,7 @@ def weighted_runs_frame(
             columns[name] = np.asarray(_along_case(data, name, case, "by"))[case_index]
     if strata is not None:
         columns[strata] = np.asarray(_along_case(data, strata, case, "strata"))[case_index]
-    columns[weights] = weight[case_index]
+    if weights is not None:
+        columns[weights] = np.asarray(_along_case(data, weights, case, "weights"))[case_index]
     frame = pd.DataFrame(columns)[happened]
     return frame.reset_index(drop=True), cluster_columns, extra_dims

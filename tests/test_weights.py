@@ -416,3 +416,34 @@ def test_paired_and_compare_weights_on_datasets_equal_the_frames():
     np.testing.assert_allclose(arrays.pairs()["high"], long.pairs()["high"], rtol=1e-12)
     with pytest.raises(cs.InvalidOptionError, match=r"extra dims \['model'\]"):
         cs.paired_delta(models, models, "y", by="doc", weights="w")
+
+
+def test_stratum_table_with_weights_on_a_dataset_equals_the_frame():
+    import xarray as xr
+
+    rng = np.random.default_rng(0)
+    n = 120
+    doc, w = np.repeat(np.arange(40), 3), rng.uniform(0.5, 2, n)
+    y = (rng.random((n, 2)) < 0.6).astype(float)
+    ds = xr.Dataset(
+        {"passed": (("case", "rerun"), y)},
+        coords={
+            "case": np.arange(n),
+            "doc": ("case", doc),
+            "w": ("case", w),
+            "s": ("case", doc % 4),
+        },
+    )
+    frame = pd.DataFrame(
+        {
+            "doc": np.repeat(doc, 2),
+            "w": np.repeat(w, 2),
+            "s": np.repeat(doc % 4, 2),
+            "passed": y.ravel(),
+        }
+    )
+    options = {"by": "doc", "strata": "s", "weights": "w"}
+    arrays = cs.stratum_table(ds, "passed", **options)
+    long = cs.stratum_table(frame, "passed", **options)
+    np.testing.assert_allclose(arrays["low"], long["low"], rtol=1e-12)
+    np.testing.assert_allclose(arrays["weight_pooled"], long["weight_pooled"], rtol=1e-12)

@@ -123,9 +123,8 @@ def test_datasets_take_strata_compare_report_plan_and_check_clustering(cruxeval)
             n_resamples=99,
         )
         assert comparison.delta == pytest.approx(expected.delta, rel=1e-12)
-        by_case = cs.report(
-            crux.rename(columns={"problem_id": "case"}), "correct", "case", over="task"
-        )
+        # the Dataset's cases are named by the column to_case_rerun made them from
+        by_case = cs.report(crux, "correct", "problem_id", over="task")
         assert ds.eval.report("correct").to_markdown() == by_case.to_markdown()
         plan = one.eval.plan("correct", target_half_width=0.02)
         assert plan.icc == pytest.approx(cs.pilot_plan(frame, "correct", "problem_id").icc)

@@ -502,8 +502,15 @@ def case_codes(data: xr.Dataset, array: xr.DataArray, case: Hashable, by: Any):
     return codes, names_of
 
 
-def _by_names(by: Any, case: Hashable) -> tuple[str, ...]:
-    return (str(case),) if by is None else tuple(str(b) for b in as_labels(by))
+def _by_names(by: Any, case: Hashable, data: Any = None) -> tuple[str, ...]:
+    """The cluster names a result reports: the ``by`` coordinates, or without them the
+    case dim, by the column it came from when ``to_case_rerun`` made it (its ``column``
+    attribute), so that a frame's rerun statistics name the user's case column."""
+    if by is not None:
+        return tuple(str(b) for b in as_labels(by))
+    if data is not None and case in getattr(data, "coords", {}):
+        return (str(data[case].attrs.get("column", case)),)
+    return (str(case),)
 
 
 def _extra(array: xr.DataArray) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...]]:
@@ -545,7 +552,7 @@ def case_design(
         case_labels_of=lambda: np.asarray(array[case].values),
         codes=codes,
         outcome=str(outcome),
-        by=_by_names(by, case),
+        by=_by_names(by, case, data),
     )
 
 
@@ -605,7 +612,7 @@ def mean_design(
         responses = _response_rows(data, values, ran, codes, covariates, case, groups)
     return MeanDesign(
         outcome=str(outcome),
-        by=_by_names(by, case),
+        by=_by_names(by, case, data),
         over=over_of(extra_dims),
         groups=tuple(groups),
         strata_labels=tuple(stratum_labels),
@@ -819,7 +826,7 @@ def paired_design(
     )
     return PairedDesign(
         outcome=str(outcome),
-        by=_by_names(by, case),
+        by=_by_names(by, case, data),
         over=reduced.over,
         groups=groups,
         default_labels=("A", "B"),
@@ -908,7 +915,7 @@ def comparison_design(
         n_dropped_items=int(incomplete.sum()),
         n_missing_items=int((complete & ~usable).sum()),
         outcome=str(outcome),
-        by=_by_names(by, case),
+        by=_by_names(by, case, data),
         cluster_items=cluster_items,
         lost_cluster_items=lost_items,
         strata=strata_codes,

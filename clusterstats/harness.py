@@ -10,10 +10,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
+from clusterstats.core.intervals import t_interval
 from clusterstats.errors import ColumnNotFoundError, EmptyDataError, MixedMetricsWarning
 from clusterstats.mean import ClusterCI, cluster_ci
 from clusterstats.readers import read_lm_eval, read_lm_eval_results
@@ -260,7 +260,9 @@ def lm_eval_table(
     results = results[
         [key in read_runs for key in results[keys].itertuples(index=False, name=None)]
     ]
-    z = float(special.ndtri(0.5 + level / 2))
+    by_run = {
+        key: part for key, part in samples.groupby(["model", "run", "task", "filter"], sort=False)
+    }
     rows, found = [], []
     for record in results.to_dict("records"):
         stderr = record["stderr"]
@@ -276,14 +278,10 @@ def lm_eval_table(
             "method": None,
             "note": "",
         }
-        picked = samples[
-            (samples["model"] == record["model"])
-            & (samples["run"] == record["run"])
-            & (samples["task"] == record["task"])
-            & (samples["filter"] == record["filter"])
-        ]
+        key = (record["model"], record["run"], record["task"], record["filter"])
+        picked = by_run.get(key)
         metric = record["metric"]
-        if picked.empty or metric not in picked.columns:
+        if picked is None or metric not in picked.columns:
             row["note"] = "no samples (a group of tasks, or a run without --log_samples)"
         elif picked[metric].map(lambda value: isinstance(value, list)).any():
             row["note"] = _CORPUS_NOTE
@@ -299,9 +297,8 @@ def lm_eval_table(
             )
             found.append(result)
             if stderr > 0:  # a zero stderr (every document scored alike) is no interval
-                row.update(
-                    naive_low=record["value"] - z * stderr, naive_high=record["value"] + z * stderr
-                )
+                low, high = t_interval(record["value"], stderr**2, math.inf, level)
+                row.update(naive_low=low, naive_high=high)
             row.update(
                 estimate=result.estimate,
                 low=result.low,

@@ -24,6 +24,7 @@ from clusterstats._result import GroupedResults, Result, label_of
 from clusterstats.core import intervals as iv
 from clusterstats.core.intervals import Method
 from clusterstats.core.summary import (
+    few_clusters_notes,
     summarize_design_effect,
     summarize_icc,
     summarize_interval,
@@ -534,15 +535,10 @@ def _weighted_interval_of(
         raise
     except ValueError as error:
         raise InvalidOptionError(str(error)) from None
-    notes = list(s.notes)
+    # Here, not in the core: paired_delta and compare reuse the weighted summary for each
+    # side and score, where the warning would repeat.
     g = ws.weighted.n_clusters
-    if g < iv.FEW_CLUSTERS and s.method != "naive":
-        message = (
-            f"only {g} clusters: the {s.method} interval is itself uncertain with fewer than "
-            f"{iv.FEW_CLUSTERS} clusters; more clusters, not more rows per cluster, fix this"
-        )
-        warn(message, FewClustersWarning)
-        notes.append(message)
+    notes = [*s.notes, *few_clusters_notes(g, s.method)]
     if applied.n_missing:
         notes.insert(
             0, policy.missing_note(applied.n_missing, applied.n_missing_clusters, options.missing)

@@ -27,13 +27,12 @@ from clusterstats.core.summary import (
     IntervalSummary,
     constant_up_to_rounding,
     design_variance_summary,
+    few_clusters_notes,
     naive_interval,
 )
 from clusterstats.core.variance import centred_estimate, iid_variance
 from clusterstats.errors import (
     DegenerateDataError,
-    FewClustersWarning,
-    warn,
 )
 
 __all__ = [
@@ -247,15 +246,8 @@ def summarize_crossed(
         },
         scale=float(sums.squares.sum()) / n_rows**2,
     )
-    if fewest < iv.FEW_CLUSTERS and summary.method != "naive":
-        message = (
-            f"only {fewest} clusters in the smallest grouping: the {summary.method} interval is "
-            f"itself uncertain with fewer than {iv.FEW_CLUSTERS} clusters; more clusters, not "
-            "more rows per cluster, fix this"
-        )
-        warn(message, FewClustersWarning)
-        summary = summary._replace(notes=(*summary.notes, message))
-    return summary
+    few = few_clusters_notes(fewest, summary.method, unit="clusters in the smallest grouping")
+    return summary._replace(notes=(*summary.notes, *few))
 
 
 class CrossedPairwise(NamedTuple):

@@ -116,6 +116,20 @@ def _is_zero_variance(variance: float, sums: ClusterSums) -> bool:
     return not variance > 1e-24 * scale
 
 
+def few_clusters_notes(g: int, method: str, *, unit: str = "clusters") -> list[str]:
+    """A :class:`FewClustersWarning`, and its message as the one note, when fewer than
+    :data:`~clusterstats.core.intervals.FEW_CLUSTERS` clusters (``unit`` names them) carry
+    an interval other than the naive one; no note otherwise."""
+    if g >= iv.FEW_CLUSTERS or method == "naive":
+        return []
+    message = (
+        f"only {g} {unit}: the {method} interval is itself uncertain with fewer than "
+        f"{iv.FEW_CLUSTERS} clusters; more clusters, not more rows per cluster, fix this"
+    )
+    warn(message, FewClustersWarning)
+    return [message]
+
+
 def zero_variance_interval(
     point: float,
     iid_var: float,
@@ -453,13 +467,7 @@ def summarize_interval(
     else:
         raise ValueError(f"unknown method {method!r}; expected one of {iv.METHODS}")
 
-    if g < iv.FEW_CLUSTERS and method != "naive":
-        message = (
-            f"only {g} clusters: the {method} interval is itself uncertain with fewer than "
-            f"{iv.FEW_CLUSTERS} clusters; more clusters, not more rows per cluster, fix this"
-        )
-        warn(message, FewClustersWarning)
-        notes.append(message)
+    notes.extend(few_clusters_notes(g, method))
 
     if estimand == "cluster_mean" and method == "cr2" and not sums.is_balanced:
         notes.append(

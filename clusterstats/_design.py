@@ -175,6 +175,9 @@ class ComparisonDesign:
     members: tuple[NDArray[np.intp], ...] | None = None
     # With weights: each model's weighted sums by cluster (``totals`` order).
     weighted: tuple[WeightedSums, ...] | None = None
+    # (models, models): over the items, the sums of the products of two models' per-item
+    # values; each pair's sum of squared differences, for its Moulton ICC.
+    products: NDArray[np.float64] | None = None
 
 
 def over_of(extra_dims: tuple[str, ...]) -> str | tuple[str, ...] | None:

@@ -63,12 +63,25 @@ PairedMethod = Literal[
     "naive",
     "cr1",
     "cr2",
+    "cr2_ik",
+    "cr3",
+    "cr3_ik",
     "bootstrap",
     "bootstrap_bca",
     "bootstrap_percentile",
     "bootstrap_t",
 ]
-CompareMethod = Literal["auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile", "bootstrap_t"]
+CompareMethod = Literal[
+    "auto",
+    "cr1",
+    "cr2",
+    "cr2_ik",
+    "cr3",
+    "cr3_ik",
+    "bootstrap",
+    "bootstrap_percentile",
+    "bootstrap_t",
+]
 By = Hashable | Sequence[Hashable]
 
 #: Missing-outcome policies of every statistic, and with inverse-probability weighting.
@@ -576,7 +589,7 @@ def compare_options(
         rng=rng,
         always_resamples=True,
     )
-    if strata is not None and method in ("cr2", "bootstrap_t"):
+    if strata is not None and method in ("cr2", "cr2_ik", "cr3", "cr3_ik", "bootstrap_t"):
         raise InvalidOptionError(
             "with strata, compare uses the stratified linearised variance (method 'auto' or "
             f"'cr1') or the Rao–Wu bootstrap within strata ('bootstrap'), not {method!r}"
@@ -664,6 +677,29 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
+def check_plan_costs(cost_per_cluster: Any, cost_per_row: Any) -> tuple[float, float] | None:
+    """Both costs (positive numbers) or neither: ``(per cluster, per row)`` or None."""
+    if (cost_per_cluster is None) != (cost_per_row is None):
+        raise InvalidOptionError("give both cost_per_cluster and cost_per_row, or neither")
+    if cost_per_cluster is None:
+        return None
+    return (
+        check_plan_number("cost_per_cluster", cost_per_cluster, above=0),
+        check_plan_number("cost_per_row", cost_per_row, above=0),
+    )
+
+
+def check_plan_effect(effect: Any) -> float:
+    """The magnitude of an effect to detect: a nonzero finite number (its sign is dropped)."""
+    magnitude = abs(check_plan_number("effect", effect))
+    if magnitude == 0:
+        raise InvalidOptionError(
+            "effect must be nonzero (the difference to detect; its sign does not matter), "
+            f"got {effect!r}"
+        )
+    return magnitude
+
+
 def check_plan_number(
     name: str,
     value: Any,
@@ -739,6 +775,7 @@ class PlanOptions:
     effect: float | None  # the magnitude to detect
     power: float
     difference: tuple[float, float] | None  # (variance, ICC) of the paired differences
+    size_cv: float = 0.0  # coefficient of variation of the cluster sizes
 
 
 def plan_options(
@@ -757,6 +794,7 @@ def plan_options(
     power: Any = 0.8,
     difference_variance: Any = None,
     difference_icc: Any = None,
+    size_cv: Any = 0.0,
 ) -> PlanOptions:
     """Validate the options of ``plan``: every number finite and in its range (at least 2
     clusters, a mean cluster size of at least 1, ICCs in [0, 1], proportions strictly
@@ -824,14 +862,7 @@ def plan_options(
                 "contain the planned icc"
             )
         span = (low, high)
-    if (cost_per_cluster is None) != (cost_per_row is None):
-        raise InvalidOptionError("give both cost_per_cluster and cost_per_row, or neither")
-    costs = None
-    if cost_per_cluster is not None:
-        costs = (
-            check_plan_number("cost_per_cluster", cost_per_cluster, above=0),
-            check_plan_number("cost_per_row", cost_per_row, above=0),
-        )
+    costs = check_plan_costs(cost_per_cluster, cost_per_row)
     target = None
     if target_half_width is not None:
         target = check_plan_number("target_half_width", target_half_width, above=0)
@@ -852,14 +883,13 @@ def plan_options(
         )
     elif effect is not None:
         raise InvalidOptionError("effect= needs difference_variance= and difference_icc=")
-    magnitude = None
-    if effect is not None:
-        magnitude = abs(check_plan_number("effect", effect))
-        if magnitude == 0:
-            raise InvalidOptionError(
-                "effect must be nonzero (the difference to detect; its sign does not matter), "
-                f"got {effect!r}"
-            )
+    magnitude = None if effect is None else check_plan_effect(effect)
+    cv = check_plan_number(
+        "size_cv",
+        size_cv,
+        at_least=0,
+        why="it is the coefficient of variation of the cluster sizes (0 for equal sizes)",
+    )
     return PlanOptions(
         n_clusters=k,
         cluster_size=m,
@@ -872,4 +902,5 @@ def plan_options(
         effect=magnitude,
         power=strength,
         difference=difference,
+        size_cv=cv,
     )

@@ -405,7 +405,7 @@ def _demo(args: argparse.Namespace) -> Iterable[str]:
     df = datasets.load_demo_data()
     res = cluster_ci(df, "correct", by="src", over="model", method=args.method)
     first = res.results[0]
-    print("clusterstats demo: MMLU-Pro (slice bundled with the package), 4 models")
+    print("clusterstats demo: MMLU-Pro (bundled with the package), 4 models")
     print(
         f"{first.n_rows:,} graded questions per model in {first.n_clusters} source clusters "
         f"(sizes {first.cluster_size_min}-{first.cluster_size_max}); outcome = correct"

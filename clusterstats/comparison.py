@@ -58,8 +58,10 @@ class Comparison:
         Each comparison's difference, standard error and interval.
     p_value, p_adjusted : tuple of float
         Each comparison's two-sided p-value, raw and adjusted by ``adjust``.
-    df : float
-        Degrees of freedom of the reference t (NaN for the bootstraps).
+    df : tuple of float
+        Each comparison's degrees of freedom of the reference t: CR2's Satterthwaite df, or
+        for ``bootstrap_t``, ``cr2_ik`` and ``cr3_ik`` the df of uneven cluster sizes of the pair's
+        differences (the t interval ``bootstrap_t`` never falls inside).
     method : str
         The method of the pairwise intervals (``"auto"`` resolved).
     adjust : {"holm", "bh", "none"}
@@ -108,7 +110,7 @@ class Comparison:
     high: tuple[float, ...]
     p_value: tuple[float, ...]
     p_adjusted: tuple[float, ...]
-    df: float
+    df: tuple[float, ...]
     method: str
     adjust: str
     estimand: str
@@ -175,7 +177,6 @@ class Comparison:
         ``PAIR_COLUMNS``."""
         import pandas as pd
 
-        n = len(self.delta)
         return pd.DataFrame(
             {
                 "model_a": list(self.pair_a),
@@ -184,7 +185,7 @@ class Comparison:
                 "se": self.se,
                 "low": self.low,
                 "high": self.high,
-                "df": [self.df] * n,
+                "df": list(self.df),
                 "p_value": self.p_value,
                 "p_adjusted": self.p_adjusted,
                 "adjust": self.adjust,
@@ -322,6 +323,8 @@ def build_comparison(
         outcome_range=(-1.0, 1.0) if design.is_binary else None,
         memberships=members,
         names=design.by,
+        # unweighted per-item values only: the IPW and weighted sums are other quantities
+        item_products=design.products if weighted is None and options.missing != "ipw" else None,
     )
     is_binary = design.is_binary
     score_low, score_high, score_method = [], [], ""
@@ -428,7 +431,7 @@ def build_comparison(
         high=tuple(s.high),
         p_value=tuple(s.p_value),
         p_adjusted=tuple(s.p_adjusted),
-        df=s.df,
+        df=tuple(np.broadcast_to(np.asarray(s.df, dtype=float), np.shape(s.delta)).tolist()),
         method=s.method,
         adjust=options.adjust,
         estimand=options.estimand,
@@ -513,13 +516,15 @@ def compare(
         ``n_dropped_items``.
     estimand : {"pooled", "cluster_mean", "stratum_mean"}
         As in ``cluster_ci`` (``"stratum_mean"`` with strata).
-    method : {"auto", "cr1", "cr2", "bootstrap", "bootstrap_percentile", "bootstrap_t"}
+    method : {"auto", "cr1", "cr2", "cr2_ik", "cr3", "cr3_ik", "bootstrap", \
+"bootstrap_percentile", "bootstrap_t"}
         ``"auto"`` is ``"bootstrap_t"`` up to 2,000 clusters and ``"cr2"`` above, as in
         ``paired_delta`` (the stratified linearisation with strata, CR2 with
         ``missing="ipw"``). The bootstraps reuse the
         rank bootstrap's draws; ``"bootstrap_t"`` studentises each pair by its own replicate
-        standard error and is never narrower than CR2, so each pair's interval and p-value
-        equal ``paired_delta``'s with the same ``rng``.
+        standard error and is never narrower than ``"cr3_ik"`` (the jackknife with the df of uneven
+        cluster sizes of the pair's differences), so each pair's interval and p-value equal
+        ``paired_delta``'s with the same ``rng``.
     adjust : {"holm", "bh", "none"}
         Multiplicity adjustment of the p-values.
     confidence : float
@@ -578,7 +583,7 @@ def compare(
     >>> res = demo.eval.compare("correct", by="src", model="model", on="question_id",
     ...                         how="inner", rng=0)
     >>> res.leaderboard()["model"].tolist()[0]
-    'Meta-Llama-3.1-70B-Instruct'
+    'gemini-1.5-flash-002'
     >>> len(res.pairs())
     6
     """

@@ -17,7 +17,11 @@ from clusterstats import adapters
 from clusterstats._result import label_of
 from clusterstats.core.crossed import crossed_variance_of_rows
 from clusterstats.core.grouping import cluster_sums
-from clusterstats.core.summary import constant_up_to_rounding, summarize_icc
+from clusterstats.core.summary import (
+    constant_up_to_rounding,
+    default_design_effect,
+    summarize_icc,
+)
 from clusterstats.core.variance import (
     cluster_robust,
     iid_variance,
@@ -316,7 +320,7 @@ def report(
     >>> demo = clusterstats.load_demo_data()
     >>> rep = clusterstats.report(demo, "correct", by="src", over="model")
     >>> print(rep.sentences()[0])  # doctest: +ELLIPSIS
-    Meta-Llama-3.1-70B-Instruct: 2,173 examples in 91 src clusters are worth about 839 ...
+    Meta-Llama-3.1-70B-Instruct: 12,032 examples in 91 src clusters are worth about 387 ...
     """
     from clusterstats import _policies as policy
 
@@ -393,8 +397,10 @@ class ClusteringCheck:
     candidates : tuple of dict
         Per grouping: ``grouping`` (its name), ``n_clusters``, ``size_min``, ``size_mean``,
         ``size_max``, ``icc``, ``icc_low``, ``icc_high`` (the ICC and its interval),
-        ``design_effect``, ``se`` (the CR1 standard error) and ``widening`` (clustered ÷
-        naive standard error).
+        ``design_effect`` (that of the interval ``cluster_ci`` gives by default with this
+        grouping, as everywhere in the library), ``se`` (that interval's standard error),
+        ``widening`` (``se`` ÷ the naive standard error) and ``se_linearized`` (the CR1
+        standard error, which the two-way comparison uses).
     nested : tuple of (level, variance_share)
         For groupings nested in one another, coarse to fine: the share of the outcome
         variance at each level (increments of the one-way ICCs), then ``within``.
@@ -427,6 +433,7 @@ class ClusteringCheck:
         "design_effect",
         "se",
         "widening",
+        "se_linearized",
     )
 
     def to_frame(self) -> pd.DataFrame:
@@ -627,7 +634,8 @@ def check_clustering(
     For each candidate grouping (a column, or a list of columns combined) and, with
     ``time=``/``window=``, for windows of a timestamp column (failures bunching in time,
     e.g. an API outage): the number of clusters, their sizes, the ICC with its interval,
-    the design effect, the CR1 standard error and the widening. Groupings nested in one
+    the design effect and the standard error of the interval ``cluster_ci`` gives by default
+    with that grouping, and the widening. Groupings nested in one
     another (question within document) are decomposed into the variance share of each
     level: increments of the one-way ICCs, coarse to fine, then ``within``. Groupings that
     cross (document × template) get the two-way cluster-robust standard error of Cameron,
@@ -732,6 +740,7 @@ def check_clustering(
                 "outcome makes every cluster constant; name the columns the rows share"
             )
     values = design.values
+    binary = bool(np.isin(values, (0.0, 1.0)).all())
     if values.size == 0:
         raise EmptyDataError(f"no rows with a non-missing outcome {outcome!r} to check")
     everything = cluster_sums(values, np.zeros(values.size, dtype=np.intp))
@@ -777,6 +786,8 @@ def check_clustering(
         if not variance > 0:
             flat.append(name)
         iid = iid_variance(sums)
+        # the design effect of the interval cluster_ci would give with this grouping
+        deff = default_design_effect(sums, "pooled", binary)[0] if variance > 0 else math.nan
         rows.append(
             {
                 "grouping": name,
@@ -787,9 +798,10 @@ def check_clustering(
                 "icc": icc.icc,
                 "icc_low": icc.low,
                 "icc_high": icc.high,
-                "design_effect": variance / iid if iid > 0 else math.nan,
-                "se": math.sqrt(variance) if variance >= 0 else math.nan,
-                "widening": math.sqrt(variance / iid) if iid > 0 else math.nan,
+                "design_effect": deff,
+                "se": math.sqrt(deff * iid) if deff > 0 else math.nan,
+                "widening": math.sqrt(deff) if deff > 0 else math.nan,
+                "se_linearized": math.sqrt(variance) if variance >= 0 else math.nan,
             }
         )
     names = [name for name, _ in design.groupings]
@@ -827,8 +839,10 @@ def check_clustering(
         f"of the candidates (design effect {best['design_effect']:.2f}); clustering by a finer "
         "grouping would understate the dependence"
     )
+    one_way = max(r["se_linearized"] for r in rows if np.isfinite(r["se_linearized"]))
     for c in crossed:
-        if c["se_two_way"] > best["se"] * 1.05:
+        # like with like: the two-way variance is a sum of CR1 (linearised) terms
+        if c["se_two_way"] > one_way * 1.05:
             recommendation = (
                 f"cluster two-way by {c['groupings']}: the two crossed groupings each carry "
                 f"dependence, and the two-way standard error ({c['se_two_way']:.4f}) exceeds "

@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import numpy as np
+from scipy import special
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats._result import GroupedResults, Result, label_of, metric_key
-from clusterstats.core.planning import clusters_to_decide, decisive_half_width
+from clusterstats.core.planning import ScaledDesign
 from clusterstats.errors import ClusterStatsError, InvalidOptionError
 
 __all__ = ["EXIT_CODES", "Gate", "GateReport", "gate"]
@@ -74,9 +75,11 @@ class Gate(Result):
     n_clusters : int
         Clusters in the run.
     clusters_needed : float
-        For an inconclusive gate: the clusters (of the run's mean size) at which a plan has
-        80% power to decide, were the truth the estimate (``inf`` when the estimate is on
-        the boundary); NaN for a decided gate or when no plan could be made (a note says why).
+        For an inconclusive gate: the clusters like the run's (the same spread of sizes and
+        heterogeneity) at which a plan from this run (``pilot_plan``, which projects the
+        run's own interval) has 80% power to decide, were the truth the estimate (``inf``
+        when the estimate is on the boundary); NaN for a decided gate or when no plan could
+        be made (a note says why).
     notes : tuple of str
         The statistic's notes, and the plan's.
     """
@@ -348,14 +351,16 @@ def gate(
     the boundary, else they are inconclusive. The chance that any gate passes that should
     not is at most ``(1 − confidence) / 2``.
 
-    An inconclusive gate reports ``clusters_needed``: the clusters of the run's mean size at
-    which ``pilot_plan`` puts the power to tell the estimate from the boundary at ``power``
-    (for ``at_least``, the clusters whose planned half-width is ``d z_{α/2} / (z_{α/2} +
-    z_power)`` for the distance ``d``; for ``not_worse``, the paired plan's
-    ``clusters_for_power`` with ``effect = d``; items with several runs are averaged first,
-    as ``paired_delta`` does), were the truth the estimate. Where no pilot plan can be made
-    (one row per cluster leaves no ICC to estimate), the run's own standard error is scaled
-    instead, ``K (z_{α/2} + z_power)² se² / d²``, with a note.
+    An inconclusive gate reports ``clusters_needed``: the clusters like the run's at which
+    ``pilot_plan`` puts the power to tell the estimate from the boundary at ``power`` (its
+    ``clusters_for_power`` with ``effect = d``, the distance between them: for ``at_least``
+    the plan of the rate, for ``not_worse`` the paired plan, items with several runs
+    averaged first as ``paired_delta`` does), were the truth the estimate. The plan
+    projects the run's own interval, with the degrees of freedom of its uneven cluster
+    sizes, so it delivers the power it promises on real benchmarks (docs:
+    ``power-real-data.md``). Where no pilot plan can be made (one row per cluster leaves no
+    ICC to estimate), the run's own standard error is scaled instead, ``se sqrt(K / K')``
+    with ``t_{K'-1}`` quantiles, with a note.
 
     Parameters
     ----------
@@ -649,6 +654,7 @@ def _clusters_needed(
     plan_missing = "drop" if missing == "ipw" else missing
     try:
         if kind == "at_least":
+            # the power for the interval to leave the boundary, `distance` from the estimate
             p = pilot_plan(
                 data,
                 outcome,
@@ -656,10 +662,11 @@ def _clusters_needed(
                 missing=plan_missing,
                 responded=responded,
                 confidence=level,
-                target_half_width=decisive_half_width(distance, level, power),
+                effect=distance,
+                power=power,
                 case=case,
             )
-            return _checked_needed(float(p.clusters_needed), p.n_clusters)
+            return _checked_needed(float(p.clusters_for_power), p.n_clusters)
         p = pilot_plan(
             data,
             outcome,
@@ -679,7 +686,11 @@ def _clusters_needed(
         # error instead, se * sqrt(K / K'), which holds the design effect fixed.
         if not se > 0:
             return math.nan, (f"no plan for the clusters needed: {exc}",)
-        needed = clusters_to_decide(n_clusters, se, distance, level, power)
+        half = float(special.stdtrit(n_clusters - 1.0, 0.5 + level / 2.0)) * se
+        scaled = ScaledDesign(
+            half_width=half, df=n_clusters - 1.0, n_clusters=n_clusters, confidence=level
+        )
+        needed = scaled.clusters_for_power(distance, power=power)
         return needed, (
             "clusters needed scaled from this run's standard error (se·√(K/K′)), since a "
             f"pilot plan could not be made: {exc}",

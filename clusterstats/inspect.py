@@ -29,7 +29,7 @@ except ImportError as error:  # pragma: no cover - exercised without inspect_ai 
         'pip install "clusterstats[inspect]"'
     ) from error
 
-from clusterstats.errors import InvalidInputError
+from clusterstats.errors import EmptyDataError, InvalidInputError, TooFewClustersError
 from clusterstats.readers import score_entry
 
 __all__ = [
@@ -94,23 +94,30 @@ def scores_frame(
     return frame
 
 
+# What a metric computed on too few finished samples gives: no values (Inspect leaves them
+# out), rather than an exception that would end the user's eval.
+_NOT_YET = (TooFewClustersError, EmptyDataError)
+#: The keys of the paired metric group, in order.
+PAIRED_KEYS = ("delta", "lower", "upper", "se", "p_value", "n_items", "n_clusters")
+
+
 def metric_values(result: Any) -> dict[str, float | None]:
     """The metric group of a :class:`~clusterstats.ClusterCI`: ``estimate``, ``lower``,
     ``upper``, ``se``, ``df``, ``n_clusters``, ``n_eff``, ``design_effect``, ``icc``; a value
     that the method does not have (e.g. ``df`` of a bootstrap) is None, which Inspect leaves
     out of the log."""
-    values = {
-        "estimate": result.estimate,
-        "lower": result.low,
-        "upper": result.high,
-        "se": result.se,
-        "df": result.df,
-        "n_clusters": result.n_clusters,
-        "n_eff": result.n_eff,
-        "design_effect": result.design_effect,
-        "icc": result.icc,
-    }
-    return _finite(values)
+    values = (
+        result.estimate,
+        result.low,
+        result.high,
+        result.se,
+        result.df,
+        result.n_clusters,
+        result.n_eff,
+        result.design_effect,
+        result.icc,
+    )
+    return _finite(dict(zip(METRIC_KEYS, values, strict=True)))
 
 
 def _finite(values: dict[str, Any]) -> dict[str, float | None]:
@@ -183,15 +190,20 @@ def cluster_ci(
         from clusterstats.mean import cluster_ci as interval
 
         frame = scores_frame(scores, cluster=cluster, strata=strata, key=key)
-        result = interval(
-            frame,
-            "value",
-            "cluster",
-            strata="stratum" if strata is not None else None,
-            estimand=estimand,
-            method=method,
-            confidence=confidence,
-        )
+        try:
+            result = interval(
+                frame,
+                "value",
+                "cluster",
+                strata="stratum" if strata is not None else None,
+                estimand=estimand,
+                method=method,
+                confidence=confidence,
+            )
+        except _NOT_YET:
+            # Inspect also computes metrics on the samples finished so far, while the eval
+            # runs: one cluster has no interval yet, which must not end the eval
+            return dict.fromkeys(METRIC_KEYS)
         _log_method(compute, result.method, estimand)
         return metric_values(result)
 
@@ -256,29 +268,32 @@ def paired_delta(
 
         new = scores_frame(scores, cluster=cluster)
         new["run"] = new.groupby("sample").cumcount()
-        result = difference(
-            new,
-            old,
-            "value",
-            "cluster",
-            on="sample",
-            rerun="run",
-            how="inner",
-            estimand=estimand,
-            method=method,
-            confidence=confidence,
-        )
+        try:
+            result = difference(
+                new,
+                old,
+                "value",
+                "cluster",
+                on="sample",
+                rerun="run",
+                how="inner",
+                estimand=estimand,
+                method=method,
+                confidence=confidence,
+            )
+        except _NOT_YET:  # as in cluster_ci: the samples finished so far
+            return dict.fromkeys(PAIRED_KEYS)
         _log_method(compute, result.method, estimand)
-        values = {
-            "delta": result.delta,
-            "lower": result.low,
-            "upper": result.high,
-            "se": result.se,
-            "p_value": result.p_value,
-            "n_items": result.n_items,
-            "n_clusters": result.n_clusters,
-        }
-        return _finite(values)
+        values = (
+            result.delta,
+            result.low,
+            result.high,
+            result.se,
+            result.p_value,
+            result.n_items,
+            result.n_clusters,
+        )
+        return _finite(dict(zip(PAIRED_KEYS, values, strict=True)))
 
     return compute
 

@@ -9,6 +9,7 @@ the builder below, which every backend shares; the numbers come from
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -65,7 +66,7 @@ class ClusterCI(Result):
         ``"stratum_mean"`` (with strata): the mean of the stratum means.
     method : str
         The method actually used: ``"auto"`` is resolved (e.g. to
-        ``"korn_graubard_inverted"``), ``"bootstrap"`` becomes ``"bootstrap_bca"`` (with
+        ``"korn_graubard_hybrid"``), ``"bootstrap"`` becomes ``"bootstrap_bca"`` (with
         strata, ``"bootstrap_percentile"``: the Rao–Wu bootstrap), degenerate data give
         ``"clopper_pearson_fallback"`` or ``"naive_fallback"``, and ``missing="ipw"`` gives
         ``"ipw_korn_graubard"``, ``"ipw_wilson"`` or ``"ipw_t"``.
@@ -74,13 +75,17 @@ class ClusterCI(Result):
     estimate : float
         The point estimate.
     se : float
-        Its standard error (NaN for the Clopper–Pearson fallback; for
-        ``korn_graubard_inverted``, the model's ``sqrt(p(1 - p) / n_eff)``).
+        Its standard error: the square root of the variance the interval uses (NaN for the
+        Clopper–Pearson fallback; for ``korn_graubard_inverted`` and
+        ``korn_graubard_hybrid``, ``sqrt(p(1 - p) / n_eff)`` with the design effect they
+        test with at the estimate).
     low, high : float
         The interval.
     df : float
-        Degrees of freedom of the reference t distribution (NaN for the bootstraps,
-        ``korn_graubard_inverted`` and the Clopper–Pearson fallback).
+        Degrees of freedom of the reference t distribution (for ``korn_graubard_hybrid``,
+        the df of uneven sizes when its design-based floor binds; NaN for the bootstraps,
+        ``korn_graubard_inverted``, the hybrid where the model binds, and the
+        Clopper–Pearson fallback).
     n_rows : int
         Rows used (after dropping missing outcomes).
     n_clusters : int
@@ -92,9 +97,14 @@ class ClusterCI(Result):
     icc : float
         One-way ANOVA intraclass correlation, raw (it can be negative; NaN if undefined).
     design_effect : float
-        Empirical design effect: clustered variance ÷ iid variance (R survey's
-        ``deff="replace"``); for ``korn_graubard_inverted``, the beta-binomial model's design
-        effect at the estimate, the one its interval used there.
+        The variance of the estimate that the interval uses ÷ the variance of the same rows
+        taken as independent (``s^2 / N``): CR1's for ``cr1``, ``wilson`` and
+        ``korn_graubard`` (R survey's ``deff="replace"``), CR2's for ``cr2`` and ``cr2_ik``,
+        CR3's (the jackknife) for ``cr3``, ``cr3_ik`` and ``bootstrap_t``, the bootstrap
+        variance for the percentile and BCa bootstraps, 1 for ``naive``; for
+        ``korn_graubard_inverted`` the beta-binomial model's at the estimate, and for
+        ``korn_graubard_hybrid`` the larger of that and the CR2 one (over ``p (1 - p) / N``).
+        The one definition used by every result (see ``DesignEffect``).
     n_eff : float
         Effective number of independent rows, ``n_rows / design_effect``; for the
         Clopper–Pearson fallback, the effective n it used.
@@ -338,8 +348,11 @@ class DesignEffect(Result):
     """Design effects of clustered data, and the effective sample size they imply (returned
     by ``design_effect``).
 
-    ``float(result)`` is ``result.empirical``. The fields are the columns of ``to_frame()``,
-    in this order.
+    ``design_effect`` is the one the library reports everywhere (``ClusterCI``, ``Plan``,
+    ``Report``, ``check_clustering``): the variance of the estimate that the default interval
+    uses, over its variance if the rows were independent; ``n_eff`` and ``widening`` follow
+    from it. The other figures carry their own names. ``float(result)`` is
+    ``result.design_effect``. The fields are the columns of ``to_frame()``, in this order.
 
     Attributes
     ----------
@@ -349,23 +362,31 @@ class DesignEffect(Result):
         The cluster column(s).
     estimand : {"pooled", "cluster_mean"}
         Whose variance is inflated: the pooled mean or the mean of the cluster means.
-    empirical : float
-        Cluster-robust (CR1) variance of the estimate ÷ its variance if rows were independent,
-        ``s^2 / N`` (R survey's ``deff="replace"``).
+    design_effect : float
+        The variance that ``cluster_ci``'s default interval (``method``) uses ÷ the variance
+        of the same rows taken as independent (``s^2 / N``; ``p (1 - p) / N`` for a binary
+        outcome under ``korn_graubard_hybrid``): equal to that interval's ``design_effect``.
+    method : str
+        That interval's method: ``korn_graubard_hybrid`` (binary: the larger of the
+        beta-binomial model's and the CR2 variance), ``bootstrap_t`` or ``cr2`` (CR2).
+    linearized : float
+        The CR1 (linearised) variance ÷ ``s^2 / N``: R survey's ``deff="replace"``.
     kish : float
         ``1 + (m̄ - 1) * icc_truncated`` (Kish 1965), at the mean cluster size ``m̄``; NaN for
-        ``"cluster_mean"``, which it does not describe.
+        ``"cluster_mean"``, which it does not describe. A model, not a measurement.
     unequal_sizes : float
         The exchangeable-correlation value for the observed sizes:
         ``1 + icc_truncated (sum n_g^2 / N - 1)`` for the pooled mean (Eldridge, Ashby &
         Kerry 2006), ``N/G^2 sum (1 + (n_g - 1) icc_truncated) / n_g`` for the mean of the
-        cluster means.
+        cluster means. A model too: below ``design_effect`` when the large clusters differ
+        more than the ANOVA ICC says.
     icc, icc_truncated : float
         The raw and the truncated (``max(icc, 0)``) ANOVA ICC.
     n_eff : float
-        ``n_rows / empirical``: the independent rows the data are worth.
+        ``n_rows / design_effect``: the independent rows the data are worth.
     widening : float
-        ``sqrt(empirical)``: the ratio of clustered to naive standard errors.
+        ``sqrt(design_effect)``: the ratio of the default interval's standard error to the
+        naive one.
     n_rows, n_clusters : int
         Rows and clusters used.
     cluster_size_mean : float
@@ -377,7 +398,9 @@ class DesignEffect(Result):
     outcome: str | None = None
     by: tuple[str, ...] = ()
     estimand: str
-    empirical: float
+    design_effect: float
+    method: str
+    linearized: float
     kish: float
     unequal_sizes: float
     icc: float
@@ -390,9 +413,10 @@ class DesignEffect(Result):
     notes: tuple[str, ...] = ()
 
     _html: ClassVar[tuple[tuple[str, str], ...]] = tuple(
-        (f, f)
+        (f, f.replace("_", " "))
         for f in (
-            "empirical",
+            "design_effect",
+            "linearized",
             "kish",
             "unequal_sizes",
             "icc",
@@ -406,14 +430,27 @@ class DesignEffect(Result):
     def _lines(self) -> list[str]:
         return [
             f"DesignEffect({label_of(self.outcome, self.by)}; estimand={self.estimand})",
-            f"  empirical {fmt.number(self.empirical)}  kish {fmt.number(self.kish)}  "
+            f"  design effect {fmt.number(self.design_effect)} (the {self.method} interval's)  "
+            f"linearized {fmt.number(self.linearized)}  kish {fmt.number(self.kish)}  "
             f"unequal sizes {fmt.number(self.unequal_sizes)}  (icc {fmt.number(self.icc, 3)})",
             f"  {fmt.count(self.n_rows, 'row')} worth {fmt.number(self.n_eff)} independent "
-            f"rows; intervals ×{fmt.number(self.widening, 3)} wider than naive",
+            f"rows; standard error ×{fmt.number(self.widening, 3)} the naive one",
         ]
 
     def __float__(self) -> float:
-        return float(self.empirical)
+        return float(self.design_effect)
+
+    @property
+    def empirical(self) -> float:
+        """The former name of ``linearized`` (the CR1 design effect), kept for code written
+        before ``design_effect`` became the one the library reports; it warns."""
+        warnings.warn(
+            "DesignEffect.empirical is now named linearized (R survey's deff='replace'); "
+            "design_effect is the one design effect every result reports",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.linearized
 
 
 # -- builders: the same for every backend ----------------------------------------------------
@@ -752,7 +789,7 @@ def build_design_effect(
     for group in design.groups:
         with policy.naming_group(group.label, design.over):
             sums = policy.apply_missing(group, design, missing).sums
-            s = summarize_design_effect(sums, estimand=estimand)
+            s = summarize_design_effect(sums, estimand=estimand, is_binary=group.is_binary)
         results.append(
             DesignEffect(
                 **s._asdict(),
@@ -816,22 +853,28 @@ def cluster_ci(
         of the cluster means, each cluster counting once. ``"stratum_mean"`` (with
         ``strata``): mean of the stratum means ("macro" accuracy). Always named in the result.
     method : str
-        ``"auto"`` (default): ``"korn_graubard_inverted"`` for a binary outcome;
+        ``"auto"`` (default): ``"korn_graubard_hybrid"`` for a binary outcome;
         ``"bootstrap_t"`` otherwise, or ``"cr2"`` above 2,000 clusters, where the skewness
-        the bootstrap corrects has faded (the rule the coverage studies support; its draws
-        come from ``rng``, a fixed seed when not given, so the default is reproducible).
+        the bootstrap corrects has faded (the rule the coverage studies, on simulated grids
+        and on real benchmarks drawn as populations, support; its draws come from ``rng``, a
+        fixed seed when not given, so the default is reproducible).
         ``"naive"`` (iid rows, for comparison), ``"cr1"`` (cluster-robust, ``t(G-1)``),
-        ``"cr2"`` (Bell & McCaffrey 2002, Satterthwaite df), ``"wilson"`` (Wilson on the
-        effective n), ``"korn_graubard"`` (Korn & Graubard 1998: Clopper–Pearson on the
-        df-adjusted effective n), ``"korn_graubard_guarded"`` (the same with a variance floor
-        from the ICC model and df from the clusters that carry the variance),
-        ``"korn_graubard_inverted"`` (the Korn–Graubard test inverted with the ICC
-        re-estimated by beta-binomial maximum likelihood under each candidate rate, mid-p
-        tails), ``"bootstrap"``/``"bootstrap_bca"`` and ``"bootstrap_percentile"`` (cluster
+        ``"cr2"`` (Bell & McCaffrey 2002, Satterthwaite df), ``"cr2_ik"`` (CR2 with the df
+        of uneven cluster sizes: Satterthwaite under a random-effects working model, Imbens
+        & Kolesár 2016), ``"cr3"`` and ``"cr3_ik"`` (the leave-one-cluster-out jackknife
+        variance, clubSandwich's CR3, with its Satterthwaite df, or the df of uneven sizes),
+        ``"wilson"`` (Wilson on the effective n), ``"korn_graubard"`` (Korn
+        & Graubard 1998: Clopper–Pearson on the df-adjusted effective n),
+        ``"korn_graubard_guarded"`` (the same with a variance floor from the ICC model and
+        df from the clusters that carry the variance), ``"korn_graubard_inverted"`` (the
+        Korn–Graubard test inverted with the ICC re-estimated by beta-binomial maximum
+        likelihood under each candidate rate, mid-p tails), ``"korn_graubard_hybrid"`` (that
+        test with a design effect never below the CR2 one, stretched for the df of uneven
+        sizes), ``"bootstrap"``/``"bootstrap_bca"`` and ``"bootstrap_percentile"`` (cluster
         bootstrap: whole clusters are resampled), ``"bootstrap_t"`` (the studentized cluster
-        bootstrap, Hall 1992, whose bounds are never inside CR2's: for skewed and
-        zero-inflated scores). ``"wilson"`` and the three
-        ``"korn_graubard*"`` methods need a binary outcome.
+        bootstrap, Hall 1992, whose bounds are never inside ``"cr3_ik"``'s: for skewed and
+        zero-inflated scores). ``"wilson"`` and the four ``"korn_graubard*"`` methods need a
+        binary outcome.
     confidence : float
         Nominal coverage, strictly between 0 and 1.
     over : column label or list of labels, optional
@@ -889,8 +932,8 @@ def cluster_ci(
         An ICC between 0 and 1, e.g. from a pilot. It is used only when the data have zero
         variance (e.g. no failures), to set the effective n of the fallback interval to
         ``n / (1 + (m̄ - 1) icc)`` instead of the number of clusters.
-        ``korn_graubard_inverted`` needs no fallback: it gives such data its own interval,
-        unless ``icc`` is passed, which selects the fallback.
+        ``korn_graubard_inverted`` and ``korn_graubard_hybrid`` need no fallback: they give
+        such data their own interval, unless ``icc`` is passed, which selects the fallback.
     n_resamples : int
         Bootstrap replicates: at least ``2 / (1 - confidence)`` (40 at 95%) for the bootstrap
         methods, so that each tail holds a replicate.
@@ -984,7 +1027,7 @@ def cluster_ci(
     ...                               for i in range(4)]})
     >>> res = clusterstats.cluster_ci(df, "passed", by="doc")
     >>> res.method, res.estimand, round(res.estimate, 3)
-    ('korn_graubard_inverted', 'pooled', 0.6)
+    ('korn_graubard_hybrid', 'pooled', 0.6)
     """
     options = opt.interval_options(
         estimand=estimand,
@@ -1100,9 +1143,12 @@ def design_effect(
 ) -> DesignEffect | GroupedResults[DesignEffect]:
     """Design effect of clustering: how much it inflates the variance of the mean.
 
-    Reports the empirical design effect (CR1 variance ÷ iid variance, R survey's
+    Reports ``design_effect``, the variance inflation of the interval ``cluster_ci`` gives by
+    default (the same number as its ``design_effect``), with the effective n and the
+    standard-error ratio ``sqrt(design_effect)`` that follow from it; beside it, under their
+    own names, the linearised one (CR1 variance ÷ iid variance, R survey's
     ``deff="replace"``), Kish's ``1 + (m̄ - 1) ρ̂`` (Kish 1965) and the unequal-size value
-    ``1 + ρ̂ (Σn²/N - 1)``, the effective n and the widening factor ``sqrt(deff)``.
+    ``1 + ρ̂ (Σn²/N - 1)``.
 
     Parameters
     ----------
@@ -1138,8 +1184,12 @@ def design_effect(
     >>> import pandas as pd, clusterstats
     >>> df = pd.DataFrame({"g": [1, 1, 2, 2, 3, 3], "y": [1.0, 1.2, 2.0, 2.2, 3.1, 2.9]})
     >>> d = clusterstats.design_effect(df, "y", by="g")
-    >>> round(d.empirical, 3), round(d.n_eff, 2)
-    (2.459, 2.44)
+
+    The default for a continuous score is the studentized bootstrap, whose design effect is
+    the jackknife's (CR3); with three clusters it is well above the linearized (CR1) one:
+
+    >>> round(d.design_effect, 3), round(d.linearized, 3), round(d.n_eff, 2), d.method
+    (3.689, 2.459, 1.63, 'bootstrap_t')
     """
     opt.check_choice("estimand", estimand, opt.ESTIMANDS)
     opt.check_choice("missing", missing, opt.MISSING)

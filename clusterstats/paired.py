@@ -58,14 +58,18 @@ class PairedDelta(Result):
         The interval: cluster-robust on the per-item differences, or a paired cluster
         bootstrap.
     df : float
-        Degrees of freedom of the reference t (NaN for the bootstraps).
+        Degrees of freedom of the reference t (NaN for the bootstraps; for ``cr2_ik`` and
+        ``cr3_ik``, the df of uneven cluster sizes).
     p_value : float
         Two-sided test of no difference.
     test : str
-        The test behind ``p_value``: ``"cr2_t"`` or ``"cr1_t"``, the cluster-robust t test
-        (the percentile, BCa and naive methods report the CR2 test); ``"bootstrap_t"``: the
-        larger of the CR2 test's and the bootstrap-t p-value, so that ``p_value < 1 -
-        confidence`` exactly when the interval excludes 0 (up to one replicate);
+        The test behind ``p_value``: ``"cr1_t"``, ``"cr2_t"``, ``"cr2_ik_t"``, ``"cr3_t"``
+        or ``"cr3_ik_t"``, the cluster-robust t test of the method's own variance and df (the
+        percentile, BCa and naive methods report the jackknife test with the df of uneven
+        sizes, ``"cr3_ik_t"``);
+        ``"bootstrap_t"``: the larger of that test's and the bootstrap-t p-value, so that
+        ``p_value < 1 - confidence`` exactly when the interval excludes 0 (up to one
+        replicate);
         ``"stratified_t"`` with strata, ``"ipw_t"`` with ``missing="ipw"``.
     mean_a, mean_b : float
         Each side's estimate on the matched items.
@@ -611,13 +615,16 @@ def paired_delta(
     estimand : {"pooled", "cluster_mean"}
         ``"pooled"``: every item counts once; ``"cluster_mean"``: every cluster counts once.
     method : str
-        One of ``"auto"``, ``"naive"``, ``"cr1"``, ``"cr2"``, ``"bootstrap"``,
-        ``"bootstrap_bca"``, ``"bootstrap_percentile"`` and ``"bootstrap_t"``.
+        One of ``"auto"``, ``"naive"``, ``"cr1"``, ``"cr2"``, ``"cr2_ik"`` (CR2 with the df
+        of uneven cluster sizes), ``"cr3"``, ``"cr3_ik"`` (the same with the jackknife
+        variance), ``"bootstrap"``, ``"bootstrap_bca"``,
+        ``"bootstrap_percentile"`` and ``"bootstrap_t"``.
         ``"auto"`` is ``"bootstrap_t"`` up to 2,000 clusters and ``"cr2"`` above (``"cr1"``
         with strata; see the paired coverage study);
         ``"naive"`` ignores the clusters; the bootstraps are a paired cluster bootstrap (both
         sides' items of a drawn cluster go together); ``"bootstrap_t"`` is the studentized
-        one, never narrower than CR2 (Hall 1992), clipped to [-1, 1] for 0/1 outcomes. With
+        one, never narrower than ``"cr3_ik"`` (Hall 1992), clipped to [-1, 1] for 0/1
+        outcomes. With
         strata: ``"auto"``, ``"cr1"``,
         ``"bootstrap"`` or ``"bootstrap_percentile"``.
     confidence : float

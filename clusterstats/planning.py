@@ -8,8 +8,9 @@ The formulas live in :mod:`clusterstats.core.planning`; ``pilot_plan`` first est
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,6 +23,7 @@ from clusterstats.core import intervals as iv
 from clusterstats.core import planning as pl
 from clusterstats.core.variance import design_effect_kish
 from clusterstats.errors import (
+    ClusterStatsWarning,
     DegenerateDataError,
     EmptyDataError,
     InvalidOptionError,
@@ -63,15 +65,21 @@ class Plan:
     icc_low, icc_high : float
         A plausible range of ρ (a pilot's ICC interval, or ``icc_range``); NaN if none.
     se : float
-        The standard error of the mean, ``sqrt(σ² (1 + (m − 1) ρ) / (K m))``.
+        The standard error of the planned quantity: from numbers,
+        ``sqrt(σ² deff / (K m))``; from a pilot, that of the pilot's own interval.
     half_width : float
-        Its ``t_{K−1}`` half-width.
+        The half-width of the current design: from numbers, ``t_{K−1} se``; from a pilot,
+        the half-width of the interval ``cluster_ci`` (or, with ``other``, ``paired_delta``)
+        gives on the pilot itself.
     design_effect : float
-        ``1 + (m − 1) ρ``.
+        The design effect of the planned interval, the one definition used everywhere: from
+        numbers ``1 + (m − 1) ρ`` (with ``size_cv``, ``1 + ((1 + CV²) m − 1) ρ``); from a
+        pilot, the ``design_effect`` of the pilot's own interval.
     n_eff : float
         ``K m / design_effect``.
     n_eff_ceiling : float
-        ``K / ρ``, which deeper clusters never pass.
+        What deeper clusters never pass: ``K / ρ`` for equal sizes; from a pilot,
+        ``N² / (Σ n_g² ρ*)`` with ``ρ*`` the ICC that gives the pilot's design effect.
     options : tuple of (option, K, m, rows, n_eff, half_width)
         The current design and the ways to spend a new budget: double the depth, double the
         clusters, and (with costs) the cost-optimal depth at the same cost.
@@ -95,6 +103,10 @@ class Plan:
         The smallest paired difference detectable at ``power`` with the current design.
     clusters_for_power : float or None
         Clusters of ``m`` items needed to detect ``effect`` (unrounded), at least 2.
+    power_at_clusters : float or None
+        From a pilot: the projected power at ``clusters_for_power`` rounded up, the whole
+        number of clusters a user draws (at or above ``power``; a plan of few clusters
+        gains several points by the rounding).
     by_icc : tuple of (icc, n_eff, half_width, clusters_needed)
         The answers at the low, estimated and high ICC.
     source : str
@@ -102,6 +114,21 @@ class Plan:
     notes : tuple of str
         E.g. a negative pilot ICC planned as 0, a target met by the minimum of 2 clusters, or
         an unbounded cost-optimal depth at ρ = 0.
+    quantity : {"mean", "paired difference"}
+        What the half-widths describe: the mean, or (a pilot with ``other``) the paired
+        difference ``data − other``.
+    estimate : float
+        From a pilot: its estimate of that quantity; NaN from numbers.
+    df : float
+        The degrees of freedom of the current half-width: ``K − 1`` from numbers; from a
+        pilot, the df of its uneven cluster sizes (``K − 1`` when sizes are equal). The
+        projections move them with the clusters: ``K′ − 1`` for equal sizes, else in
+        proportion to the median df of ``K′`` clusters drawn from the pilot's sizes
+        (:class:`clusterstats.core.planning.ScaledDesign`).
+    method : str
+        From a pilot: the method of its interval (``"auto"`` resolved).
+    size_cv : float
+        The coefficient of variation of the cluster sizes planned with (0: equal sizes).
     """
 
     n_clusters: float
@@ -128,9 +155,15 @@ class Plan:
     difference_icc: float | None = None
     minimum_detectable_effect: float | None = None
     clusters_for_power: float | None = None
+    power_at_clusters: float | None = None
     by_icc: tuple[tuple[float, float, float, float | None], ...] = ()
     source: str = "numbers"
     notes: tuple[str, ...] = ()
+    quantity: str = "mean"
+    estimate: float = math.nan
+    df: float = math.nan
+    method: str = ""
+    size_cv: float = 0.0
 
     columns: ClassVar[tuple[str, ...]] = (
         "option",
@@ -147,6 +180,20 @@ class Plan:
 
         return pd.DataFrame(list(self.options), columns=list(self.columns))
 
+    @property
+    def more_clusters_needed(self) -> int | None:
+        """Clusters to add to the current ones for ``target_half_width`` (whole clusters)."""
+        if self.clusters_needed is None:
+            return None
+        return max(math.ceil(self.clusters_needed) - int(self.n_clusters), 0)
+
+    @property
+    def more_clusters_for_power(self) -> int | None:
+        """Clusters to add to the current ones to detect ``effect`` (whole clusters)."""
+        if self.clusters_for_power is None:
+            return None
+        return max(math.ceil(self.clusters_for_power) - int(self.n_clusters), 0)
+
     def icc_table(self):
         """How the answers move over the plausible ICC range: ``icc``, ``n_eff``,
         ``half_width``, ``clusters_needed``."""
@@ -156,22 +203,49 @@ class Plan:
             list(self.by_icc), columns=["icc", "n_eff", "half_width", "clusters_needed"]
         )
 
+    def _more(self, total: float) -> str:
+        more = max(math.ceil(total) - int(self.n_clusters), 0)
+        return f"{math.ceil(total):,} clusters ({more:,} more than the {int(self.n_clusters):,})"
+
     def _lines(self) -> list[str]:
         k, m = self.n_clusters, self.cluster_size
-        lines = [
-            f"Plan({self.source})",
+        what = "the paired difference" if self.quantity == "paired difference" else "the mean"
+        design = (
             f"  {k:g} clusters x {fmt.number(m, 3)} rows, icc {fmt.number(self.icc, 3)}"
             + (
                 f" (range {fmt.interval(self.icc_low, self.icc_high, 3)})"
                 if not math.isnan(self.icc_low)
                 else ""
             )
-            + f", row variance {fmt.number(self.variance)}",
-            f"  Var = σ²(ρ/K + (1−ρ)/(Km)): se {fmt.number(self.se)}, "
-            f"{self.confidence:.0%} half-width ±{fmt.number(self.half_width)}; design effect "
-            f"{fmt.number(self.design_effect, 3)}; effective n {fmt.number(self.n_eff, 4)} "
-            f"(ceiling K/ρ = {fmt.number(self.n_eff_ceiling, 4)})",
-            "  options:",
+            + f", row variance {fmt.number(self.variance)}"
+            + (f", size CV {fmt.number(self.size_cv, 3)}" if self.size_cv else "")
+        )
+        if self.source == "numbers":
+            how = (
+                f"  Var = σ² deff/(Km): se {fmt.number(self.se)}, {self.confidence:.0%} "
+                f"half-width ±{fmt.number(self.half_width)}"
+            )
+        else:
+            how = (
+                f"  {what} {fmt.number(self.estimate)}: the pilot's {self.confidence:.0%} "
+                f"interval ({self.method}) is ±{fmt.number(self.half_width)}, se "
+                f"{fmt.number(self.se)}, {fmt.number(self.df, 3)} df; projected to K′ clusters "
+                "like these as se·√(K/K′), with the df of K′ clusters"
+                + (
+                    " (with the jackknife's bias, the bootstrap's widening and the residuals' "
+                    "skewness at K′)"
+                    if self.method in ("bootstrap_t", "cr3", "cr3_ik")
+                    else ""
+                )
+            )
+        lines = [
+            f"Plan({self.source})",
+            design,
+            how,
+            f"  design effect {fmt.number(self.design_effect, 3)}; effective n "
+            f"{fmt.number(self.n_eff, 4)} (ceiling {fmt.number(self.n_eff_ceiling, 4)} however "
+            "deep the clusters)",
+            f"  options ({what}):",
         ]
         width = max(len(o[0]) for o in self.options)
         for option, kk, mm, rows, neff, half in self.options:
@@ -185,17 +259,21 @@ class Plan:
             )
         if self.clusters_needed is not None:
             lines.append(
-                f"  for ±{fmt.number(self.target_half_width)}: {math.ceil(self.clusters_needed):,} "
-                f"clusters of {fmt.number(m, 3)} rows"
+                f"  for ±{fmt.number(self.target_half_width)}: {self._more(self.clusters_needed)}"
+                f" of {fmt.number(m, 3)} rows"
             )
         if self.minimum_detectable_effect is not None:
             lines.append(
                 f"  paired: minimum detectable effect {fmt.number(self.minimum_detectable_effect)}"
                 f" at {self.power:.0%} power"
                 + (
-                    f"; {math.ceil(self.clusters_for_power):,} clusters to detect "
-                    f"{fmt.number(self.effect)}"
+                    f"; {self._more(self.clusters_for_power)} to detect {fmt.number(self.effect)}"
                     if self.clusters_for_power is not None
+                    else ""
+                )
+                + (
+                    f" (power {self.power_at_clusters:.0%} at that whole number)"
+                    if self.power_at_clusters is not None
                     else ""
                 )
             )
@@ -258,6 +336,7 @@ def plan(
     power: float = 0.8,
     difference_variance: float | None = None,
     difference_icc: float | None = None,
+    size_cv: float = 0.0,
 ) -> Plan:
     """What a design of ``n_clusters`` clusters of ``cluster_size`` rows buys, and what the
     next budget should buy.
@@ -276,6 +355,11 @@ def plan(
     ``K = q² σ² (1 + (m − 1) ρ) / (m h²)`` for a target half-width ``h`` (``q`` the
     ``t_{K−1}`` quantile, solved for ``K``, at least 2), and for a paired comparison the
     minimum detectable effect ``(z_{1−α/2} + z_{power}) sqrt(σ²_d (1 + (m − 1) ρ_d) / (K m))``.
+    With unequal cluster sizes (``size_cv``, the coefficient of variation of the sizes) the
+    design effect is ``1 + ((1 + CV²) m − 1) ρ`` (Eldridge, Ashby & Kerry 2006) in every
+    formula; the t quantile keeps ``K − 1`` df, which very uneven sizes (a few large clusters
+    carrying the mean) overstate: plan from a pilot with ``pilot_plan``, which projects the
+    pilot's own interval and its df.
 
     Parameters
     ----------
@@ -307,6 +391,9 @@ def plan(
     difference_variance, difference_icc : float, optional
         For a paired comparison: the variance (positive) and the ICC (in [0, 1]) of the
         per-item differences (both, or neither; ``effect`` needs them).
+    size_cv : float
+        The coefficient of variation of the cluster sizes (sd ÷ mean, at least 0; 0 for
+        equal sizes).
 
     Returns
     -------
@@ -345,15 +432,22 @@ def plan(
         power=power,
         difference_variance=difference_variance,
         difference_icc=difference_icc,
+        size_cv=size_cv,
     )
     k, m, rho, sigma2, confidence = o.n_clusters, o.cluster_size, o.icc, o.variance, o.confidence
     notes: list[str] = []
     design = f"n_clusters={k:g}, cluster_size={m:g}, variance={sigma2:g}"
+    spread = 1.0 + o.size_cv**2
+
+    def equal_size_icc(value: float, mm: float) -> float:
+        """The ICC whose equal-size design effect ``1 + (m − 1) ρ'`` is the unequal-size one
+        ``1 + ((1 + CV²) m − 1) ρ``, so that the closed forms take uneven sizes."""
+        return value if mm <= 1.0 or spread == 1.0 else value * (spread * mm - 1.0) / (mm - 1.0)
 
     def option(name: str, kk: float, mm: float) -> tuple[str, float, float, float, float, float]:
-        half = pl.half_width(sigma2, rho, kk, mm, confidence)
+        half = pl.half_width(sigma2, equal_size_icc(rho, mm), kk, mm, confidence)
         _in_range(f"half-width of {name!r}", half, design)
-        return (name, kk, mm, kk * mm, pl.effective_n(kk, mm, rho), half)
+        return (name, kk, mm, kk * mm, pl.effective_n(kk, mm, equal_size_icc(rho, mm)), half)
 
     options = [option("current", k, m), option("double the depth", k, 2 * m)]
     options.append(option("double the clusters", 2 * k, m))
@@ -387,10 +481,13 @@ def plan(
                 )
     needed = None
     if o.target_half_width is not None:
-        needed = _clusters_needed(sigma2, rho, m, o.target_half_width, confidence, notes)
+        needed = _clusters_needed(
+            sigma2, equal_size_icc(rho, m), m, o.target_half_width, confidence, notes
+        )
     mde = k_power = None
     if o.difference is not None:
         s2d, rho_d = o.difference
+        rho_d = equal_size_icc(rho_d, m)
         mde = pl.minimum_detectable_effect(s2d, rho_d, k, m, o.power, confidence)
         _in_range(
             "minimum detectable effect",
@@ -409,17 +506,18 @@ def plan(
     low, high = (math.nan, math.nan) if o.icc_range is None else o.icc_range
     by_icc = []
     for value in [] if o.icc_range is None else [low, rho, high]:
+        equal = equal_size_icc(value, m)
         by_icc.append(
             (
                 value,
-                pl.effective_n(k, m, value),
-                _checked_half_width(sigma2, value, k, m, confidence, design),
+                pl.effective_n(k, m, equal),
+                _checked_half_width(sigma2, equal, k, m, confidence, design),
                 None
                 if o.target_half_width is None
-                else _clusters_needed(sigma2, value, m, o.target_half_width, confidence, None),
+                else _clusters_needed(sigma2, equal, m, o.target_half_width, confidence, None),
             )
         )
-    se = math.sqrt(pl.variance_of_mean(sigma2, rho, k, m))
+    se = math.sqrt(pl.variance_of_mean(sigma2, equal_size_icc(rho, m), k, m))
     _in_range("standard error", se, design)
     return Plan(
         n_clusters=k,
@@ -431,9 +529,9 @@ def plan(
         icc_high=high,
         se=se,
         half_width=options[0][5],
-        design_effect=1.0 + (m - 1.0) * rho,
-        n_eff=pl.effective_n(k, m, rho),
-        n_eff_ceiling=k / rho if rho > 0 else math.inf,
+        design_effect=1.0 + (m - 1.0) * equal_size_icc(rho, m),
+        n_eff=pl.effective_n(k, m, equal_size_icc(rho, m)),
+        n_eff_ceiling=k / (rho * spread) if rho > 0 else math.inf,
         options=tuple(options),
         optimal_cluster_size=m_star,
         cost_per_cluster=cost_per_cluster,
@@ -447,6 +545,8 @@ def plan(
         minimum_detectable_effect=mde,
         clusters_for_power=k_power,
         by_icc=tuple(by_icc),
+        df=k - 1.0,
+        size_cv=o.size_cv,
         notes=tuple(notes),
     )
 
@@ -508,15 +608,22 @@ def pilot_plan(
     case: Hashable = "case",
     rerun: Hashable = "rerun",
 ) -> Plan:
-    """A ``plan`` from pilot data (also ``df.eval.plan(outcome, by, ...)``).
+    """A plan from pilot data (also ``df.eval.plan(outcome, by, ...)``): the pilot's own
+    interval, projected to other numbers of clusters like the pilot's.
 
-    The pilot's number of clusters ``K``, mean cluster size, ICC and row variance are
-    estimated first; the ICC's confidence interval becomes the plausible range
-    (``icc_range``, truncated at 0), and a negative ICC is planned as 0, with a note. With
-    ``other`` (a second frame or Dataset of the same items, matched on ``on``) the plan
-    covers the paired comparison ``data − other``: the pilot's variance and ICC of the
-    per-item differences give the minimum detectable effect and the clusters needed to
-    detect ``effect``.
+    The current design is the interval ``cluster_ci`` gives on the pilot with its default
+    method (with ``other``, the interval ``paired_delta`` gives for ``data − other`` on the
+    items both have): its half-width is the plan's current row, and its design effect the
+    plan's. Drawing ``K′`` clusters like the pilot's (the same spread of sizes, the same
+    heterogeneity) scales the standard error by ``sqrt(K / K′)``, and the degrees of freedom
+    of uneven cluster sizes (Imbens & Kolesár 2016; ``K − 1`` for equal sizes) move to those
+    of ``K′`` clusters drawn from the pilot's sizes
+    (:class:`clusterstats.core.planning.ScaledDesign`). Nothing here assumes equal sizes or
+    an exchangeable model: a pilot whose large clusters differ most (real benchmarks do) gets
+    the design effect its interval has, not the one a mean cluster size and an ICC predict.
+    Deeper clusters are projected with the ICC that gives the pilot's design effect under
+    the unequal-size formula ``1 + ρ (Σ n² / N − 1)``. The ICC and its interval are shown,
+    and move the answers over their range (``icc_table()``).
 
     Parameters
     ----------
@@ -528,7 +635,8 @@ def pilot_plan(
         The cluster (for a Dataset, a coordinate along ``case``; default: the cases).
     other : DataFrame or Dataset, optional
         The second side of a paired comparison on the same items (the common items are
-        compared, as ``paired_delta(how="inner")``).
+        compared, as ``paired_delta(how="inner")``): the plan then describes the paired
+        difference ``data − other``.
     on : column label(s), optional
         The item key of frames, with ``other``.
     missing : {"drop", "fail", "pass", "raise"}
@@ -540,9 +648,11 @@ def pilot_plan(
     target_half_width : float, optional
         The half-width to plan for.
     effect : float, optional
-        With ``other``: the difference to detect.
+        The difference to detect: with ``other``, a paired difference; without it, the
+        distance between the mean and a boundary it is to be told from (a gate's
+        ``at_least``). Its sign does not matter.
     power : float
-        With ``effect``: the power to detect it.
+        With ``effect``: the chance to detect it, strictly between 0 and 1.
     responded : column label, optional
         Explicit response indicator, as in ``cluster_ci``.
     case, rerun : dim names
@@ -555,8 +665,7 @@ def pilot_plan(
     Raises
     ------
     InvalidOptionError
-        ``effect`` without ``other``, ``by`` that names the outcome, or an invalid option
-        (as in ``plan``).
+        ``by`` that names the outcome, or an invalid option (as in ``plan``).
     EmptyDataError
         A pilot whose every outcome is missing (with ``missing="drop"``).
     TooFewClustersError
@@ -570,18 +679,27 @@ def pilot_plan(
     Examples
     --------
     >>> import clusterstats
-    >>> demo = clusterstats.load_demo_data()
-    >>> pilot = demo[demo.model == "Mixtral-8x7B-Instruct-v0.1"]
+    >>> mmlu = clusterstats.datasets.load("mmlu_pro")
+    >>> pilot = mmlu[mmlu.model == "Mixtral-8x7B-Instruct-v0.1"]
     >>> p = clusterstats.pilot_plan(pilot, "correct", by="src", target_half_width=0.02)
-    >>> p.n_clusters, round(p.icc, 3), p.clusters_needed > p.n_clusters
-    (91.0, 0.105, True)
+    >>> ci = clusterstats.cluster_ci(pilot, "correct", by="src")
+    >>> p.half_width == (ci.high - ci.low) / 2, p.design_effect == ci.design_effect
+    (True, True)
+    >>> p.n_clusters, p.clusters_needed > p.n_clusters
+    (91.0, True)
     """
     from clusterstats.core.grouping import cluster_sums
+    from clusterstats.core.summary import default_design_effect, uneven_sizes_df
+    from clusterstats.core.variance import moulton_icc
 
     confidence = opt.check_plan_confidence(confidence)
+    level = opt.check_plan_number("power", power, above=0, below=1)
     opt.check_choice("missing", missing, opt.MISSING)
-    if effect is not None and other is None:
-        raise InvalidOptionError("effect= plans a paired comparison: pass other= (and on=)")
+    costs = opt.check_plan_costs(cost_per_cluster, cost_per_row)
+    target_width = None
+    if target_half_width is not None:
+        target_width = opt.check_plan_number("target_half_width", target_half_width, above=0)
+    size = None if effect is None else opt.check_plan_effect(effect)
     design = adapters.mean_design(data, outcome, by, responded=responded, case=case, rerun=rerun)
     if by is not None and any(_is_label(label, outcome) for label in opt.check_labels("by", by)):
         raise InvalidOptionError(
@@ -596,63 +714,210 @@ def pilot_plan(
             "from; pilot on answered rows, or plan from numbers with plan(...)"
         ) from None
     pilot = f"the pilot ({outcome!r} by {' + '.join(map(repr, design.by))})"
-    icc_summary, sigma2 = _pilot_moments(sums, pilot, confidence, paired=False)
-    rho = min(max(icc_summary.icc, 0.0), 1.0)
-    notes = []
-    if icc_summary.icc < 0:
-        notes.append(f"the pilot's ICC is negative ({icc_summary.icc:.3g}); planned with 0")
-    icc_range = None
-    if math.isfinite(icc_summary.low) and math.isfinite(icc_summary.high):
-        # the interval, truncated to [0, 1], and widened to the planned ICC if it misses it
-        low = min(max(icc_summary.low, 0.0), rho)
-        high = max(min(max(icc_summary.high, 0.0), 1.0), rho)
-        icc_range = (low, high)
+    summary, variance = _pilot_moments(sums, pilot, confidence, paired=False)
+    notes: list[str] = []
+    # the pilot's own interval: what it warns (few clusters) becomes a note of the plan
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always", ClusterStatsWarning)
+        pilot_interval, paired = _pilot_interval(
+            design, data, other, outcome, by, on, confidence, missing, responded, case
+        )
+    notes.extend(dict.fromkeys(f"the pilot's interval: {w.message}" for w in warned))
+    if other is None:
+        ci = pilot_interval
+        target, estimate, low, high = sums, ci.estimate, ci.low, ci.high
+        se, method, design_effect = ci.se, ci.method, ci.design_effect
+        quantity, what = "mean", "the ICC"
     else:
-        notes.append("the pilot's ICC has no interval: no plausible range is shown")
-    options: dict[str, Any] = {}
-    if other is not None:
-        paired = adapters.paired_design(
-            data,
-            other,
-            outcome,
-            by,
-            on=on,
-            how="inner",
-            missing=missing,
-            responded=responded,
-            case=case,
-        )
         items = paired.groups[0][1]
-        diff_sums = cluster_sums(items.a - items.b, items.codes)
+        target = cluster_sums(items.a - items.b, items.codes)
         differences = f"the per-item differences of {outcome!r} between data and other"
-        diff_summary, diff_variance = _pilot_moments(
-            diff_sums, differences, confidence, paired=True
-        )
-        if diff_summary.icc < 0:
-            notes.append(
-                f"the ICC of the per-item differences is negative ({diff_summary.icc:.3g}); "
-                "planned with 0"
-            )
-        options = {
-            "difference_variance": diff_variance,
-            "difference_icc": min(max(diff_summary.icc, 0.0), 1.0),
-            "effect": effect,
-        }
-    result = plan(
-        n_clusters=float(sums.n_clusters),
-        cluster_size=float(sums.counts.mean()),
-        icc=rho,
-        variance=sigma2,
+        summary, variance = _pilot_moments(target, differences, confidence, paired=True)
+        delta = pilot_interval
+        estimate, low, high, se, method = delta.delta, delta.low, delta.high, delta.se, delta.method
+        design_effect = default_design_effect(target, "pooled", False)[0]
+        quantity, what = "paired difference", "the ICC of the per-item differences"
+    rho = min(max(summary.icc, 0.0), 1.0)
+    if summary.icc < 0:
+        notes.append(f"{what} is negative ({summary.icc:.3g}); shown as 0")
+    icc_range = None
+    if math.isfinite(summary.low) and math.isfinite(summary.high):
+        # the interval, truncated to [0, 1], and widened to the shown ICC if it misses it
+        icc_range = (min(max(summary.low, 0.0), rho), max(min(max(summary.high, 0.0), 1.0), rho))
+    else:
+        notes.append(f"{what} has no interval: no plausible range is shown")
+
+    g = target.n_clusters
+    counts = target.counts
+    n_rows = float(counts.sum())
+    mean_size = n_rows / g
+    half = (high - low) / 2.0
+    # the studentized bootstrap and CR3 intervals stand on the jackknife variance
+    jackknife = method in ("bootstrap_t", "cr3", "cr3_ik")
+    skewness = pl.residual_skewness(counts, target.totals) if jackknife else 0.0
+    # oriented towards the effect, taken in the direction of the pilot's estimate
+    skewness *= math.copysign(1.0, estimate) if estimate else 0.0
+    scaled = pl.ScaledDesign(
+        half_width=half,
+        df=uneven_sizes_df(target, "pooled", jackknife=jackknife),
+        n_clusters=g,
         confidence=confidence,
-        icc_range=icc_range,
+        sizes=None if target.is_balanced else counts,
+        icc=moulton_icc(target),
+        jackknife=jackknife,
+        se=se if jackknife else None,
+        skewness=skewness,
+    )
+    concentration = float(counts @ counts) / n_rows  # Σ n² / N
+    # the ICC that gives the pilot's design effect under the unequal-size formula
+    rho_star = 0.0
+    if concentration > 1.0 and design_effect > 1.0:
+        rho_star = min((design_effect - 1.0) / (concentration - 1.0), 1.0)
+
+    def deeper(factor: float) -> float:
+        """The design effect with every cluster ``factor`` times as deep."""
+        return design_effect + rho_star * (factor - 1.0) * concentration
+
+    def option(name: str, clusters: float, factor: float) -> tuple:
+        width = scaled.half_width(clusters) * math.sqrt(deeper(factor) / (factor * design_effect))
+        rows = clusters * mean_size * factor
+        return (name, clusters, mean_size * factor, rows, rows / deeper(factor), width)
+
+    options = [
+        ("current", float(g), mean_size, n_rows, n_rows / design_effect, half),
+        option("double the depth", g, 2.0),
+        option("double the clusters", 2.0 * g, 1.0),
+    ]
+    m_star = None
+    if costs is not None:
+        c1, c2 = costs
+        m_star = pl.optimal_cluster_size(c1, c2, rho_star)
+        if rho_star == 0:
+            notes.append(
+                "the pilot's design effect shows no clustering: the cost-optimal depth is "
+                "unbounded and no cost-optimal option is listed"
+            )
+        else:
+            m_use = max(m_star, 1.0)
+            k_use = g * (c1 + c2 * mean_size) / (c1 + c2 * m_use)
+            if k_use >= 2:
+                options.append(option("cost-optimal depth, same cost", k_use, m_use / mean_size))
+    needed = None if target_width is None else scaled.clusters_for_half_width(target_width)
+    mde = k_power = power_at_clusters = None
+    if size is not None:
+        k_power = scaled.clusters_for_power(size, power=level)
+        if math.isfinite(k_power):
+            power_at_clusters = scaled.power(size, math.ceil(k_power))
+    if effect is not None or other is not None:
+        mde = scaled.detectable_effect(g, level)
+    fewest = min(x for x in (needed, k_power, math.inf) if x is not None)
+    if fewest < 10:
+        notes.append(
+            "fewer than 10 clusters answer the question: so few clusters give intervals that "
+            "are themselves uncertain (and a bootstrap with little to draw from), so plan at "
+            "least 10"
+        )
+    elif fewest < 20:
+        notes.append(
+            "fewer than 20 clusters answer the question: a projection to so few clusters "
+            "rests on large-sample approximations (its df, the jackknife's bias, the "
+            "skewness), and the power it promises can be several points off"
+        )
+    by_icc = []
+    for value in [] if icc_range is None else [icc_range[0], rho, icc_range[1]]:
+        # the model's relative change of the design effect, applied to the pilot's own
+        ratio = (1.0 + value * (concentration - 1.0)) / (1.0 + rho * (concentration - 1.0))
+        moved = pl.ScaledDesign(
+            half_width=half * math.sqrt(ratio),
+            df=scaled.df,
+            n_clusters=g,
+            confidence=confidence,
+            sizes=None if target.is_balanced else counts,
+            icc=moulton_icc(target),
+            jackknife=jackknife,
+            se=se * math.sqrt(ratio) if jackknife else None,
+            skewness=skewness,
+        )
+        by_icc.append(
+            (
+                value,
+                n_rows / (design_effect * ratio),
+                moved.half_width(g),
+                None if target_width is None else moved.clusters_for_half_width(target_width),
+            )
+        )
+    return Plan(
+        n_clusters=float(g),
+        cluster_size=mean_size,
+        icc=rho,
+        variance=variance,
+        confidence=confidence,
+        icc_low=math.nan if icc_range is None else icc_range[0],
+        icc_high=math.nan if icc_range is None else icc_range[1],
+        se=se,
+        half_width=half,
+        design_effect=design_effect,
+        n_eff=n_rows / design_effect,
+        n_eff_ceiling=(n_rows * n_rows / (float(counts @ counts) * rho_star))
+        if rho_star > 0
+        else math.inf,
+        options=tuple(options),
+        optimal_cluster_size=m_star,
         cost_per_cluster=cost_per_cluster,
         cost_per_row=cost_per_row,
         target_half_width=target_half_width,
+        clusters_needed=needed,
+        effect=effect,
         power=power,
-        **options,
+        difference_variance=variance if other is not None else None,
+        difference_icc=rho if other is not None else None,
+        minimum_detectable_effect=mde,
+        clusters_for_power=k_power,
+        power_at_clusters=power_at_clusters,
+        by_icc=tuple(by_icc),
+        source=f"pilot: {outcome} by {' + '.join(design.by)}",
+        quantity=quantity,
+        estimate=estimate,
+        df=scaled.df,
+        method=method,
+        notes=tuple(notes),
     )
-    source = f"pilot: {outcome} by {' + '.join(design.by)}"
-    return replace(result, source=source, notes=(*notes, *result.notes))
+
+
+def _pilot_interval(
+    design: Any,
+    data: Any,
+    other: Any,
+    outcome: Hashable,
+    by: Any,
+    on: Any,
+    confidence: float,
+    missing: str,
+    responded: Hashable | None,
+    case: Hashable,
+) -> tuple[Any, Any]:
+    """The interval a user gets on the pilot with the default method: ``cluster_ci``'s on
+    ``design``, or with ``other`` ``paired_delta``'s on the items both have (and the paired
+    design it was built from)."""
+    from clusterstats.mean import build_cluster_ci
+    from clusterstats.paired import build_paired_delta
+
+    if other is None:
+        options = opt.interval_options(confidence=confidence, missing=missing)
+        return build_cluster_ci(design, options), None
+    paired = adapters.paired_design(
+        data,
+        other,
+        outcome,
+        by,
+        on=on,
+        how="inner",
+        missing=missing,
+        responded=responded,
+        case=case,
+    )
+    options = opt.paired_options(how="inner", confidence=confidence, missing=missing)
+    return build_paired_delta(paired, options), paired
 
 
 def _is_label(a: Any, b: Any) -> bool:

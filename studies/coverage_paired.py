@@ -55,7 +55,16 @@ from clusterstats.core.summary import summarize_interval
 
 REPO = Path(__file__).resolve().parents[1]
 BASE_SEED = 20261202
-LIBRARY_METHODS = ("naive", "cr1", "cr2", "bootstrap_bca", "bootstrap_percentile", "bootstrap_t")
+LIBRARY_METHODS = (
+    "naive",
+    "cr1",
+    "cr2",
+    "cr2_ik",
+    "cr3_ik",
+    "bootstrap_bca",
+    "bootstrap_percentile",
+    "bootstrap_t",
+)
 CANDIDATES = ("score_inverted", "mover_inverted")
 METHODS = LIBRARY_METHODS + CANDIDATES
 # What paired_delta's and compare's method="auto" resolves to on this grid (K <= 100), and
@@ -288,7 +297,8 @@ def main(argv=None) -> int:
             "bootstraps miss where the outcome is rare and strongly clustered: a few clusters "
             "carry every discordant item, and datasets that miss them show a small difference "
             "with a small variance (the truth lies above the interval). The studentized "
-            "bootstrap `bootstrap_t` (never narrower than CR2) corrects that skewness; its "
+            "bootstrap `bootstrap_t` (never narrower than the jackknife with the df of uneven "
+            "sizes, `cr3_ik`, nor than CR2) corrects that skewness; its "
             f"price is width, {verdict['bootstrap_t'][2]:.2f} times CR2's median width on "
             "average over the K ≥ 20 cells, most of it in the rare, strongly clustered cells, "
             "where a dataset in which one or two clusters carry every discordant item cannot "
@@ -299,7 +309,7 @@ def main(argv=None) -> int:
             "rare outcome cannot be learned from a few clusters), and one correlation cannot "
             "undo the two intervals' asymmetric spans. `bootstrap_t` is therefore the default "
             "of `paired_delta` and `compare` up to 2,000 clusters; its draws come from a "
-            "fixed seed unless `rng` is given, its p-value is the larger of CR2's and the "
+            "fixed seed unless `rng` is given, its p-value is the larger of `cr3_ik`'s and the "
             "bootstrap-t test's (so it agrees with the interval), and above 2,000 clusters, "
             "where its cost grows and the skewness it corrects has faded, the default is "
             "CR2 (coverage-many-clusters.md).",

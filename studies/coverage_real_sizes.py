@@ -37,7 +37,14 @@ from clusterstats.core.summary import summarize_interval
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = 20261203
-METHODS = ("korn_graubard_guarded", "korn_graubard_inverted", "korn_graubard", "cr2")
+METHODS = (
+    "korn_graubard_hybrid",
+    "korn_graubard_inverted",
+    "korn_graubard_guarded",
+    "korn_graubard",
+    "cr2",
+    "cr2_ik",
+)
 
 
 def sizes() -> np.ndarray:

@@ -158,12 +158,13 @@ def test_pass_at_k_matches_enumeration_and_its_se_is_sd_over_root_p(cruxeval):
     per_case = np.asarray(per_case)
     n_cases = per_case.size
     assert res.estimate == pytest.approx(per_case.mean(), rel=1e-12)
-    assert res.se == pytest.approx(per_case.std(ddof=1) / math.sqrt(n_cases), rel=1e-10)
-    # the default is the studentized bootstrap, whose reported se is CR2's (df: none)
+    # the default is the studentized bootstrap, whose reported se is CR3's (the jackknife
+    # floor it never narrows): sum(e^2) / (P - 1)^2 = sd^2 / (P - 1) for P case means
+    assert res.se == pytest.approx(per_case.std(ddof=1) / math.sqrt(n_cases - 1), rel=1e-10)
     assert res.method == "bootstrap_t"
     assert math.isnan(res.df)
     cr2 = one.eval.pass_at_k("correct", k=3, case="problem_id", rerun="sample_index", method="cr2")
-    assert cr2.se == res.se
+    assert cr2.se == pytest.approx(per_case.std(ddof=1) / math.sqrt(n_cases), rel=1e-10)
     assert cr2.df == pytest.approx(n_cases - 1)
     assert (res.low, res.high) != (cr2.low, cr2.high)
     assert res.low <= cr2.low
@@ -306,8 +307,9 @@ def test_new_results_display_and_convert(tau_ds, crux_ds):
     grouped = crux_ds.eval.pass_at_k("correct", k=1)
     assert "PassAtK over task" in repr(grouped)
     assert grouped._repr_html_().count("<tr>") == 3
-    # pass@1 is the mean of the runs when every case has the same number of them
-    means = crux_ds.eval.cluster_ci("correct", estimand="cluster_mean", method="cr1")
+    # pass@1 is the mean of the runs when every case has the same number of them, and its
+    # default (studentized bootstrap) reports the jackknife (CR3) standard error
+    means = crux_ds.eval.cluster_ci("correct", estimand="cluster_mean", method="cr3")
     for task in grouped.groups:
         assert grouped[task].estimate == pytest.approx(means[task].estimate, rel=1e-12)
         assert grouped[task].se == pytest.approx(means[task].se, rel=1e-10)

@@ -30,6 +30,8 @@ REPO = Path(__file__).resolve().parents[1]
         ("studies/coverage_crossed.py", "two-way default"),
         ("studies/coverage_weighted.py", "weighted default"),
         ("benchmarks/dask_scale.py", "ratio"),
+        ("studies/coverage_real_data.py", "worst K ≥ 20"),
+        ("studies/power_real_data.py", "realised power"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):

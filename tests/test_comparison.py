@@ -333,6 +333,7 @@ def test_bootstrap_t_pairs_equal_paired_delta_on_the_same_seed(estimand):
         panel.drop_duplicates("item").set_index("item")["doc"]
     )
     cr2 = _compare_frame(panel, estimand=estimand, method="cr2")
+    floor = _compare_frame(panel, estimand=estimand, method="cr3_ik")
     for k, (a, b) in enumerate(zip(res.pair_a, res.pair_b, strict=True)):
         single = quiet(
             cs.paired_delta,
@@ -348,11 +349,31 @@ def test_bootstrap_t_pairs_equal_paired_delta_on_the_same_seed(estimand):
         assert res.low[k] == pytest.approx(single.low, rel=1e-12, abs=1e-14)
         assert res.high[k] == pytest.approx(single.high, rel=1e-12, abs=1e-14)
         assert res.p_value[k] == pytest.approx(single.p_value, rel=1e-10)
-        # never inside CR2's interval, and the p-value no smaller than CR2's
-        assert res.low[k] <= cr2.low[k] + 1e-15
-        assert res.high[k] >= cr2.high[k] - 1e-15
-        assert res.p_value[k] >= cr2.p_value[k] - 1e-15
-    assert res.se == pytest.approx(cr2.se, rel=1e-12)
+        # never inside its floor's interval (the jackknife with the df of uneven sizes), nor
+        # CR2's, and the p-value no smaller than theirs
+        assert res.low[k] <= floor.low[k] + 1e-15 <= cr2.low[k] + 2e-15
+        assert res.high[k] >= floor.high[k] - 1e-15 >= cr2.high[k] - 2e-15
+        assert res.p_value[k] >= floor.p_value[k] - 1e-15
+        assert floor.p_value[k] >= cr2.p_value[k] - 1e-15
+    assert res.se == pytest.approx(floor.se, rel=1e-12)
+
+
+@pytest.mark.parametrize("estimand", ["pooled", "cluster_mean"])
+def test_cr2_ik_pairs_have_their_own_df_and_equal_paired_delta(estimand):
+    # each pair's df of uneven sizes comes from its own differences (their Moulton ICC)
+    panel = small_panel(seed=5)
+    res = _compare_frame(panel, estimand=estimand, method="cr2_ik")
+    assert res.method == "cr2_ik"
+    wide = panel.pivot(index="item", columns="model", values="passed").join(
+        panel.drop_duplicates("item").set_index("item")["doc"]
+    )
+    for k, (a, b) in enumerate(zip(res.pair_a, res.pair_b, strict=True)):
+        single = quiet(cs.paired_delta, wide, a, b, by="doc", estimand=estimand, method="cr2_ik")
+        assert res.df[k] == pytest.approx(single.df, rel=1e-12)
+        assert res.low[k] == pytest.approx(single.low, rel=1e-12, abs=1e-14)
+        assert res.high[k] == pytest.approx(single.high, rel=1e-12, abs=1e-14)
+        assert res.p_value[k] == pytest.approx(single.p_value, rel=1e-10)
+    assert res.to_frame()["df"].tolist() == list(res.df)
 
 
 def test_bootstrap_t_pair_that_one_cluster_carries_is_clipped_with_a_note():

@@ -175,8 +175,11 @@ def test_cluster_ci_reports_the_model_the_interval_used():
         confidence=0.95,
     )
     assert (res.low, res.high) == (found.low, found.high)
-    assert res.n_eff == found.n_eff
-    assert res.design_effect == pytest.approx(res.n_rows / found.n_eff, rel=1e-15)
+    # the test runs at n0 = found.n_eff; the design effect is reported like every method's,
+    # the variance p (1 - p) / n0 over s^2 / N = p (1 - p) / (N - 1)
+    assert res.design_effect == pytest.approx((res.n_rows - 1) / found.n_eff, rel=1e-14)
+    assert res.n_eff == pytest.approx(res.n_rows / res.design_effect, rel=1e-15)
+    assert res.se == pytest.approx(np.sqrt(res.estimate * (1 - res.estimate) / found.n_eff))
     assert res.se == pytest.approx(math.sqrt(y.mean() * (1 - y.mean()) / found.n_eff), rel=1e-15)
     assert math.isnan(res.df)
 

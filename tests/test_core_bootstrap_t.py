@@ -71,31 +71,32 @@ def test_equals_a_plain_loop_on_the_same_draws(estimand, seed):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_never_inside_the_cr2_interval(seed):
+def test_never_inside_the_cr3_ik_interval_nor_cr2s(seed):
     values, codes = _rows(seed)
     frame = pd.DataFrame({"y": values, "g": codes})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cs.FewClustersWarning)
         cr2 = cs.cluster_ci(frame, "y", by="g", method="cr2")
+        floor = cs.cluster_ci(frame, "y", by="g", method="cr3_ik")
         boot = cs.cluster_ci(frame, "y", by="g", method="bootstrap_t", n_resamples=499, rng=seed)
     assert boot.method == "bootstrap_t"
-    assert boot.low <= cr2.low
-    assert boot.high >= cr2.high
-    assert boot.se == pytest.approx(cr2.se, rel=1e-12)
+    assert boot.low <= floor.low <= cr2.low
+    assert boot.high >= floor.high >= cr2.high
+    assert boot.se == pytest.approx(floor.se, rel=1e-12)  # the jackknife's
     assert boot.estimate == cr2.estimate
 
 
 def test_skewed_data_widen_the_upper_side_only():
     # 30 clusters, a lognormal score: the estimate's distribution is right-skewed, so the
-    # bootstrap-t upper bound lies above CR2's while the lower bound stays CR2's
+    # bootstrap-t upper bound lies above its floor's while the lower bound stays the floor's
     rng = np.random.default_rng(4)
     codes = np.repeat(np.arange(30), 4)
     values = rng.lognormal(0.0, 1.4, codes.size)
     frame = pd.DataFrame({"y": values, "g": codes})
-    cr2 = cs.cluster_ci(frame, "y", by="g", method="cr2")
+    floor = cs.cluster_ci(frame, "y", by="g", method="cr3_ik")
     boot = cs.cluster_ci(frame, "y", by="g", method="bootstrap_t", n_resamples=999, rng=0)
-    assert boot.high > cr2.high * 1.02
-    assert boot.low == cr2.low
+    assert boot.high > floor.high * 1.02
+    assert boot.low == floor.low
 
 
 def test_a_side_the_data_cannot_bound_is_infinite_with_a_note():

@@ -20,14 +20,14 @@ from clusterstats.core.intervals import (
 )
 
 
-def test_auto_is_inverted_korn_graubard_for_binary_and_bootstrap_t_then_cr2_for_continuous():
-    assert auto_method(is_binary=True, n_clusters=10) == "korn_graubard_inverted"
-    assert auto_method(is_binary=True, n_clusters=10_000) == "korn_graubard_inverted"
+def test_auto_is_hybrid_korn_graubard_for_binary_and_bootstrap_t_then_cr2_for_continuous():
+    assert auto_method(is_binary=True, n_clusters=10) == "korn_graubard_hybrid"
+    assert auto_method(is_binary=True, n_clusters=10_000) == "korn_graubard_hybrid"
     assert auto_method(is_binary=False, n_clusters=30) == "bootstrap_t"
     assert auto_method(is_binary=False, n_clusters=AUTO_BOOTSTRAP_MAX_CLUSTERS) == "bootstrap_t"
     assert auto_method(is_binary=False, n_clusters=AUTO_BOOTSTRAP_MAX_CLUSTERS + 1) == "cr2"
     frame = cs.simulate(40, 5, mean=0.3, icc=0.2, seed=1)
-    assert cs.cluster_ci(frame, "y", by="cluster").method == "korn_graubard_inverted"
+    assert cs.cluster_ci(frame, "y", by="cluster").method == "korn_graubard_hybrid"
     scores = cs.simulate(40, 5, mean=0.3, icc=0.2, seed=1, outcome="continuous")
     assert cs.cluster_ci(scores, "y", by="cluster").method == "bootstrap_t"
 

@@ -327,7 +327,7 @@ def check_icc(icc: float, exact: Exact) -> None:
 def check_design_effect(result, exact: Exact, estimand: str) -> None:
     variance = exact.cr1_pooled if estimand == "pooled" else exact.cr1_cluster_mean
     if exact.iid > 0 and variance > 0:
-        assert_relative(result.empirical, variance / exact.iid, "empirical deff")
+        assert_relative(result.linearized, variance / exact.iid, "linearized deff")
     if exact.icc is None or all(c == 1 for c in exact.counts):
         return  # undefined, or 1 by definition
     rho = max(exact.icc, Fraction(0))
@@ -382,8 +382,12 @@ def core_calls(make_sums, binary: bool) -> dict:
             make_sums(), estimand="pooled", method="cr2", confidence=CONFIDENCE, is_binary=binary
         ),
         "icc": lambda: summarize_icc(make_sums(), confidence=CONFIDENCE),
-        "deff_pooled": lambda: summarize_design_effect(make_sums(), estimand="pooled"),
-        "deff_cluster_mean": lambda: summarize_design_effect(make_sums(), estimand="cluster_mean"),
+        "deff_pooled": lambda: summarize_design_effect(
+            make_sums(), estimand="pooled", is_binary=binary
+        ),
+        "deff_cluster_mean": lambda: summarize_design_effect(
+            make_sums(), estimand="cluster_mean", is_binary=binary
+        ),
     }
 
 

@@ -8,6 +8,10 @@
 * ``docs/api.md`` is generated from the docstrings (mkdocstrings ``::: clusterstats.name``
   directives): it must render every public function, class and accessor, and the
   docstrings must describe every result field and table column.
+* A number written in prose is followed by a hidden marker that computes it,
+  ``148.5<!--={cot.n_eff:.1f}-->``: the marker is an f-string field evaluated in the page's
+  namespace where it stands (after the blocks above it ran), and the text just before it
+  must end with what it gives. Prose cannot drift from the outputs it describes.
 * No page and no rendered docstring cites material outside the published package.
 * The docstring examples of every ``clusterstats`` module must pass (``doctest``).
 
@@ -26,6 +30,7 @@ import doctest
 import importlib
 import inspect
 import io
+import math
 import os
 import pkgutil
 import re
@@ -111,6 +116,24 @@ def normalise(text: str) -> str:
 # -- the pages -------------------------------------------------------------------------------
 
 
+def test_prose_numbers_are_checked_where_the_issue_found_drift():
+    # the getting-started page and the README state numbers of their outputs in prose
+    for page in (DOCS / "getting-started.md", REPO / "README.md", DOCS / "planning.md"):
+        assert len(prose_numbers(page)) >= 3, page.name
+
+
+def test_prose_number_markers_catch_a_drifted_number(tmp_path):
+    page = tmp_path / "p.md"
+    page.write_text("```python\nx = 2.5\n```\n\nIt is 2.4<!--={x:.1f}--> and 2.5<!--={x:.1f}-->.\n")
+    failures: list[str] = []
+    namespace: dict = {}
+    numbers = prose_numbers(page)
+    exec("x = 2.5", namespace)
+    _check_prose(numbers, namespace, page, math.inf, failures)
+    assert len(failures) == 1
+    assert "says '2.4'" in failures[0]
+
+
 def test_docs_exist():
     names = {p.name for p in PAGES}
     assert {
@@ -126,12 +149,44 @@ def test_docs_exist():
     )
 
 
+# ``<!--={expression:format}-->`` right after a number in prose: the text it checks is the
+# run of non-space characters before it.
+_PROSE_NUMBER = re.compile(r"(\S*)<!--=\{(.+?)\}-->")
+
+
+def prose_numbers(page: Path) -> list[tuple[int, str, str]]:
+    """``(line, written, field)`` for each checked number outside code blocks."""
+    lines = page.read_text(encoding="utf-8").split("\n")
+    inside = set()
+    for block in fenced_blocks("\n".join(lines)):
+        inside.update(range(block.start, block.end + 1))
+    return [
+        (i, m[1], m[2])
+        for i, line in enumerate(lines)
+        if i not in inside
+        for m in _PROSE_NUMBER.finditer(line)
+    ]
+
+
+def _check_prose(numbers, namespace, page, before: float, failures: list[str]) -> None:
+    """Check (and drop from ``numbers``) the prose numbers above line ``before``."""
+    while numbers and numbers[0][0] < before:
+        line, written, field = numbers.pop(0)
+        value = eval('f"""{' + field + '}"""', namespace)  # the marker's f-string field
+        if not written.endswith(value):
+            failures.append(
+                f"{page.name}, line {line + 1}: the prose says {written!r}, {field} is {value!r}"
+            )
+
+
 @pytest.mark.parametrize("page", RUNNABLE, ids=[p.name for p in RUNNABLE])
 def test_docs_page(page: Path, in_empty_folder):
     namespace: dict = {"__name__": f"docs.{page.stem}"}
     mismatches = []
     replacements = []
+    numbers = prose_numbers(page)
     for block, expected in examples(page):
+        _check_prose(numbers, namespace, page, block.start, mismatches)
         # Leading newlines keep traceback line numbers equal to the page's line numbers.
         source = "\n" * (block.start + 1) + block.code
         stdout = io.StringIO()
@@ -153,6 +208,7 @@ def test_docs_page(page: Path, in_empty_folder):
                 )
             )
             mismatches.append(f"{page.name}, block at line {block.start + 1}:\n{diff}")
+    _check_prose(numbers, namespace, page, math.inf, mismatches)
     if replacements:
         lines = page.read_text(encoding="utf-8").split("\n")
         for block, printed in sorted(replacements, key=lambda r: -r[0].start):
@@ -162,9 +218,9 @@ def test_docs_page(page: Path, in_empty_folder):
 
 
 def _slug(heading: str) -> str:
-    """GitHub's anchor for a heading."""
-    text = re.sub(r"[`*_]", "", heading.strip().lower())
-    text = "".join(c for c in text if c in " -" or unicodedata.category(c)[0] in "LN")
+    """GitHub's anchor for a heading (and Python-Markdown's: both keep underscores)."""
+    text = re.sub(r"[`*]", "", heading.strip().lower())
+    text = "".join(c for c in text if c in " -_" or unicodedata.category(c)[0] in "LN")
     return text.replace(" ", "-")
 
 
@@ -415,13 +471,15 @@ def test_documented_auto_rule_and_thresholds_match_the_code():
     # 2,000-cluster switch and the 20-cluster threshold; when auto_method is revised, revise
     # that section too.
     for g in (2, 5, 19, 20, 30, 1000, 2000, 2001, 100_000):
-        assert intervals.auto_method(is_binary=True, n_clusters=g) == "korn_graubard_inverted"
+        assert intervals.auto_method(is_binary=True, n_clusters=g) == "korn_graubard_hybrid"
         expected = "bootstrap_t" if g <= 2000 else "cr2"
         assert intervals.auto_method(is_binary=False, n_clusters=g) == expected
     assert intervals.AUTO_BOOTSTRAP_MAX_CLUSTERS == 2000
     assert intervals.FEW_CLUSTERS == 20
     text = (DOCS / "estimands-and-methods.md").read_text()
-    assert "`bootstrap_t`** up to 2,000 clusters, **`cr2`** above" in text
+    assert "**binary outcome → `korn_graubard_hybrid`**" in text
+    rule = "`bootstrap_t`** (never narrower than `cr3_ik`) up to 2,000 clusters, **`cr2`** above"
+    assert rule in " ".join(text.split())
 
 
 # -- docstring examples ----------------------------------------------------------------------
@@ -443,3 +501,46 @@ def test_doctests(module_name):
     module = importlib.import_module(module_name)
     result = doctest.testmod(module, report=True, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed"
+
+
+def _power_checks() -> list[dict[str, str]]:
+    """The table of docs/power-real-data.md, one dict per check."""
+    lines = [
+        ln for ln in (DOCS / "power-real-data.md").read_text().splitlines() if ln.startswith("|")
+    ]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [
+        dict(zip(header, (c.strip() for c in ln.strip("|").split("|")), strict=True))
+        for ln in lines[2:]
+    ]
+
+
+def test_planning_prose_states_the_power_study_as_measured():
+    # the planning page's sentences about realised power are read from the study's page
+    text = " ".join((DOCS / "planning.md").read_text().split())
+    checks = _power_checks()
+    old = next(c for c in checks if c["check"] == "MMLU-Pro Llama-8B − Mixtral-8x7B by src")
+    k_old, power_old = old["mean-size plan: K, power"].split(", ")
+    assert f"said {k_old} sources; drawing {k_old} sources" in text
+    assert f"gave the default test {float(power_old.rstrip('%')):.0f}% power" in text
+    checked = [c for c in checks if c["realised power"].endswith("%")]
+    gap = {
+        c["check"]: float(c["realised power"].rstrip("%")) - float(c["promised power"].rstrip("%"))
+        for c in checked
+    }
+    large = [c for c in checked if int(c["planned K"].replace(",", "")) >= 20]
+    small = [gap[c["check"]] for c in checked if int(c["planned K"].replace(",", "")) < 20]
+    sizes = sorted(
+        int(c["planned K"]) for c in checked if int(c["planned K"].replace(",", "")) < 20
+    )
+    # the page's own summary of the large plans (computed before the table's rounding)
+    page = " ".join((DOCS / "power-real-data.md").read_text().split())
+    low, high = re.search(
+        r"20 clusters or more: gaps ([-+][\d.]+) to ([-+][\d.]+) points", page
+    ).groups()
+    assert (
+        f"within {-float(low):.1f} points below to {float(high):.1f} points above "
+        f"({len(large)} checks" in text
+    )
+    assert f"plans of {sizes[0]} to {sizes[-1]} clusters are rougher" in text
+    assert f"from {-min(small):.1f} points below to {max(small):.1f} above" in text

@@ -16,7 +16,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import special
 
 import clusterstats as cs
 from clusterstats.testing import (
@@ -72,7 +71,7 @@ def test_at_least_reads_cluster_ci_interval(arms):
         assert g.verdict == verdict
         assert (g.low, g.high) == (ci.low, ci.high)
         assert g.kind == "at_least"
-        assert g.method == ci.method == "korn_graubard_inverted"
+        assert g.method == ci.method == "korn_graubard_hybrid"
 
 
 def test_inconclusive_reports_the_clusters_a_plan_needs(arms):
@@ -80,15 +79,9 @@ def test_inconclusive_reports_the_clusters_a_plan_needs(arms):
     ci = quiet(cs.cluster_ci, cot, "correct", "task")
     threshold = ci.estimate - 0.02
     (g,) = quiet(cs.gate, cot, "correct", "task", at_least=threshold).gates
-    z_alpha, z_power = special.ndtri(0.975), special.ndtri(0.8)
-    plan = quiet(
-        cs.pilot_plan,
-        cot,
-        "correct",
-        "task",
-        target_half_width=0.02 * z_alpha / (z_alpha + z_power),
-    )
-    assert g.clusters_needed == pytest.approx(plan.clusters_needed, rel=1e-12)
+    # the rate gate plans for 80% power to tell the estimate from the boundary 0.02 away
+    plan = quiet(cs.pilot_plan, cot, "correct", "task", effect=0.02)
+    assert g.clusters_needed == pytest.approx(plan.clusters_for_power, rel=1e-12)
     assert g.clusters_needed > g.n_clusters
     # the paired gate plans the paired comparison for 80% power to detect the distance
     delta = cs.paired_delta(direct, cot, "correct", "task", on="item_id")
@@ -361,7 +354,13 @@ def test_clusters_needed_falls_back_to_scaling_the_standard_error():
     report = cs.gate(new, "correct", "problem_id", baseline=old, margin=0.0, **options)
     (g,) = report.gates
     assert g.verdict == "inconclusive"
-    z = special.ndtri(0.975) + special.ndtri(0.8)
-    expected = delta.n_clusters * (z * delta.se / abs(delta.delta)) ** 2
-    assert g.clusters_needed == pytest.approx(expected, rel=1e-12)
+    # K' at which se sqrt(K / K') (t_{K'-1, 0.975} + t_{K'-1, 0.8}) equals the distance
+    from scipy import optimize, stats
+
+    def shortfall(k):
+        q = stats.t.ppf(0.975, k - 1) + stats.t.ppf(0.8, k - 1)
+        return delta.se * np.sqrt(delta.n_clusters / k) * q - abs(delta.delta)
+
+    expected = optimize.brentq(shortfall, 2, 1e7, xtol=1e-12, rtol=1e-14)
+    assert g.clusters_needed == pytest.approx(expected, rel=1e-9)
     assert "scaled from this run's standard error" in g.notes[-1]

@@ -9,6 +9,7 @@ quantile ``t_{1, 0.975} = tan(0.475 π)``, Wilson's formula, the rule of three
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -136,31 +137,39 @@ def _check_numpy_numbers(p):
     assert p.half_width == pytest.approx(planned().half_width, rel=0, abs=0)
 
 
+def _pilot_interval(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.ClusterStatsWarning)
+        return cs.cluster_ci(data, "y", by="c")
+
+
 def _check_negative_pilot_icc(p):
-    # seed 0: ANOVA ICC −0.022 is planned as 0, so Var = σ² / (K m) with σ² the row variance
-    y = pilot(clusters=12, size=5, seed=0, rate=0.5)["y"].to_numpy()
-    expected = stats.t.ppf(0.975, 11) * math.sqrt(np.var(y, ddof=1) / 60)
+    # seed 0: ANOVA ICC −0.022 is shown as 0; the current row is the pilot's own interval,
+    # whose few-clusters warning becomes a note of the plan
+    ci = _pilot_interval(pilot(clusters=12, size=5, seed=0, rate=0.5))
     assert p.icc == 0.0
-    assert p.half_width == pytest.approx(expected, rel=1e-12)
+    assert p.half_width == pytest.approx((ci.high - ci.low) / 2, rel=1e-12)
+    assert p.design_effect == pytest.approx(ci.design_effect, rel=1e-12)
     assert p.icc_low == 0.0
     assert any("negative" in note for note in p.notes)
+    assert any("only 12 clusters" in note for note in p.notes)
 
 
 def _check_between_only_pilot(p):
-    # each cluster constant: ICC 1, no interval (so no range), n_eff = K = 10
+    # each cluster constant: ICC 1, no interval (so no range); the design effect is the
+    # interval's: the CR2 variance 10 * 2.5^2 / 0.9 / 50^2 over s^2 / N = 0.25 * 50/49 / 50,
+    # which is 49 / 9, so n_eff = 50 * 9 / 49
     assert p.icc == 1.0
     assert math.isnan(p.icc_low)
-    assert p.n_eff == pytest.approx(10, rel=1e-12)
+    assert p.n_eff == pytest.approx(450 / 49, rel=1e-12)
+    assert p.n_eff == pytest.approx(_pilot_interval(_all_same_in_clusters()).n_eff, rel=1e-12)
     assert any("no interval" in note for note in p.notes)
 
 
 def _check_two_cluster_pilot(p):
-    data = pilot(clusters=2, size=20, seed=1)
-    icc = cs.icc(data, "y", by="c").icc
-    rho = max(icc, 0.0)
-    expected = t_half_width(2, 20, rho, np.var(data["y"], ddof=1))
+    ci = _pilot_interval(pilot(clusters=2, size=20, seed=1))
     assert p.n_clusters == 2
-    assert p.half_width == pytest.approx(expected, rel=1e-12)
+    assert p.half_width == pytest.approx((ci.high - ci.low) / 2, rel=1e-12)
 
 
 def holds(predicate):
@@ -507,10 +516,11 @@ PILOT_CASES = [
         ),
     ),
     pilot_case(
-        "pilot_plan: effect without other",
-        Raises(Option, r"effect= plans a paired comparison: pass other="),
+        "pilot_plan: effect without other is the distance to a boundary",
+        Returns(holds(lambda p: p.clusters_for_power > 2 and p.minimum_detectable_effect > 0)),
         effect=0.1,
     ),
+    pilot_case("pilot_plan: effect zero", Raises(Option, r"effect must be nonzero"), effect=0.0),
     pilot_case(
         "pilot_plan: power 2",
         Raises(Option, r"power must be strictly between 0 and 1, got 2"),

@@ -67,27 +67,35 @@ def closed_form(passes, n: int, k: int, statistic: str = "pass@k") -> np.ndarray
     return np.array([math.comb(c, k) / math.comb(m, k) for c, m in zip(passes, n, strict=True)])
 
 
-def cr2_case_interval(values: np.ndarray) -> tuple[float, float, float]:
-    """Cases as clusters: mean ± t_{P-1} sd / sqrt(P)."""
+def cr3_case_se(values: np.ndarray) -> float:
+    """CR3 (Bell and McCaffrey's jackknife) of a mean of P per-case values, in closed form:
+    each residual is inflated by 1 / (1 - 1/P), so the variance is sum(e^2) / (P - 1)^2 =
+    sd^2 / (P - 1)."""
+    return float(np.std(values, ddof=1) / math.sqrt(len(values) - 1))
+
+
+def cr3_case_interval(values: np.ndarray) -> tuple[float, float, float]:
+    """Cases as clusters: mean ± t_{P-1} × the CR3 standard error (equal weights make the
+    Satterthwaite degrees of freedom exactly P - 1)."""
     p = len(values)
-    half = stats.t.ppf(0.975, p - 1) * np.std(values, ddof=1) / math.sqrt(p)
+    half = stats.t.ppf(0.975, p - 1) * cr3_case_se(values)
     return values.mean(), values.mean() - half, values.mean() + half
 
 
 def expect_pass(values: np.ndarray, **fields):
-    """A ``check``: the estimate of these per-case values, CR2's standard error (mean ± t
-    sd / sqrt(P) in closed form, which the default studentized bootstrap never narrows), the
+    """A ``check``: the estimate of these per-case values, CR3's standard error (mean ± t
+    sd / sqrt(P - 1) in closed form, which the default studentized bootstrap never narrows), the
     default interval of ``cluster_ci`` on the values themselves (each case a cluster, the
     same default seed), and ``fields``."""
     values = np.asarray(values, dtype=float)
-    estimate, low, high = cr2_case_interval(values)
+    estimate, low, high = cr3_case_interval(values)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cs.ClusterStatsWarning)
         direct = cs.cluster_ci(None, values, np.arange(values.size))
 
     def check(result):
         assert result.estimate == pytest.approx(estimate, rel=1e-12)
-        assert result.se == pytest.approx(np.std(values, ddof=1) / math.sqrt(values.size))
+        assert result.se == pytest.approx(cr3_case_se(values))
         assert result.method == "bootstrap_t"
         assert result.low <= low + 1e-12
         assert result.high >= high - 1e-12
@@ -165,7 +173,7 @@ OPTION_CASES = [
         Raises(Option, r"fewer_runs must be one of \('raise', 'drop'\), got 'skip'"),
         fewer_runs="skip",
     ),
-    pass_case("method typo", Raises(Option, r"method must be one of .*got 'cr3'"), method="cr3"),
+    pass_case("method typo", Raises(Option, r"method must be one of .*got 'cr4'"), method="cr4"),
     pass_case(
         "method of cluster_ci only (wilson) for pass@k",
         Raises(Option, r"method must be one of .*got 'wilson'"),
@@ -427,7 +435,7 @@ def _check_hat_k_equals_n(result):
     indicators = pd.DataFrame({"v": (np.array(PASSES) == 4).astype(float), "g": range(24)})
     reference = cs.cluster_ci(indicators, "v", "g")
     assert result.estimate == pytest.approx(4 / 24, rel=1e-12)
-    assert result.method == reference.method == "korn_graubard_inverted"
+    assert result.method == reference.method == "korn_graubard_hybrid"
     assert (result.low, result.high) == pytest.approx((reference.low, reference.high), rel=1e-12)
 
 
@@ -1278,7 +1286,7 @@ DATASETS_CASES = [
         "load_demo_data: the documented slice",
         lambda: {},
         cs.load_demo_data,
-        Returns(holds(lambda f: f.shape == (8692, 5) and f["src"].nunique() == 91)),
+        Returns(holds(lambda f: f.shape == (48128, 5) and f["src"].nunique() == 91)),
     ),
 ]
 

@@ -14,7 +14,9 @@ from clusterstats.core.intervals import METHODS
 
 # Every method with a clustered interval that falls back on zero variance (the inverted
 # interval, which "auto" resolves to for binary outcomes, needs no fallback).
-CLUSTERED_METHODS = [m for m in METHODS if m not in ("naive", "korn_graubard_inverted", "auto")]
+# the inverted test and the hybrid built on it need no fallback (below)
+INVERTED = ("korn_graubard_inverted", "korn_graubard_hybrid")
+CLUSTERED_METHODS = [m for m in METHODS if m not in ("naive", *INVERTED, "auto")]
 
 
 def all_pass(n_clusters=30, size=10) -> pd.DataFrame:
@@ -41,7 +43,7 @@ def test_all_pass_gives_clopper_pearson_on_the_number_of_clusters(method):
     assert any("effective n of 30" in n for n in res.notes)
 
 
-@pytest.mark.parametrize("method", ["korn_graubard_inverted", "auto"])
+@pytest.mark.parametrize("method", [*INVERTED, "auto"])
 def test_all_pass_under_the_inverted_interval_assumes_the_largest_icc(method):
     """No fallback: the restricted ICC is 0.98 for every candidate rate (each cluster agrees
     with itself), n0 = 300 / (1 + 0.98 * 9), and the mid-p lower bound solves
@@ -49,10 +51,12 @@ def test_all_pass_under_the_inverted_interval_assumes_the_largest_icc(method):
     with pytest.warns(cs.DegenerateDataWarning, match="all 300 outcomes are 1: the data cannot"):
         res = cs.cluster_ci(all_pass(), "passed", by="case", method=method)
     n0 = 300 / (1 + 0.98 * 9)
-    assert res.method == "korn_graubard_inverted"
+    assert res.method == ("korn_graubard_hybrid" if method == "auto" else method)
     assert res.high == 1.0
     assert res.low == pytest.approx(0.05 ** (1 / n0), rel=1e-9)
-    assert res.n_eff == pytest.approx(n0, rel=1e-12)
+    # the reported design effect is over s^2 / N with s^2's (N - 1) divisor, as for every
+    # method, so it is the tested one times (N - 1) / N and n_eff = n0 * N / (N - 1)
+    assert res.n_eff == pytest.approx(n0 * 300 / 299, rel=1e-12)
 
 
 def test_all_pass_naive_stays_the_iid_wilson_interval_without_warning():

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import special
 
 import clusterstats as cs
 from clusterstats.core import planning as pl
@@ -81,8 +82,8 @@ def test_plan_with_costs_target_and_icc_range():
     assert table["n_eff"].is_monotonic_decreasing
     assert table["clusters_needed"].is_monotonic_increasing
     text = repr(plan)
-    assert "ceiling K/ρ = 100" in text
-    assert "145 clusters" in text
+    assert "ceiling 100 however deep the clusters" in text
+    assert "145 clusters (115 more than the 30)" in text
 
 
 def test_plan_rejects_bad_numbers():
@@ -106,14 +107,51 @@ def test_pilot_plan(mmlu):
     assert plan.n_clusters == 91
     assert plan.cluster_size == pytest.approx(12032 / 91)
     assert plan.variance == pytest.approx(llama.correct.var(ddof=1), rel=1e-12)
+    # the current row is the interval cluster_ci gives on the same rows, and so is its
+    # design effect (the one definition)
+    ci = llama.eval.cluster_ci("correct", by="src")
+    assert plan.half_width == pytest.approx((ci.high - ci.low) / 2, rel=1e-12)
+    assert plan.options[0][5] == plan.half_width
+    assert plan.design_effect == pytest.approx(ci.design_effect, rel=1e-12)
+    assert plan.n_eff == pytest.approx(ci.n_eff, rel=1e-12)
+    assert plan.df == pytest.approx(uneven_sizes_df_of(llama), rel=1e-12)
+    # the target: the projected half-width at the planned clusters is the target
+    scaled = pl.ScaledDesign(
+        half_width=plan.half_width,
+        df=plan.df,
+        n_clusters=91,
+        confidence=0.95,
+        sizes=llama.groupby("src").size().to_numpy(float),
+        icc=moulton_icc_of(llama),
+    )
+    assert scaled.half_width(plan.clusters_needed) == pytest.approx(0.02, rel=1e-9)
+    assert plan.more_clusters_needed == math.ceil(plan.clusters_needed) - 91
     paired = llama.eval.plan("correct", "src", other=mixtral, on="question_id", effect=0.02)
     diff = llama.set_index("question_id").correct - mixtral.set_index("question_id").correct
+    assert paired.quantity == "paired difference"
     assert paired.difference_variance == pytest.approx(diff.var(ddof=1), rel=1e-10)
-    assert paired.minimum_detectable_effect > 0
-    k = pl.clusters_for_power(
-        paired.difference_variance, paired.difference_icc, plan.cluster_size, 0.02
-    )
-    assert paired.clusters_for_power == pytest.approx(k)
+    delta = llama.eval.paired_delta(mixtral, "correct", by="src", on="question_id", how="inner")
+    assert paired.estimate == pytest.approx(delta.delta, rel=1e-12)
+    assert paired.half_width == pytest.approx((delta.high - delta.low) / 2, rel=1e-12)
+    assert paired.minimum_detectable_effect > 0.02  # 91 clusters are too few for 0.02
+    assert paired.clusters_for_power > 91
+    assert paired.more_clusters_for_power == math.ceil(paired.clusters_for_power) - 91
+
+
+def uneven_sizes_df_of(frame):
+    from clusterstats.core.grouping import cluster_sums
+    from clusterstats.core.summary import uneven_sizes_df
+
+    codes = frame.src.astype("category").cat.codes.to_numpy()
+    return uneven_sizes_df(cluster_sums(frame.correct.to_numpy(float), codes), "pooled")
+
+
+def moulton_icc_of(frame):
+    from clusterstats.core.grouping import cluster_sums
+    from clusterstats.core.variance import moulton_icc
+
+    codes = frame.src.astype("category").cat.codes.to_numpy()
+    return moulton_icc(cluster_sums(frame.correct.to_numpy(float), codes))
 
 
 def test_two_way_variance_matches_statsmodels():
@@ -143,9 +181,13 @@ def test_check_clustering(mmlu):
     frame = check.to_frame()
     assert list(frame.columns) == list(cs.ClusteringCheck.columns)
     src = frame.set_index("grouping").loc["src"]
-    ci = llama.eval.cluster_ci("correct", by="src", method="cr1")
-    assert src["se"] == pytest.approx(ci.se, rel=1e-12)
+    # the design effect and se of the interval cluster_ci gives (one definition), and the
+    # linearised se the two-way comparison uses
+    ci = llama.eval.cluster_ci("correct", by="src")
+    assert src["design_effect"] == pytest.approx(ci.design_effect, rel=1e-12)
     assert src["icc"] == pytest.approx(ci.icc, rel=1e-12)
+    cr1 = llama.eval.cluster_ci("correct", by="src", method="cr1")
+    assert src["se_linearized"] == pytest.approx(cr1.se, rel=1e-12)
     # src is nested in category: a decomposition, not a crossed pair
     assert [level for level, _ in check.nested] == ["category", "src", "within"]
     assert sum(share for _, share in check.nested) == pytest.approx(1.0)
@@ -247,3 +289,108 @@ def test_html_of_plan_and_check(mmlu):
     llama = mmlu[mmlu.model == "Meta-Llama-3.1-70B-Instruct"]
     check = quiet(llama.eval.check_clustering, "correct", ["src"])
     assert "cluster by src" in check._repr_html_()
+
+
+def test_scaled_design_projects_the_jackknife_bias_out_of_its_power():
+    from clusterstats.core.variance import working_model_bias
+
+    sizes = np.array([20, 25, 30, 40, 50, 60, 80, 120, 400, 900.0])
+    kwargs = dict(half_width=0.03, df=4.0, n_clusters=10, confidence=0.95, sizes=sizes)
+    cr2 = pl.ScaledDesign(**kwargs, icc=0.1)
+    cr3 = pl.ScaledDesign(**kwargs, icc=0.1, jackknife=True)
+    # at the pilot's clusters both are the pilot's own interval
+    assert cr2.half_width(10) == pytest.approx(0.03, rel=1e-12)
+    assert cr3.half_width(10) == pytest.approx(0.03, rel=1e-12)
+    # the jackknife's factor at the pilot is the working model's, and the true spread is
+    # the pilot's se with that factor taken out
+    bias = working_model_bias(sizes, 0.1, "pooled", jackknife=True)
+    assert cr3.bias_at(10) == pytest.approx(bias, rel=1e-12)
+    assert cr3.sd_at(10) == pytest.approx(cr3.se / math.sqrt(bias), rel=1e-12)
+    assert cr2.bias_at(10) == pytest.approx(working_model_bias(sizes, 0.1, "pooled"))
+    # more clusters dilute the largest: the factor falls towards 1
+    assert 1.0 < cr3.bias_at(200) < cr3.bias_at(10)
+    # the same interval found by a jackknife is a noisier estimate of a smaller spread:
+    # fewer clusters give the same power
+    assert cr3.clusters_for_power(0.03, power=0.8) < cr2.clusters_for_power(0.03, power=0.8)
+    k = cr3.clusters_for_power(0.03, power=0.8)
+    # (the drawn sizes' df and factor step at whole clusters: k is where the power first
+    # reaches 0.8)
+    assert cr3.power(0.03, k) >= 0.8 - 1e-9
+    assert cr3.power(0.03, k - 1) < 0.8
+    # the power is that of the projected test: reject when the estimate passes q se_at
+    df = cr3.df_at(k)
+    q = float(special.stdtrit(df, 0.975))
+    shift = (0.03 - q * cr3.se_at(k)) / cr3.sd_at(k)
+    assert cr3.power(0.03, k) == pytest.approx(float(special.stdtr(df, shift)), rel=1e-12)
+    # a studentized bootstrap's interval, wider than t * se, keeps its excess only as a
+    # small-sample term that fades as 1/df
+    t_now = float(special.stdtrit(4.0, 0.975))
+    boot = pl.ScaledDesign(**kwargs, icc=0.1, jackknife=True, se=0.03 / t_now / 1.2)
+    assert boot.half_width(10) == pytest.approx(0.03, rel=1e-12)
+    assert boot.widening_at(10) == pytest.approx(1.2, rel=1e-12)
+    assert boot.widening_at(200) == pytest.approx(1.0 + 0.2 * 4.0 / boot.df_at(200))
+    assert cr3.widening_at(200) == pytest.approx(1.0, rel=1e-12)
+    assert boot.clusters_for_power(0.03, power=0.8) < cr3.clusters_for_power(0.03, power=0.8)
+    # without sizes nothing is projected but the se
+    plain = pl.ScaledDesign(half_width=0.03, df=9.0, n_clusters=10, confidence=0.95)
+    assert plain.bias_at(40) == 1.0
+    assert plain.sd_at(40) == pytest.approx(plain.se / 2)
+
+
+def test_paired_pilot_plan_projects_the_jackknife_of_its_interval(mmlu):
+    from clusterstats.core.grouping import cluster_sums
+    from clusterstats.core.summary import uneven_sizes_df
+
+    llama = mmlu[mmlu.model == "Meta-Llama-3.1-8B-Instruct"]
+    mixtral = mmlu[mmlu.model == "Mixtral-8x7B-Instruct-v0.1"]
+    paired = llama.eval.plan("correct", "src", other=mixtral, on="question_id", effect=0.023)
+    assert paired.method == "bootstrap_t"  # the default for a paired difference
+    merged = llama.merge(mixtral, on="question_id", suffixes=("_a", "_b"))
+    codes = merged.src_a.astype("category").cat.codes.to_numpy()
+    diff = cluster_sums((merged.correct_a - merged.correct_b).to_numpy(float), codes)
+    assert paired.df == pytest.approx(uneven_sizes_df(diff, "pooled", jackknife=True))
+    # the power at the whole number of clusters drawn: at least the power asked for, and
+    # what the text says
+    assert 0.8 - 1e-9 <= paired.power_at_clusters < 1.0
+    assert f"(power {paired.power_at_clusters:.0%} at that whole number)" in repr(paired)
+    assert cs.plan(n_clusters=10, cluster_size=5, icc=0.2, proportion=0.5).power_at_clusters is None
+
+
+def test_the_tests_spread_follows_the_residuals_skewness():
+    # Var(mean - q se) / Var(mean) = 1 - q g / sqrt(K) + q^2 (k - 1) / (4 K) by the delta
+    # method; checked here by simulation with exponential residuals (g = 2, k = 9)
+    rng = np.random.default_rng(3)
+    q = 2.0
+    for k in (50, 200):
+        e = rng.exponential(size=(40_000, k)) - 1.0
+        mean = e.mean(axis=1)
+        se = np.sqrt(((e - mean[:, None]) ** 2).sum(axis=1) / (k * (k - 1)))
+        simulated = (mean - q * se).var() / mean.var()
+        assert simulated == pytest.approx(1 - q * 2 / np.sqrt(k) + q * q * 8 / (4 * k), rel=0.03)
+    # the projection keeps the skewness term (see ScaledDesign.test_sd_at)
+    kwargs = dict(half_width=0.03, df=20.0, n_clusters=21, confidence=0.95)
+    plain = pl.ScaledDesign(**kwargs)
+    skewed = pl.ScaledDesign(**kwargs, skewness=2.0)
+    for k in (30.0, 100.0):
+        q = float(special.stdtrit(plain.df_at(k), 0.975))
+        factor = 1 - q * 2.0 / np.sqrt(k)
+        assert plain.test_sd_at(k) == pytest.approx(plain.sd_at(k), rel=1e-12)
+        assert skewed.test_sd_at(k) == pytest.approx(plain.sd_at(k) * np.sqrt(factor))
+    assert skewed.test_sd_at(3.0) == pytest.approx(plain.sd_at(3.0) / 2)  # the floor, 1/4
+    # a larger se that comes with a larger estimate: the test decides more often
+    assert skewed.power(0.03, 40) > plain.power(0.03, 40)
+    assert skewed.clusters_for_power(0.03, power=0.8) < plain.clusters_for_power(0.03, power=0.8)
+    # oriented the other way, the skewness works against the test
+    against = pl.ScaledDesign(**kwargs, skewness=-2.0)
+    assert against.power(0.03, 40) < plain.power(0.03, 40)
+
+
+def test_residual_skewness():
+    from scipy import stats
+
+    rng = np.random.default_rng(5)
+    counts = rng.integers(1, 30, size=40).astype(float)
+    totals = rng.binomial(counts.astype(int), 0.3).astype(float)
+    e = totals - counts * totals.sum() / counts.sum()
+    assert pl.residual_skewness(counts, totals) == pytest.approx(stats.skew(e))
+    assert pl.residual_skewness(np.ones(3), np.ones(3)) == 0.0

@@ -114,10 +114,16 @@ def test_singleton_clusters_give_design_effect_one_and_the_iid_interval(values):
     assume(np.ptp(frame["y"]) > 1e-6 * max(1.0, np.abs(frame["y"]).max()))  # not constant
     assume(not set(frame["y"]) <= {0.0, 1.0})  # binary data compare with Wilson, not t
     deff = quietly(cs.design_effect, frame, "y", by="cluster")
-    assert deff.empirical == pytest.approx(1.0, rel=1e-9)
+    n = len(values)
+    assert deff.linearized == pytest.approx(1.0, rel=1e-9)
+    # the default for a continuous score is the studentized bootstrap, whose design effect is
+    # the jackknife's (CR3): a singleton's residual is inflated by 1 / (1 - 1/n), so the
+    # variance is sum(e^2) / (n - 1)^2 = s^2 / (n - 1), n / (n - 1) times s^2 / n
+    assert deff.method == "bootstrap_t"
+    assert deff.design_effect == pytest.approx(n / (n - 1), rel=1e-9)
     assert deff.kish == 1.0
     assert deff.unequal_sizes == 1.0
-    assert deff.n_eff == pytest.approx(len(values), rel=1e-9)
+    assert deff.n_eff == pytest.approx(n - 1, rel=1e-9)
     for method in ("cr1", "cr2"):
         res = quietly(cs.cluster_ci, frame, "y", by="cluster", method=method)
         naive = quietly(cs.cluster_ci, frame, "y", by="cluster", method="naive")

@@ -29,11 +29,11 @@ def test_cluster_ci_repr_names_method_estimand_and_context(demo):
     part = demo[demo.model == "Meta-Llama-3.1-8B-Instruct"]
     text = repr(part.eval.cluster_ci("correct", by="src"))
     for fragment in (
-        "ClusterCI(correct by src; estimand=pooled, method=korn_graubard_inverted)",
+        "ClusterCI(correct by src; estimand=pooled, method=korn_graubard_hybrid)",
         "95% CI [",
         "naive (iid rows) CI [",
         "widening ×",
-        "2,173 rows in 91 clusters (size 17–24",
+        "12,032 rows in 91 clusters (size 17–1,003",
         "ICC ",
         "design effect ",
         "effective n ",
@@ -98,7 +98,7 @@ def test_to_dict_round_trips_into_the_dataclass(demo):
         assert cs.ClusterCI(**r.to_dict()) == r
     d = cs.design_effect(demo, "correct", "src")
     assert cs.DesignEffect(**d.to_dict()) == d
-    assert float(d) == d.empirical
+    assert float(d) == d.design_effect
     assert float(cs.icc(demo, "correct", "src")) > 0
 
 

@@ -38,9 +38,9 @@ def code(source: str, *tags: str):
 NOTEBOOKS = {
     "01_getting_started.ipynb": [
         new_markdown_cell(
-            "# Getting started\n\nThe MMLU-Pro slice bundled with the package: four models on "
-            "the same 2,173 questions, drawn from 91 sources. Questions from one source move "
-            "together, so the source is the cluster."
+            "# Getting started\n\nThe MMLU-Pro results bundled with the package: four models on "
+            "the same 12,032 questions, drawn from 91 sources of 17 to 1,003 questions. Questions "
+            "from one source move together, so the source is the cluster."
         ),
         code("import clusterstats\n\ndf = clusterstats.load_demo_data()\ndf.head()"),
         code(

@@ -902,13 +902,13 @@ def comparison_design(
         stratum_of_case = _along_case(data, strata, case, "strata")[usable]
         codes, strata_codes, strata_labels = _item_strata(codes, stratum_of_case, nest)
     order = sorted(range(len(models)), key=lambda j: models[j])
-    totals, squares, counts, is_binary = sums_by_cluster(
-        np.ascontiguousarray(values[order]), codes, int(codes.max()) + 1
-    )
+    ordered = np.ascontiguousarray(values[order])
+    totals, squares, counts, is_binary = sums_by_cluster(ordered, codes, int(codes.max()) + 1)
     return ComparisonDesign(
         totals=totals,
         squares=squares,
         counts=counts,
+        products=ordered @ ordered.T,
         models=tuple(models[j] for j in order),
         is_binary=is_binary,
         n_items=int(usable.sum()),

@@ -588,6 +588,7 @@ def _single_runs(
         totals=totals,
         squares=squares,
         counts=counts[used],
+        products=_products(values, item_codes, rank[model_codes], n_models, n_items, usable),
         models=models,
         is_binary=is_binary,
         n_items=int(usable.sum()),
@@ -598,6 +599,35 @@ def _single_runs(
         cluster_ids=np.flatnonzero(used).astype(np.intp),
         **_strata_of(np.flatnonzero(used), stratum_of_cluster, stratum_labels),
     )
+
+
+def _products(
+    values: np.ndarray,
+    item_codes: np.ndarray,
+    model_ranks: np.ndarray,
+    n_models: int,
+    n_items: int,
+    usable: np.ndarray,
+) -> np.ndarray:
+    """The models x models sums over the usable items of two models' products of values,
+    from rows with one run per (model, item), laid out item by item in blocks so that no
+    models x items matrix is held at once."""
+    products = np.zeros((n_models, n_models))
+    rows_of_item = np.argsort(item_codes, kind="stable")
+    sorted_items = item_codes[rows_of_item]
+    block = max(1, _ROW_BLOCK // max(n_models, 1))
+    for first in range(0, n_items, block):
+        last = min(first + block, n_items)
+        lo, hi = np.searchsorted(sorted_items, [first, last])
+        rows = rows_of_item[lo:hi]
+        items = item_codes[rows]
+        keep = usable[items]
+        rows, items = rows[keep], items[keep] - first
+        dense = np.zeros((n_models, last - first))
+        row_values = values[rows].astype(np.float64, copy=False)
+        dense[model_ranks[rows], items] = np.where(np.isnan(row_values), 0.0, row_values)
+        products += dense @ dense.T
+    return products
 
 
 def _strata_of(
@@ -660,6 +690,7 @@ def by_cluster(
         totals=totals,
         squares=squares,
         counts=counts,
+        products=values @ values.T,
         models=tuple(models),
         is_binary=is_binary,
         n_items=int(values.shape[1]),

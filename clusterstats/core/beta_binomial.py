@@ -170,6 +170,8 @@ def inverted_korn_graubard(
     *,
     estimand: str,
     confidence: float,
+    min_design_effect: float = 0.0,
+    design_effect_scale: float = 1.0,
 ) -> InvertedInterval:
     """Test-inverted Korn–Graubard interval with the restricted beta-binomial ICC, mid-p.
 
@@ -205,6 +207,7 @@ def inverted_korn_graubard(
     base = at_zero / n_rows
     slope = (design_effect_unequal(counts, 1.0, estimand) - at_zero) / n_rows
     weight = 0.7 if slope == 0.0 else 0.5
+    floor = min_design_effect / n_rows
     alpha = 1.0 - confidence
     p_hat = min(max(float(estimate), 0.0), 1.0)
 
@@ -214,7 +217,7 @@ def inverted_korn_graubard(
         too large: the upper bound); -1: ``P(Y > x0) + w P(Y = x0)`` (small when ``mu`` is
         too small: the lower bound)."""
         rho = restricted_icc(tails, mu)
-        n0 = 1.0 / (base + slope * rho)
+        n0 = 1.0 / (np.maximum(base + slope * rho, floor) * design_effect_scale)
         x0 = p_hat * n0
         below, at_most = _binomial_cdf(x0 - 1.0, n0, mu), _binomial_cdf(x0, n0, mu)
         lower = (1.0 - weight) * below + weight * at_most
@@ -225,7 +228,7 @@ def inverted_korn_graubard(
         return gaps_and_iccs(mu, side)[0]
 
     rho_at = float(restricted_icc(tails, p_hat)[0])
-    n_at = 1.0 / (base + slope * rho_at)
+    n_at = 1.0 / (max(base + slope * rho_at, floor) * design_effect_scale)
     bounds = {-1: 0.0, 1: 1.0}
     icc_at = {-1: math.nan, 1: math.nan}
     brackets = _first_crossings(gaps, p_hat, n_at)

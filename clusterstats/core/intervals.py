@@ -34,10 +34,14 @@ Method = Literal[
     "naive",
     "cr1",
     "cr2",
+    "cr2_ik",
+    "cr3",
+    "cr3_ik",
     "wilson",
     "korn_graubard",
     "korn_graubard_guarded",
     "korn_graubard_inverted",
+    "korn_graubard_hybrid",
     "bootstrap",
     "bootstrap_bca",
     "bootstrap_percentile",
@@ -49,6 +53,7 @@ BINARY_ONLY_METHODS = (
     "korn_graubard",
     "korn_graubard_guarded",
     "korn_graubard_inverted",
+    "korn_graubard_hybrid",
 )
 
 #: Below this many clusters a FewClustersWarning is emitted: cluster-robust variances are
@@ -63,21 +68,26 @@ AUTO_BOOTSTRAP_MAX_CLUSTERS = 2000
 def auto_method(*, is_binary: bool, n_clusters: int) -> str:
     """The interval method that ``method="auto"`` resolves to.
 
-    The rule follows the coverage studies (``docs/coverage.md``, ``docs/coverage-rates.md``
-    and ``docs/coverage-paired.md``, produced by the scripts in ``studies/``):
+    The rule follows the coverage studies, on simulated grids (``docs/coverage-rates.md``,
+    ``docs/coverage.md``, ``docs/coverage-paired.md``) and on the bundled real benchmarks
+    drawn as populations (``docs/coverage-real-data.md``), all produced by the scripts in
+    ``studies/``:
 
-    * binary outcomes: ``"korn_graubard_inverted"``, the Korn–Graubard test inverted with
-      the beta-binomial ICC re-estimated under each candidate rate (mid-p tails). On the
-      wide grid of ``docs/coverage-rates.md`` it has the highest worst cell and the smallest
-      mean gap to 95% of the methods compared there, on beta and logit-normal cluster rates,
-      stays at or above 93.4% when cluster size is related to difficulty, and is no wider
-      than ``"korn_graubard_guarded"`` (the default before it), which falls to 87–90% where
-      one or two clusters carry the few successes;
+    * binary outcomes: ``"korn_graubard_hybrid"``, the Korn–Graubard test inverted with the
+      beta-binomial ICC re-estimated under each candidate rate (``"korn_graubard_inverted"``),
+      whose design effect is never below the design-based (CR2) one, stretched for the
+      degrees of freedom that uneven cluster sizes lose. The model alone keeps rare outcomes
+      seen in one or two clusters honest on simulated grids, but on real benchmarks, where a
+      few large clusters differ most (MMLU-Pro's largest source holds 8% of the questions and
+      answers 20 points below the rest), its likelihood ICC is set by the many small clusters
+      and it covers 83–92%; the design-based floor brings those cells to about 95%;
     * continuous outcomes (scores, and paired differences) with at most
       :data:`AUTO_BOOTSTRAP_MAX_CLUSTERS` clusters: ``"bootstrap_t"``, the studentized
-      cluster bootstrap, never narrower than CR2. On skewed and zero-inflated eval scores
-      (judge scores, ROUGE, rewards) and on paired differences of rare outcomes, CR2 falls to
-      74–93% with 10 to 100 clusters, where ``"bootstrap_t"`` stays at or above 93%;
+      cluster bootstrap, never narrower than the jackknife (CR3) interval with the df of
+      uneven sizes (``"cr3_ik"``), which is never narrower than CR2's.
+      On skewed and zero-inflated eval scores (judge scores, ROUGE, rewards) and on paired
+      differences of rare outcomes, CR2 falls to 74–93% with 10 to 100 clusters, where
+      ``"bootstrap_t"`` stays at or above 93%;
     * continuous outcomes with more clusters: ``"cr2"``, Bell–McCaffrey with Satterthwaite
       df. The skewness that CR2 misses shrinks as ``1/sqrt(G)``: on the most skewed score
       model studied (one zero-inflated lognormal reward per cluster) CR2 covers 89.6% at
@@ -86,7 +96,7 @@ def auto_method(*, is_binary: bool, n_clusters: int) -> str:
       ``studies/coverage_many_clusters.py``), while the bootstrap's cost grows with ``G``.
     """
     if is_binary:
-        return "korn_graubard_inverted"
+        return "korn_graubard_hybrid"
     return "bootstrap_t" if n_clusters <= AUTO_BOOTSTRAP_MAX_CLUSTERS else "cr2"
 
 

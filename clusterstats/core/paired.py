@@ -18,6 +18,7 @@ from scipy import special, stats
 
 from clusterstats.core.bootstrap import CHUNK_ELEMENTS, studentized_bounds
 from clusterstats.core.intervals import auto_method
+from clusterstats.core.variance import moulton_icc_of, satterthwaite_df_cr2, working_model_df
 
 __all__ = [
     "McNemar",
@@ -101,7 +102,7 @@ def pairwise_cluster_robust(
     ``cluster_totals`` is ``(G, M)``: per cluster, the sum over its items of each model's
     per-item value; ``counts`` is items per cluster. Returns ``(means (M,), variance of
     mean_a - mean_b (M, M), df, variance of each model's mean (M,))``, the pooled
-    (item-weighted) estimand, CR1 or CR2.
+    (item-weighted) estimand, CR1, CR2 or CR3.
     """
     n_items = float(counts.sum())
     g = counts.shape[0]
@@ -110,11 +111,12 @@ def pairwise_cluster_robust(
     if kind == "CR1":
         weights = np.full(g, g / (g - 1.0))
         df = g - 1.0
-    else:
-        from clusterstats.core.variance import satterthwaite_df_cr2
-
+    elif kind == "CR2":
         weights = 1.0 / (1.0 - counts / n_items)
         df = satterthwaite_df_cr2(counts, n_items)
+    else:  # CR3, the jackknife
+        weights = 1.0 / (1.0 - counts / n_items) ** 2
+        df = working_model_df(counts, 0.0, "pooled", jackknife=True)
     cross = (resid * weights[:, None]).T @ resid / n_items**2
     diag = np.diag(cross)
     variance = diag[:, None] + diag[None, :] - 2.0 * cross
@@ -287,7 +289,7 @@ def summarize_paired(
     bootstrap of the per-item differences.
     """
     from clusterstats.core.grouping import cluster_sums
-    from clusterstats.core.summary import summarize_interval
+    from clusterstats.core.summary import summarize_interval, uneven_sizes_df
     from clusterstats.core.variance import cluster_robust, estimate
     from clusterstats.errors import DegenerateDataError, DegenerateDataWarning, warn
 
@@ -385,11 +387,16 @@ def summarize_paired(
         null_value=0.0,
     )
     notes.extend(interval.notes)
-    if interval.method in ("cr1", "cr2"):
+    if interval.method in ("cr1", "cr2", "cr2_ik", "cr3", "cr3_ik"):
         se_test, df_test, test = interval.se, interval.df, f"{interval.method}_t"
     else:
-        cr2 = cluster_robust(cluster_sums(diff, codes, n_clusters), estimand, "CR2")
-        se_test, df_test, test = math.sqrt(cr2.variance), cr2.df, "cr2_t"
+        # the jackknife (CR3) with the df of uneven sizes: the interval bootstrap_t never
+        # falls inside
+        diff_sums = cluster_sums(diff, codes, n_clusters)
+        cr3 = cluster_robust(diff_sums, estimand, "CR3")
+        se_test = math.sqrt(cr3.variance)
+        df_test = uneven_sizes_df(diff_sums, estimand, jackknife=True)
+        test = "cr3_ik_t"
     if se_test > 0 and math.isfinite(df_test):
         t_stat = interval.estimate / se_test
         p_value = float(2.0 * special.stdtr(df_test, -abs(t_stat)))
@@ -500,6 +507,7 @@ def summarize_comparison(
     outcome_range: tuple[float, float] | None = None,
     memberships: Sequence[NDArray[np.intp]] | None = None,
     names: Sequence[str] = (),
+    item_products: NDArray[np.float64] | None = None,
 ) -> ComparisonSummary:
     """Every pairwise difference (or each model against ``baseline``) and rank intervals.
 
@@ -513,9 +521,13 @@ def summarize_comparison(
     Analytic methods (``cr2``, ``cr1``) use one matrix product for all pairs; the bootstrap
     (percentile) reuses the rank bootstrap's replicates, so one set of draws serves every
     model and every pair. ``bootstrap_t`` studentises each pair's replicates by their own
-    CR1 standard error, from the same draws, and is never narrower than CR2 (as in
-    ``paired_delta``, whose interval it equals on the same seed); it is clipped to
-    ``outcome_range``.
+    CR1 standard error, from the same draws, and is never narrower than the jackknife (CR3)
+    with the df of uneven cluster sizes (as in ``paired_delta``, whose interval it equals on
+    the same seed);
+    it is clipped to ``outcome_range``. ``item_products`` (``(M, M)``, the sums over items of
+    the products of two models' per-item values) gives each pair's Moulton ICC, which that
+    df needs (:func:`clusterstats.core.summary.uneven_sizes_df`); without it, CR2's
+    Satterthwaite df is used.
     """
     if memberships is not None:
         return _crossed_comparison(
@@ -531,6 +543,7 @@ def summarize_comparison(
         )
     if method == "auto" and strata is None:
         method = auto_method(is_binary=False, n_clusters=int(counts.shape[0]))
+    item_counts, item_totals = counts, cluster_totals
     if strata is not None:
         from clusterstats.core.strata import stratified_pairwise
 
@@ -545,7 +558,9 @@ def summarize_comparison(
         counts = np.ones_like(counts)
     m = cluster_totals.shape[1]
     if strata is None:
-        kind = "CR1" if method == "cr1" else "CR2"
+        kind = {"cr1": "CR1", "cr3": "CR3", "cr3_ik": "CR3", "bootstrap_t": "CR3"}.get(
+            method, "CR2"
+        )
         means, variance, df, own = pairwise_cluster_robust(cluster_totals, counts, kind)
     if baseline is None:
         pair_a, pair_b = np.triu_indices(m, k=1)
@@ -557,6 +572,21 @@ def summarize_comparison(
     with np.errstate(divide="ignore", invalid="ignore"):
         p_value = np.where(se > 0, 2.0 * special.stdtr(df, -np.abs(delta / se)), np.nan)
     q = special.stdtrit(df, 0.5 + confidence / 2)
+    uneven = ("bootstrap_t", "cr2_ik", "cr3_ik")
+    if strata is None and method in uneven and item_products is not None:
+        # each pair's df of uneven sizes, for its interval (bootstrap_t's floor) and test
+        df = pairwise_uneven_df(
+            item_totals,
+            item_counts,
+            item_products,
+            pair_a,
+            pair_b,
+            estimand=estimand,
+            jackknife=kind == "CR3",
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p_value = np.where(se > 0, 2.0 * special.stdtr(df, -np.abs(delta / se)), np.nan)
+        q = special.stdtrit(df, 0.5 + confidence / 2)
     if strata is None:
         extra = None
         if method == "bootstrap_t":
@@ -611,7 +641,9 @@ def summarize_comparison(
         used = "bootstrap_t"
     else:
         low, high = delta - q * se, delta + q * se
-        used = kind.lower()
+        used = (
+            method if method in ("cr2_ik", "cr3_ik") and item_products is not None else kind.lower()
+        )
     degenerate = degenerate_pairs(
         cluster_totals, counts, pair_a, pair_b, variance[pair_a, pair_b], own, strata=strata
     )
@@ -637,6 +669,36 @@ def summarize_comparison(
         degenerate,
         tuple(notes),
     )
+
+
+def pairwise_uneven_df(
+    cluster_totals: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    item_products: NDArray[np.float64],
+    pair_a: NDArray[np.intp],
+    pair_b: NDArray[np.intp],
+    *,
+    estimand: str,
+    jackknife: bool = False,
+) -> NDArray[np.float64]:
+    """The df of uneven cluster sizes (:func:`clusterstats.core.summary.uneven_sizes_df`) of
+    each pair's per-item differences: its Moulton ICC from the clusters' totals of the
+    differences and the sum of their squares over items, ``P_aa + P_bb - 2 P_ab``; of the
+    CR3 variance with ``jackknife``."""
+    n_items = float(counts.sum())
+    if estimand == "pooled":
+        own = working_model_df(counts, 0.0, "pooled", jackknife=jackknife)
+    else:
+        own = counts.shape[0] - 1.0
+    out = np.empty(pair_a.shape[0])
+    for k, (a, b) in enumerate(zip(pair_a, pair_b, strict=True)):
+        totals = cluster_totals[:, a] - cluster_totals[:, b]
+        delta = float(totals.sum()) / n_items
+        squares = item_products[a, a] + item_products[b, b] - 2.0 * item_products[a, b]
+        rho = moulton_icc_of(counts, totals - delta * counts, squares - n_items * delta**2)
+        working = working_model_df(counts, rho, estimand, jackknife=jackknife)
+        out[k] = own if working >= own * (1.0 - 1e-12) else working  # as uneven_sizes_df
+    return out
 
 
 def _without_degenerate(degenerate, se, low, high, p_value, adjust: str):
@@ -737,7 +799,7 @@ def _pairwise_studentized(
     delta: NDArray[np.float64],
     se: NDArray[np.float64],
     p_value: NDArray[np.float64],
-    quantile: float,
+    quantile: float | NDArray[np.float64],
     extra_sums: NDArray[np.float64],
     cluster_totals: NDArray[np.float64],
     counts: NDArray[np.float64],
@@ -747,9 +809,9 @@ def _pairwise_studentized(
     confidence: float,
     outcome_range: tuple[float, float] | None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], list[str]]:
-    """Each pair's bootstrap-t interval joined with its CR2 interval, the larger of the two
-    p-values, and the notes; ``extra_sums`` holds the replicate sums laid out by
-    ``summarize_comparison``."""
+    """Each pair's bootstrap-t interval joined with its floor (the ``cr3_ik`` interval), the
+    larger of the two p-values, and the notes; ``extra_sums`` holds the replicate sums laid out
+    by ``summarize_comparison``."""
     n_pairs = delta.shape[0]
     g = counts.shape[0]
     cr1_variance = pairwise_cluster_robust(cluster_totals, counts, "CR1")[1][pair_a, pair_b]

@@ -11,9 +11,15 @@ import math
 from typing import Any, NamedTuple
 
 import numpy as np
+from scipy import special
 
 from clusterstats.core import intervals as iv
-from clusterstats.core.beta_binomial import MAX_ICC, inverted_korn_graubard
+from clusterstats.core.beta_binomial import (
+    MAX_ICC,
+    inverted_korn_graubard,
+    restricted_icc,
+    tail_counts,
+)
 from clusterstats.core.bootstrap import bootstrap_interval, generator, studentized_interval
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.variance import (
@@ -26,7 +32,9 @@ from clusterstats.core.variance import (
     icc_anova,
     icc_interval,
     iid_variance,
+    moulton_icc,
     row_variance,
+    working_model_df,
 )
 from clusterstats.errors import (
     DegenerateDataError,
@@ -40,6 +48,7 @@ __all__ = [
     "DesignEffectSummary",
     "ICCSummary",
     "IntervalSummary",
+    "default_design_effect",
     "summarize_design_effect",
     "summarize_icc",
     "summarize_interval",
@@ -80,7 +89,9 @@ class ICCSummary(NamedTuple):
 
 
 class DesignEffectSummary(NamedTuple):
-    empirical: float
+    design_effect: float
+    method: str
+    linearized: float
     kish: float
     unequal_sizes: float
     icc: float
@@ -317,8 +328,10 @@ def summarize_interval(
     naive_low, naive_high = naive_interval(sums, point, is_binary, confidence)
 
     degenerate = _is_zero_variance(cr1.variance, sums)
-    design_effect = math.nan if degenerate or not iid_var > 0 else cr1.variance / iid_var
-    n_eff = n_rows / design_effect if design_effect > 0 else math.nan
+    design_effect = n_eff = math.nan
+    # The design effect is that of the variance the interval uses (se^2 over s^2 / N), set
+    # below from se unless a branch sets it itself (the model-based tests, the fallbacks).
+    effect_set = False
     used_resamples: int | None = None
     p_value = math.nan
 
@@ -332,7 +345,7 @@ def summarize_interval(
     # (unless a pilot ICC is supplied for degenerate data: then the fallback uses it).
     # Its likelihood needs whole successes: per-case pass probabilities that are all equal
     # (flagged binary by the rerun statistics so that they get the fallback) do not qualify.
-    if method == "korn_graubard_inverted":
+    if method in ("korn_graubard_inverted", "korn_graubard_hybrid"):
         successes = sums.totals + sums.shift * sums.counts
         whole = bool(np.all(np.abs(successes - np.rint(successes)) <= 1e-9 * sums.counts))
     else:
@@ -356,12 +369,15 @@ def summarize_interval(
             variance="cluster-robust variance",
         )
         notes.append(message)
-    elif method in ("naive", "cr1", "cr2"):
+        effect_set = True
+    elif method in ("naive", "cr1", "cr2", "cr2_ik", "cr3", "cr3_ik"):
         if method == "naive":
             low, high = naive_low, naive_high
             se, df = math.sqrt(iid_var), n_rows - 1.0
         else:
-            pv = cr1 if method == "cr1" else cluster_robust(sums, estimand, "CR2")
+            pv = cr1 if method == "cr1" else cluster_robust(sums, estimand, method[:3].upper())
+            if method.endswith("_ik"):
+                pv = pv._replace(df=uneven_sizes_df(sums, estimand, jackknife=method == "cr3_ik"))
             se, df = math.sqrt(pv.variance), pv.df
             low, high = iv.t_interval(point, pv.variance, pv.df, confidence)
             if is_binary and (low < 0.0 or high > 1.0):
@@ -382,13 +398,17 @@ def summarize_interval(
         )
         if cap_note:
             notes.append(cap_note)
-    elif method == "korn_graubard_inverted":
+    elif method in ("korn_graubard_inverted", "korn_graubard_hybrid"):
+        design = None
+        if method == "korn_graubard_hybrid":
+            design = design_based_floor(sums, estimand, point, confidence)
         found = inverted_korn_graubard(
             successes,
             sums.counts,
             point,
             estimand=estimand,
             confidence=confidence,
+            min_design_effect=0.0 if design is None else design.floor,
         )
         low, high, df = found.low, found.high, math.nan
         if point in (0.0, 1.0) and found.icc == MAX_ICC:
@@ -400,16 +420,33 @@ def summarize_interval(
             )
             warn(message, DegenerateDataWarning)
             notes.append(message)
-        # Report the effective n, design effect and se of the model the interval inverts,
-        # at the estimate.
-        n_eff = found.n_eff
-        design_effect = n_rows / n_eff
-        se = math.sqrt(point * (1.0 - point) / n_eff)
+        # The design effect the test used at the estimate, on its binomial scale
+        # (p (1 - p) / N): the model's, or (hybrid) the design-based one where it is larger.
+        tested = design_effect_unequal(sums.counts, found.icc, estimand)
+        model = tested
+        if design is not None and design.floor > tested:
+            df = design.df
+            tested = max(tested, design.design_effect)
+        n0 = n_rows / tested
+        se = math.sqrt(point * (1.0 - point) / n0)
+        # Reported like every other method's, over s^2 / N = p (1 - p) / (N - 1).
+        design_effect = tested * (n_rows - 1.0) / n_rows
+        n_eff = n_rows / design_effect
+        effect_set = True
+        if design is not None and design.design_effect > 1.25 * model:
+            to_reported = (n_rows - 1.0) / n_rows
+            notes.append(
+                f"the design-based (CR2) variance is {design.design_effect / model:.3g} times "
+                f"the beta-binomial model's at the estimate (design effect "
+                f"{design.design_effect * to_reported:.4g} against {model * to_reported:.4g}): "
+                f"the interval uses it, referred to t with {df:.3g} df for the uneven cluster "
+                "sizes"
+            )
         # Say so when the design effect under a bound differs by more than a quarter from
         # the one at the estimate: that is what makes the interval lopsided or wide.
         at_bounds = [v for v in (found.icc_low, found.icc_high) if not math.isnan(v)]
         deffs = [design_effect_unequal(sums.counts, v, estimand) for v in at_bounds]
-        if any(not 0.8 <= d / design_effect <= 1.25 for d in deffs):
+        if df != df and any(not 0.8 <= d / tested <= 1.25 for d in deffs):
             notes.append(
                 "the interval re-estimates the ICC under each candidate rate (beta-binomial "
                 f"maximum likelihood): {found.icc:.3f} at the estimate, "
@@ -434,10 +471,13 @@ def summarize_interval(
         if boot.note:
             notes.append(boot.note)
     elif method == "bootstrap_t":
-        # The studentised bootstrap widens the CR2 interval on the side where the estimate's
-        # distribution is skewed; it never narrows it, so its coverage is at least CR2's.
-        pv = cluster_robust(sums, estimand, "CR2")
-        cr2_low, cr2_high = iv.t_interval(point, pv.variance, pv.df, confidence)
+        # The studentised bootstrap widens the jackknife (CR3) interval, with the df of
+        # uneven sizes, on the side where the estimate's distribution is skewed; it never
+        # narrows it, so its coverage is at least that interval's (and CR2's).
+        pv = cluster_robust(sums, estimand, "CR3")
+        cr2_low, cr2_high = iv.t_interval(
+            point, pv.variance, uneven_sizes_df(sums, estimand, jackknife=True), confidence
+        )
         boot_t = studentized_interval(
             sums,
             estimand,
@@ -468,6 +508,9 @@ def summarize_interval(
         raise ValueError(f"unknown method {method!r}; expected one of {iv.METHODS}")
 
     notes.extend(few_clusters_notes(g, method))
+    if not effect_set and iid_var > 0 and math.isfinite(se) and se > 0:
+        design_effect = se * se / iid_var
+        n_eff = n_rows / design_effect
 
     if estimand == "cluster_mean" and method == "cr2" and not sums.is_balanced:
         notes.append(
@@ -505,6 +548,56 @@ def summarize_interval(
         notes=tuple(notes),
         p_value=p_value,
     )
+
+
+def uneven_sizes_df(sums: ClusterSums, estimand: str, *, jackknife: bool = False) -> float:
+    """Degrees of freedom of the CR2 (``jackknife``: CR3) variance that reflect uneven
+    cluster sizes: the Satterthwaite df under a random-effects working model with the
+    Moulton ICC (Imbens & Kolesár 2016; :func:`~clusterstats.core.variance.working_model_df`),
+    never more than the variance's own (independent-rows) Satterthwaite df, so that
+    ``cr2_ik`` and ``cr3_ik`` are never narrower than ``cr2`` and ``cr3``. Equal sizes give
+    ``G - 1``; a few large clusters that carry the pooled mean give about as many df as there
+    are such clusters."""
+    working = working_model_df(sums.counts, moulton_icc(sums), estimand, jackknife=jackknife)
+    kind = "CR3" if jackknife else "CR2"
+    own = cluster_robust(sums, estimand, kind).df if estimand == "pooled" else sums.n_clusters - 1
+    # within rounding of the variance's own df (equal sizes: both G - 1) it is that, to the bit
+    return float(own if working >= own * (1.0 - 1e-12) else working)
+
+
+class DesignFloor(NamedTuple):
+    """The design-based part of ``korn_graubard_hybrid`` at the estimate."""
+
+    design_effect: float  # the CR2 variance over p (1 - p) / N
+    df: float  # the df of uneven sizes (uneven_sizes_df)
+    floor: float  # design_effect * (t_df / t_{G-1})^2: the smallest design effect tested
+
+
+def design_based_floor(
+    sums: ClusterSums, estimand: str, point: float, confidence: float
+) -> DesignFloor:
+    """The smallest design effect ``korn_graubard_hybrid`` lets its test use at any
+    candidate rate: the design effect of the CR2 variance, ``N V_CR2 / (p (1 - p))``,
+    widened by ``(t_df / t_{G-1})^2`` with the df of uneven sizes (:func:`uneven_sizes_df`).
+
+    The beta-binomial test of ``korn_graubard_inverted`` is calibrated for ``G`` clusters
+    that are alike; the design-based variance describes what the model misses (clusters
+    whose heterogeneity grows with their size, as in real benchmarks), and the stretch is
+    the loss of degrees of freedom when a few large clusters carry the estimate, in the way
+    Korn & Graubard (1998) stretch their effective n. With equal cluster sizes there is no
+    stretch. The floor is 0 when the estimate is 0 or 1 (the model alone speaks there).
+    """
+    g = sums.n_clusters
+    df = uneven_sizes_df(sums, estimand)
+    spread = point * (1.0 - point)
+    if not spread > 0:
+        return DesignFloor(0.0, df, 0.0)
+    n_rows = float(sums.counts.sum())
+    design_effect = n_rows * cluster_robust(sums, estimand, "CR2").variance / spread
+    alpha = 1.0 - confidence
+    # at least 1: the df never exceed G - 1 (equal sizes: CR2's df is G - 1 up to rounding)
+    stretch = max(special.stdtrit(df, alpha / 2) / special.stdtrit(g - 1.0, alpha / 2), 1.0)
+    return DesignFloor(design_effect, df, float(design_effect * stretch**2))
 
 
 def guarded_variance(sums: ClusterSums, estimand: str, icc: float) -> tuple[float, float]:
@@ -606,8 +699,38 @@ def summarize_icc(sums: ClusterSums, *, confidence: float) -> ICCSummary:
     )
 
 
-def summarize_design_effect(sums: ClusterSums, *, estimand: str) -> DesignEffectSummary:
-    """Empirical (survey ``deff="replace"``) and model-based design effects."""
+def default_design_effect(sums: ClusterSums, estimand: str, is_binary: bool) -> tuple[float, str]:
+    """The design effect of the interval ``method="auto"`` gives, and that method: the
+    variance the interval uses over ``s^2 / N``.
+
+    ``korn_graubard_hybrid`` uses the larger of the beta-binomial model's (at the restricted
+    ICC of the estimate) and the CR2 one; ``bootstrap_t`` the jackknife (CR3) variance of its
+    floor, ``cr2`` (above 2,000 clusters) CR2. NaN where the outcome does not vary (all 0 or
+    all 1) or the cluster-robust variance is zero.
+    """
+    method = iv.auto_method(is_binary=is_binary, n_clusters=sums.n_clusters)
+    n_rows = float(sums.counts.sum())
+    variance = cluster_robust(sums, estimand, "CR3" if method == "bootstrap_t" else "CR2").variance
+    if _is_zero_variance(variance, sums):
+        return math.nan, method
+    if method != "korn_graubard_hybrid":
+        iid_var = iid_variance(sums)
+        return (variance / iid_var if iid_var > 0 else math.nan), method
+    point = estimate(sums, estimand)
+    if not 0.0 < point < 1.0:
+        return math.nan, method
+    successes = sums.totals + sums.shift * sums.counts
+    rho = float(restricted_icc(tail_counts(successes, sums.counts), point)[0])
+    model = design_effect_unequal(sums.counts, rho, estimand)
+    tested = max(model, n_rows * variance / (point * (1.0 - point)))
+    return tested * (n_rows - 1.0) / n_rows, method  # over s^2 / N, as every method's
+
+
+def summarize_design_effect(
+    sums: ClusterSums, *, estimand: str, is_binary: bool
+) -> DesignEffectSummary:
+    """The design effect of the default interval (:func:`default_design_effect`), with the
+    linearised one (R survey's ``deff="replace"``) and the model-based ones beside it."""
     _require_clusters(sums)
     notes: list[str] = []
     cr1 = cluster_robust(sums, estimand, "CR1")
@@ -621,13 +744,16 @@ def summarize_design_effect(sums: ClusterSums, *, estimand: str) -> DesignEffect
             f"{reason or 'the cluster-robust variance is zero (every cluster has the same mean)'}"
         )
         if reason is not None and float(sums.counts.sum()) <= sums.n_clusters and iid_var > 0:
-            message = None  # singletons: the empirical value is still defined (and is ~1)
+            message = None  # singletons: the linearised value is still defined (and is ~1)
         if message:
             warn(message, DegenerateDataWarning)
             notes.append(message)
-    empirical = cr1.variance / iid_var if iid_var > 0 else math.nan
-    if not empirical > 0:
-        empirical = math.nan
+    linearized = cr1.variance / iid_var if iid_var > 0 else math.nan
+    if not linearized > 0:
+        linearized = math.nan
+    design_effect, method = default_design_effect(sums, estimand, is_binary)
+    if not design_effect > 0:
+        design_effect = math.nan
     icc_truncated = max(icc_raw, 0.0) if not math.isnan(icc_raw) else math.nan
     mean_size = n_rows / sums.n_clusters
     if estimand == "pooled":
@@ -637,12 +763,14 @@ def summarize_design_effect(sums: ClusterSums, *, estimand: str) -> DesignEffect
         notes.append("Kish's formula describes the pooled mean; see unequal_sizes instead")
     unequal = design_effect_unequal(sums.counts, icc_truncated, estimand)
     return DesignEffectSummary(
-        empirical=empirical,
+        design_effect=design_effect,
+        method=method,
+        linearized=linearized,
         kish=kish,
         unequal_sizes=unequal,
         icc=icc_raw,
         icc_truncated=icc_truncated,
-        n_eff=n_rows / empirical if empirical > 0 else math.nan,
-        widening=math.sqrt(empirical) if empirical > 0 else math.nan,
+        n_eff=n_rows / design_effect if design_effect > 0 else math.nan,
+        widening=math.sqrt(design_effect) if design_effect > 0 else math.nan,
         notes=tuple(notes),
     )

@@ -43,7 +43,11 @@ __all__ = [
     "icc_anova",
     "icc_interval",
     "iid_variance",
+    "moulton_icc",
+    "moulton_icc_of",
     "row_variance",
+    "working_model_bias",
+    "working_model_df",
 ]
 
 ESTIMANDS = ("pooled", "cluster_mean")
@@ -119,9 +123,13 @@ def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> Point
     ----------
     sums : ClusterSums
     estimand : {"pooled", "cluster_mean"}
-    kind : {"CR0", "CR1", "CR2"}
+    kind : {"CR0", "CR1", "CR2", "CR3"}
         CR0 is the uncorrected sandwich (Miller 2024); CR1 multiplies it by ``G/(G-1)`` and
-        uses ``G-1`` df; CR2 is Bell–McCaffrey with Satterthwaite df (clubSandwich).
+        uses ``G-1`` df; CR2 is Bell–McCaffrey with Satterthwaite df (clubSandwich); CR3 is
+        the leave-one-cluster-out jackknife ``sum_g (mean_(g) - mean)^2`` (clubSandwich's
+        ``vcovCR(type = "CR3")``, MacKinnon, Nielsen & Webb's CV3 times ``G/(G-1)``), which
+        for a pooled mean is ``sum e_g^2 / (1 - n_g/N)^2 / N^2``, with its Satterthwaite df
+        (clubSandwich's ``coef_test(test = "Satterthwaite")``).
 
     Notes
     -----
@@ -147,7 +155,7 @@ def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> Point
     g = sums.n_clusters
     if g < 2:
         raise ValueError("a cluster-robust variance needs at least two clusters")
-    if kind not in ("CR0", "CR1", "CR2"):
+    if kind not in ("CR0", "CR1", "CR2", "CR3"):
         raise ValueError(f"unknown cluster-robust variance {kind!r}")
     centred_mu = centred_estimate(sums, estimand)
     mu = centred_mu + sums.shift
@@ -156,7 +164,8 @@ def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> Point
         # Each cluster mean is one observation, so every CR flavour reduces to the sample
         # variance of the means over G (CR0 keeps the 1/G divisor of the plain sandwich).
         resid = sums.centred_means - centred_mu
-        var = _sum_of_squares(resid, float(g**2 if kind == "CR0" else g * (g - 1)))
+        divisor = {"CR0": g**2, "CR3": (g - 1) ** 2}.get(kind, g * (g - 1))
+        var = _sum_of_squares(resid, float(divisor))
         return PointVariance(mu, var, float(g - 1))
 
     n_total = float(sums.counts.sum())
@@ -167,9 +176,12 @@ def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> Point
             var *= g / (g - 1)
         return PointVariance(mu, var, float(g - 1))
 
-    # In place: with millions of clusters each temporary is tens of MB.
+    # In place: with millions of clusters each temporary is tens of MB. CR3 (the jackknife)
+    # divides by the leverage complement squared, CR2 by the complement.
     leverage_complement = sums.counts / -n_total
     leverage_complement += 1.0
+    if kind == "CR3":
+        leverage_complement *= leverage_complement
     with np.errstate(over="ignore"):  # an overflow is redone below
         squared = np.square(resid_totals, out=resid_totals)
         squared /= leverage_complement
@@ -181,6 +193,8 @@ def cluster_robust(sums: ClusterSums, estimand: str, kind: str = "CR1") -> Point
         resid_totals = sums.totals - centred_mu * sums.counts
         var = _rescaled_sum_of_squares(resid_totals, n_total**2, leverage_complement, total)
     del leverage_complement
+    if kind == "CR3":
+        return PointVariance(mu, var, working_model_df(sums.counts, 0.0, "pooled", jackknife=True))
     return PointVariance(mu, var, satterthwaite_df_cr2(sums.counts, n_total))
 
 
@@ -198,6 +212,140 @@ def satterthwaite_df_cr2(counts: np.ndarray, n_total: float) -> float:
     trace = float(a.sum()) - v2_sum / n_total
     frob2 = float(a @ a) - 2.0 * float(a @ v2) / n_total + v2_sum**2 / n_total**2
     return float(trace**2 / frob2)
+
+
+def moulton_icc(sums: ClusterSums) -> float:
+    """The share of the residual variance that lies between clusters, from within-cluster
+    pairs of rows: the Moulton (1986) random-effects model fitted by moments, as Imbens &
+    Kolesár (2016) do for their degrees of freedom, truncated to [0, 1].
+
+    ``cov = (sum_g e_g^2 - sum_i u_i^2) / (sum_g n_g^2 - N)`` is the mean product of the
+    residuals ``u_i = y_i - mean`` of two rows of one cluster (``e_g`` their cluster total) and
+    ``sum_i u_i^2 / N`` their variance; the ICC is their ratio. Every pair of rows counts
+    once, so a cluster of ``n`` rows weighs ``n (n - 1)``: unlike the ANOVA ICC, it describes
+    the large clusters that the pooled mean's variance rests on. 0 when no cluster has two
+    rows or no row varies. R: ``dfadjust::dfadjustSE(lm(y ~ 1), cl)$rho`` over its ``rho +
+    sig``.
+
+    >>> import numpy as np
+    >>> n = np.array([2, 3, 5, 4, 6, 1, 8, 3.0]); t = np.array([1, 3, 2, 4, 1, 1, 6, 0.0])
+    >>> round(moulton_icc(ClusterSums(n, t, t)), 6)
+    0.262145
+    """
+    centred_mu = centred_estimate(sums, "pooled")
+    residual_totals = sums.totals - centred_mu * sums.counts
+    n_total = float(sums.counts.sum())
+    # the squared row residuals, from each cluster's centred sums
+    squares = float(np.sum(sums.squares - 2.0 * centred_mu * sums.totals)) + centred_mu**2 * n_total
+    return moulton_icc_of(sums.counts, residual_totals, squares)
+
+
+def moulton_icc_of(
+    counts: np.ndarray, residual_totals: np.ndarray, residual_squares: float
+) -> float:
+    """:func:`moulton_icc` from the cluster sizes, the clusters' residual totals and the sum
+    of the rows' squared residuals."""
+    n_total = float(np.sum(counts))
+    pairs = float(counts @ counts) - n_total
+    if not pairs > 0 or not residual_squares > 0:
+        return 0.0
+    covariance = (float(residual_totals @ residual_totals) - residual_squares) / pairs
+    return float(min(max(covariance / (residual_squares / n_total), 0.0), 1.0))
+
+
+def working_model_df(
+    counts: np.ndarray, icc: float, estimand: str, *, jackknife: bool = False
+) -> float | np.ndarray:
+    """Satterthwaite degrees of freedom of the CR2 variance of a mean under an exchangeable
+    working model with intraclass correlation ``icc``.
+
+    Bell & McCaffrey (2002) compute the df of their bias-reduced variance under a working
+    model; with independent rows (``icc = 0``) this is clubSandwich's df
+    (:func:`satterthwaite_df_cr2`). Imbens & Kolesár (2016, section 5) take the working model
+    from the data instead, a random cluster effect with the Moulton ICC
+    (:func:`moulton_icc`): when a few large clusters carry most of the variance, the df falls
+    towards the number of clusters that matter, however many small clusters there are. R's
+    ``dfadjust::dfadjustSE(..., IK = TRUE, rho0 = TRUE)`` gives the same df for
+    ``lm(y ~ 1)``.
+
+    The variance is ``sum_g w_g r_g^2`` over cluster residuals ``r = (I - a 1'/A) z`` of
+    independent cluster statistics ``z_g`` with means ``a_g mu`` and variances ``lambda_g``:
+    pooled, ``z_g`` the cluster total, ``a_g = n_g``, ``lambda_g = n_g (1 + (n_g - 1) icc)``,
+    cluster mean, ``z_g`` the cluster mean, ``a_g = 1``, ``lambda_g = icc + (1 - icc) / n_g``;
+    in both ``w_g = 1 / (1 - a_g / A)`` with ``A = sum_g a_g`` (CR2; squared with
+    ``jackknife``, the CR3 variance). With ``P = Cov(r)`` the df is
+    ``(sum_g w_g P_gg)^2 / sum_gh w_g w_h P_gh^2``, evaluated in O(G) because ``P`` is
+    diagonal plus rank two. ``counts`` may hold several designs along its last axis (shape
+    ``(..., G)``): the df of each is returned.
+
+    >>> import numpy as np
+    >>> n = np.array([2, 3, 5, 4, 6, 1, 8, 3.0])
+    >>> round(working_model_df(n, 0.0, "pooled"), 6)  # clubSandwich's CR2 df
+    5.286318
+    >>> round(working_model_df(np.full(8, 4.0), 0.3, "pooled"), 6)  # equal sizes: G - 1
+    7.0
+    """
+    n = np.asarray(counts, dtype=np.float64)
+    a, lam, w, c00, c01, q_diag = _working_model_terms(n, icc, estimand, jackknife)
+    expectation = np.sum(w * (lam + q_diag), axis=-1)
+    s00, s01, s11 = (np.sum(w * x, axis=-1) for x in (a * a, a * lam, lam * lam))
+    # tr((C S)^2) for the 2 x 2 product
+    cs00, cs01, cs10, cs11 = c00 * s00 + c01 * s01, c00 * s01 + c01 * s11, c01 * s00, c01 * s01
+    squares = np.sum(w * w * lam * lam, axis=-1) + 2.0 * np.sum(w * w * lam * q_diag, axis=-1)
+    squares = squares + cs00 * cs00 + 2.0 * cs01 * cs10 + cs11 * cs11
+    df = np.where(
+        squares > 0, expectation**2 / np.where(squares > 0, squares, 1.0), n.shape[-1] - 1.0
+    )
+    # equal sizes give G - 1 exactly, whatever the ICC; computed, it is off by rounding
+    df = np.where(np.all(n == n[..., :1], axis=-1), n.shape[-1] - 1.0, df)
+    return float(df) if df.ndim == 0 else df
+
+
+def working_model_bias(
+    counts: np.ndarray, icc: float, estimand: str, *, jackknife: bool = False
+) -> float | np.ndarray:
+    """The expected CR2 (``jackknife``: CR3) variance of a mean over its true variance,
+    under the exchangeable working model of :func:`working_model_df`.
+
+    CR2 is unbiased when rows are independent (1 at ``icc = 0``); the jackknife
+    over-estimates, the more so the more of the rows the largest clusters hold (Bell &
+    McCaffrey 2002; MacKinnon, Nielsen & Webb 2023). With ``P = Cov(r)`` of the cluster
+    residuals and weights ``w_g = 1 / (1 - a_g / A)`` (squared for CR3) it is
+    ``sum_g w_g P_gg / sum_g lambda_g``. ``counts`` may hold several designs along its last
+    axis.
+
+    >>> import numpy as np
+    >>> n = np.array([2, 3, 5, 4, 6, 1, 8, 3.0])
+    >>> round(float(working_model_bias(n, 0.0, "pooled")), 12)
+    1.0
+    >>> round(float(working_model_bias(n, 0.0, "pooled", jackknife=True)), 6)  # sum n/(1-n/N)/N
+    1.197966
+    """
+    n = np.asarray(counts, dtype=np.float64)
+    _, lam, w, _, _, q_diag = _working_model_terms(n, icc, estimand, jackknife)
+    bias = np.sum(w * (lam + q_diag), axis=-1) / lam.sum(axis=-1)
+    return float(bias) if bias.ndim == 0 else bias
+
+
+def _working_model_terms(n: np.ndarray, icc: float, estimand: str, jackknife: bool):
+    """The cluster statistics' means ``a`` and variances ``lam`` under the working model, the
+    variance's weights ``w``, the rank-two part ``C = [[c00, c01], [c01, 0]]`` of
+    ``P = Cov(r) = diag(lam) + [a, lam] C [a, lam]'`` and its diagonal ``q_diag``."""
+    if estimand == "pooled":
+        a = n
+        lam = n * (1.0 + (n - 1.0) * icc)
+    elif estimand == "cluster_mean":
+        a = np.ones_like(n)
+        lam = icc + (1.0 - icc) / n
+    else:
+        raise ValueError(f"unknown estimand {estimand!r}; expected one of {ESTIMANDS}")
+    a_total, lam_total = a.sum(axis=-1), lam.sum(axis=-1)
+    w = 1.0 / (1.0 - a / a_total[..., None])
+    if jackknife:
+        w = w * w
+    c00, c01 = lam_total / a_total**2, -1.0 / a_total
+    q_diag = c00[..., None] * a * a + 2.0 * c01[..., None] * a * lam
+    return a, lam, w, c00, c01, q_diag
 
 
 def row_variance(sums: ClusterSums) -> float:

@@ -544,3 +544,29 @@ def test_planning_prose_states_the_power_study_as_measured():
     )
     assert f"plans of {sizes[0]} to {sizes[-1]} clusters are rougher" in text
     assert f"from {-min(small):.1f} points below to {max(small):.1f} above" in text
+
+
+def test_methods_prose_states_the_real_data_study_as_measured():
+    # the sentences about the real-data study are read from its committed cells
+    import pandas as pd
+
+    cells = pd.read_csv(DOCS / "coverage-real-data.csv")
+    default = cells[cells["default"].astype(bool)]
+    large, ten = default[default.K >= 20], default[default.K == 10]
+    worst = {kind: large[large.kind == kind].coverage.min() for kind in large.kind.unique()}
+    methods = " ".join((DOCS / "estimands-and-methods.md").read_text().split())
+    paired = " ".join((DOCS / "paired.md").read_text().split())
+    assert f"hybrid binary default's worst cell is {worst['rate']:.2f}%" in methods
+    assert f"{worst['paired']:.1f}% for paired differences" in methods
+    floor = math.floor(10 * min(worst["score"], worst["rerun"])) / 10
+    assert f"at least {floor:.1f}% for scores and rerun statistics" in methods
+    ten_paired = ten[ten.kind == "paired"].coverage.min()
+    assert f"a paired difference falls to {ten_paired:.2f}%" in methods
+    page = " ".join((DOCS / "coverage-real-data.md").read_text().split())
+    ratio = float(re.search(r"1\.15 × CR2's \| ([\d.]+) \|", page).group(1))
+    assert f"at a mean width {ratio:.2f} times CR2's" in methods
+    cr2 = cells[(cells.kind == "paired") & (cells.method == "cr2") & (cells.K >= 20)]
+    worst_cr2 = cr2.coverage.min()
+    said = f"worst cell is {worst['paired']:.1f}% with 20 or more clusters, where CR2's is"
+    assert f"{said} {worst_cr2:.1f}%" in paired
+    assert f"it falls to {ten_paired:.2f}%" in paired

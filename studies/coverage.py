@@ -401,8 +401,8 @@ def render_page(results: list[dict], args: argparse.Namespace, seconds: float) -
         "83–92%: its likelihood ICC is set by the many small clusters, while the variance of "
         "the pooled rate rests on a few large ones that differ most. "
         "`korn_graubard_hybrid`, the default now, is the same inversion with a floor under "
-        "its design effect, the CR2 one stretched for the df of uneven cluster sizes; on these "
-        "simulated grids, where the model holds, the floor seldom binds.",
+        "its design effect, the CR2 one stretched for the df of uneven cluster sizes: it "
+        "contains the inverted interval, so it covers at least as often in every cell here.",
         "",
         "For continuous outcomes CR2 holds its coverage under the normal random-intercept "
         "model, but not on eval scores that are skewed or zero-inflated (below): there the "

@@ -440,9 +440,7 @@ def plan(
     spread = 1.0 + o.size_cv**2
 
     def equal_size_icc(value: float, mm: float) -> float:
-        """The ICC whose equal-size design effect ``1 + (m − 1) ρ'`` is the unequal-size one
-        ``1 + ((1 + CV²) m − 1) ρ``, so that the closed forms take uneven sizes."""
-        return value if mm <= 1.0 or spread == 1.0 else value * (spread * mm - 1.0) / (mm - 1.0)
+        return pl.equal_size_icc(value, mm, o.size_cv)
 
     def option(name: str, kk: float, mm: float) -> tuple[str, float, float, float, float, float]:
         half = pl.half_width(sigma2, equal_size_icc(rho, mm), kk, mm, confidence)
@@ -463,14 +461,13 @@ def plan(
         else:
             costs = f"cost_per_cluster={c1:g} and cost_per_row={c2:g}"
             _in_range("cost-optimal depth m*", m_star, costs)
-            budget = k * (c1 + c2 * m)
             m_use = max(m_star, 1.0)
             if m_star < 1:
                 notes.append(
                     f"the cost-optimal depth m* = {m_star:.3g} is below 1 row per cluster: the "
                     "cost-optimal option uses 1"
                 )
-            k_use = budget / (c1 + c2 * m_use)
+            k_use = pl.clusters_at_same_cost(k, m, m_use, c1, c2)
             _in_range("cost-optimal clusters", k_use, costs)
             if k_use >= 2:
                 options.append(option("cost-optimal depth, same cost", k_use, m_use))
@@ -770,13 +767,10 @@ def pilot_plan(
     )
     concentration = float(counts @ counts) / n_rows  # Σ n² / N
     # the ICC that gives the pilot's design effect under the unequal-size formula
-    rho_star = 0.0
-    if concentration > 1.0 and design_effect > 1.0:
-        rho_star = min((design_effect - 1.0) / (concentration - 1.0), 1.0)
+    rho_star = pl.icc_of_design_effect(design_effect, concentration)
 
     def deeper(factor: float) -> float:
-        """The design effect with every cluster ``factor`` times as deep."""
-        return design_effect + rho_star * (factor - 1.0) * concentration
+        return pl.deepened_design_effect(design_effect, rho_star, factor, concentration)
 
     def option(name: str, clusters: float, factor: float) -> tuple:
         width = scaled.half_width(clusters) * math.sqrt(deeper(factor) / (factor * design_effect))
@@ -799,7 +793,7 @@ def pilot_plan(
             )
         else:
             m_use = max(m_star, 1.0)
-            k_use = g * (c1 + c2 * mean_size) / (c1 + c2 * m_use)
+            k_use = pl.clusters_at_same_cost(g, mean_size, m_use, c1, c2)
             if k_use >= 2:
                 options.append(option("cost-optimal depth, same cost", k_use, m_use / mean_size))
     needed = None if target_width is None else scaled.clusters_for_half_width(target_width)
@@ -826,7 +820,7 @@ def pilot_plan(
     by_icc = []
     for value in [] if icc_range is None else [icc_range[0], rho, icc_range[1]]:
         # the model's relative change of the design effect, applied to the pilot's own
-        ratio = (1.0 + value * (concentration - 1.0)) / (1.0 + rho * (concentration - 1.0))
+        ratio = pl.design_effect_ratio(value, rho, concentration)
         moved = pl.ScaledDesign(
             half_width=half * math.sqrt(ratio),
             df=scaled.df,

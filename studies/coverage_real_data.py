@@ -69,6 +69,7 @@ import clusterstats
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.intervals import auto_method
 from clusterstats.core.reruns import pass_at_k, pass_hat_k
+from clusterstats.core.score import cluster_score_interval
 from clusterstats.core.summary import summarize_interval
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,6 +92,9 @@ BINARY_METHODS = (
     "bootstrap_percentile",
     "bootstrap_bca",
     "bootstrap_t",
+    "score",
+    "hybrid_or_score",
+    "inverted_or_score",
 )
 CONTINUOUS_METHODS = (
     "naive",
@@ -102,8 +106,18 @@ CONTINUOUS_METHODS = (
     "bootstrap_percentile",
     "bootstrap_bca",
     "bootstrap_t",
+    "score",
+    "bootstrap_t_or_score",
 )
 KINDS = ("rate", "paired", "score", "rerun")
+#: Candidates measured beside the library's methods (not library methods): the cluster score
+#: interval (``clusterstats.core.score``), and its union with the default of the outcome's
+#: kind (the lower of the two lower bounds, the higher of the two upper bounds).
+UNIONS = {
+    "hybrid_or_score": "korn_graubard_hybrid",
+    "inverted_or_score": "korn_graubard_inverted",
+    "bootstrap_t_or_score": "bootstrap_t",
+}
 
 
 @dataclass(frozen=True)
@@ -320,6 +334,12 @@ def constant(sums: ClusterSums) -> bool:
 
 
 def interval(pop: Population, sums: ClusterSums, estimand: str, method: str, seed: int):
+    if method == "score":
+        low, high = cluster_score_interval(sums, estimand, CONFIDENCE)
+        limits = (0.0, 1.0) if pop.binary else pop.outcome_range
+        if limits is not None:
+            low, high = max(low, limits[0]), min(high, limits[1])
+        return low, high
     name, cap = method, True
     if method == "svyciprop_beta":
         name, cap = "korn_graubard", False
@@ -362,13 +382,19 @@ def run_cell(task):
         warnings.simplefilter("ignore")
         for d, chosen in enumerate(drawn):
             sums = ClusterSums(pop.counts[chosen], pop.totals[chosen], pop.squares[chosen])
+            found = {}
             for method in methods:
                 t = tally[method]
                 try:
-                    low, high = interval(pop, sums, estimand, method, seed=d)
+                    if method in UNIONS:  # from the two intervals computed just before
+                        (a, b), (c, e) = found[UNIONS[method]], found["score"]
+                        low, high = min(a, c), max(b, e)
+                    else:
+                        low, high = interval(pop, sums, estimand, method, seed=d)
                 except Exception:  # a failure is a result of the study, counted per cell
                     t[5] += 1
                     continue
+                found[method] = (low, high)
                 t += (low <= truth <= high, truth < low, truth > high, high - low, high <= low, 0)
     return index, {m: t / draws for m, t in tally.items()}
 
@@ -482,9 +508,43 @@ def _cell(r) -> str:
     return f"{r['population']} by {r['grouping']}, K={r['K']}, {r['estimand']}"
 
 
-def _goal_rows(rows: list[dict]) -> list[tuple[str, str, float, str, float, bool, str]]:
-    """(goal, what, value, comparison, target, met, where) for the defaults."""
-    defaults = [r for r in rows if r["default"]]
+def _is_default(r) -> bool:
+    return bool(r["default"])
+
+
+def _is_score(r) -> bool:
+    return r["method"] == "score"
+
+
+def _is_union(r) -> bool:
+    return r["method"] in ("hybrid_or_score", "bootstrap_t_or_score")
+
+
+def _is_model_union(r) -> bool:
+    return r["method"] in ("inverted_or_score", "bootstrap_t_or_score")
+
+
+def _is_split(r) -> bool:
+    """The score interval from 20 clusters on, the default below."""
+    return _is_score(r) if int(r["K"]) >= 20 else _is_default(r)
+
+
+#: The policies whose goals the page states: today's defaults, and the candidates.
+POLICIES = (
+    ("default", _is_default),
+    ("score", _is_score),
+    ("default ∪ score", _is_union),
+    ("inverted ∪ score", _is_model_union),
+    ("score from K = 20", _is_split),
+)
+
+
+def _goal_rows(
+    rows: list[dict], pick=_is_default
+) -> list[tuple[str, str, float, str, float, bool, str]]:
+    """(goal, what, value, comparison, target, met, where) for the policy ``pick`` (the row
+    of each cell that the policy would report: by default, the library's default)."""
+    defaults = [r for r in rows if pick(r)]
     draws = rows[0]["draws"]
     out = []
     for kind in KINDS:
@@ -523,7 +583,7 @@ def _goal_rows(rows: list[dict]) -> list[tuple[str, str, float, str, float, bool
                     _cell(worst10),
                 )
             )
-    ratio = width_ratio(rows)
+    ratio = width_ratio(rows, pick=pick)
     out.append(
         (
             "mean width over all cells ≤ 1.15 × CR2's",
@@ -542,8 +602,9 @@ def _goal_rows(rows: list[dict]) -> list[tuple[str, str, float, str, float, bool
     return out
 
 
-def width_ratio(rows: list[dict], method: str | None = None) -> float:
-    """Mean over cells of the width of ``method`` (the default when None) over CR2's."""
+def width_ratio(rows: list[dict], method: str | None = None, pick=_is_default) -> float:
+    """Mean over cells of the width of ``method`` (the policy ``pick``'s row when None) over
+    CR2's."""
     cr2 = {
         (r["population"], r["grouping"], r["K"], r["estimand"]): r["mean_width"]
         for r in rows
@@ -552,7 +613,7 @@ def width_ratio(rows: list[dict], method: str | None = None) -> float:
     ratios = [
         r["mean_width"] / cr2[(r["population"], r["grouping"], r["K"], r["estimand"])]
         for r in rows
-        if (r["default"] if method is None else r["method"] == method)
+        if (pick(r) if method is None else r["method"] == method)
         and cr2.get((r["population"], r["grouping"], r["K"], r["estimand"]), 0) > 0
     ]
     return float(np.mean(ratios))
@@ -657,6 +718,36 @@ def render(rows: list[dict], minutes: float) -> str:
     for goal, _, value, _, _, met, where in _goal_rows(rows):
         shown = f"{value:.3f}" if isinstance(value, float) and value < 10 else f"{value:g}"
         lines.append(f"| {goal} | {shown} | {'yes' if met else '**no**'} | {where} |")
+    if any(r["method"] == "score" for r in rows):
+        goals = {name: _goal_rows(rows, pick) for name, pick in POLICIES}
+        lines += [
+            "",
+            "## Candidates for the next default",
+            "",
+            "Measured on the same draws, not yet library methods: `score`, the cluster score "
+            "interval (the cluster-robust t test with its variance evaluated under each "
+            "candidate value, inverted: Fieller's interval for a ratio with the uncentred "
+            "sandwich variance, the Wilson construction of Saha, Miller & Wang 2016 on cluster "
+            "totals; `clusterstats.core.score`), and `default ∪ score`, the union of the "
+            "default interval and the score interval (`hybrid_or_score` for binary rates, "
+            "`bootstrap_t_or_score` otherwise), which covers wherever either does; "
+            "`inverted ∪ score`, for binary rates the union with the model-based "
+            "`korn_graubard_inverted` (the default elsewhere); and `score from K = 20`, the "
+            "score interval on 20 or more clusters and the default below. The score interval "
+            "alone is not a candidate for rare binary outcomes: when every drawn row fails "
+            "it has zero width.",
+            "",
+            "| goal | " + " | ".join(f"{name}" for name, _ in POLICIES) + " |",
+            "|---|" + "---|" * len(POLICIES),
+        ]
+        for i, (goal, *_rest) in enumerate(goals["default"]):
+            cells_here = []
+            for name, _ in POLICIES:
+                _, _, value, _, _, met, _ = goals[name][i]
+                shown = f"{value:.3f}" if isinstance(value, float) and value < 10 else f"{value:g}"
+                cells_here.append(shown if met else f"**{shown}**")
+            lines.append(f"| {goal} | " + " | ".join(cells_here) + " |")
+        lines += ["", "A value in bold misses its goal."]
     for kind, title in (
         ("rate", "Binary rates"),
         ("paired", "Paired differences"),

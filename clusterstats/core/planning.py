@@ -16,10 +16,15 @@ from clusterstats.core.variance import working_model_bias, working_model_df
 
 __all__ = [
     "ScaledDesign",
+    "clusters_at_same_cost",
     "clusters_for_half_width",
     "clusters_for_power",
+    "deepened_design_effect",
+    "design_effect_ratio",
     "effective_n",
+    "equal_size_icc",
     "half_width",
+    "icc_of_design_effect",
     "minimum_detectable_effect",
     "optimal_cluster_size",
     "variance_of_mean",
@@ -178,6 +183,71 @@ def minimum_detectable_effect(
 # Draws of cluster sizes behind the projected df of uneven sizes (ScaledDesign.df_at).
 _DRAWS = 256
 _DRAW_SEED = 20261206
+
+
+def equal_size_icc(icc: float, cluster_size: float, size_cv: float) -> float:
+    """The ICC whose equal-size design effect ``1 + (m − 1) ρ'`` equals the unequal-size one
+    ``1 + ((1 + CV²) m − 1) ρ`` (Eldridge, Ashby & Kerry 2006), so that the equal-size closed
+    forms take clusters whose sizes vary with coefficient of variation ``size_cv``.
+
+    >>> round(equal_size_icc(0.1, 10, 0.5), 6)  # 0.1 * (1.25 * 10 - 1) / 9
+    0.127778
+    """
+    spread = 1.0 + size_cv**2
+    if cluster_size <= 1.0 or spread == 1.0:
+        return icc
+    return icc * (spread * cluster_size - 1.0) / (cluster_size - 1.0)
+
+
+def icc_of_design_effect(design_effect: float, concentration: float) -> float:
+    """The ICC that gives ``design_effect`` under the unequal-size formula
+    ``1 + (Σn²/N − 1) ρ``, with ``concentration = Σn²/N``; 0 without clustering, at most 1.
+
+    >>> icc_of_design_effect(5.5, 10.0)  # (5.5 - 1) / (10 - 1)
+    0.5
+    """
+    if concentration > 1.0 and design_effect > 1.0:
+        return min((design_effect - 1.0) / (concentration - 1.0), 1.0)
+    return 0.0
+
+
+def deepened_design_effect(
+    design_effect: float, icc: float, factor: float, concentration: float
+) -> float:
+    """The design effect once every cluster is ``factor`` times as deep: each ``n_g`` scaled
+    by ``factor`` adds ``ρ (factor − 1) Σn²/N`` to ``1 + (Σn²/N − 1) ρ``.
+
+    >>> deepened_design_effect(5.5, 0.5, 2.0, 10.0)  # 5.5 + 0.5 * 1 * 10
+    10.5
+    """
+    return design_effect + icc * (factor - 1.0) * concentration
+
+
+def design_effect_ratio(icc: float, reference_icc: float, concentration: float) -> float:
+    """How much the unequal-size design effect changes when the ICC moves from
+    ``reference_icc`` to ``icc``: ``(1 + ρ (Σn²/N − 1)) / (1 + ρ₀ (Σn²/N − 1))``.
+
+    >>> design_effect_ratio(0.5, 0.0, 10.0)
+    5.5
+    """
+    return (1.0 + icc * (concentration - 1.0)) / (1.0 + reference_icc * (concentration - 1.0))
+
+
+def clusters_at_same_cost(
+    n_clusters: float,
+    cluster_size: float,
+    new_cluster_size: float,
+    cost_per_cluster: float,
+    cost_per_row: float,
+) -> float:
+    """How many clusters of ``new_cluster_size`` rows the budget of ``n_clusters`` clusters of
+    ``cluster_size`` rows buys, at ``cost_per_cluster`` a cluster and ``cost_per_row`` a row.
+
+    >>> clusters_at_same_cost(30, 10, 20, 100.0, 5.0)  # 30 * 150 / 200
+    22.5
+    """
+    budget = n_clusters * (cost_per_cluster + cost_per_row * cluster_size)
+    return budget / (cost_per_cluster + cost_per_row * new_cluster_size)
 
 
 def residual_skewness(counts: np.ndarray, totals: np.ndarray) -> float:

@@ -610,3 +610,32 @@ def test_methods_prose_states_the_score_coverage_as_measured():
         f"it covers {boot_n.min():.1f}–{boot_n.max():.1f}% where CR2 covers "
         f"{cr2_n.min():.1f}–{cr2_n.max():.1f}%" in text
     )
+
+
+def test_methods_prose_states_the_score_candidate_as_measured():
+    # the paragraph on the cluster score interval, read from the real-data study's cells
+    import pandas as pd
+
+    cells = pd.read_csv(DOCS / "coverage-real-data.csv")
+    large = cells[cells.K >= 20]
+    rates = large[large.method == "hybrid_or_score"].coverage.min()
+    paired = large[(large.kind == "paired") & (large.method == "bootstrap_t_or_score")]
+    ten = cells[(cells.K == 10) & (cells.kind == "paired")]
+    paired10 = ten[ten.method == "bootstrap_t_or_score"].coverage.min()
+    score = cells[cells.method == "score"]
+    zero = int((score.zero_width > 0).sum())
+    page = " ".join((DOCS / "coverage-real-data.md").read_text().split())
+    union20, default20 = re.search(
+        r"cells with K ≥ 20 \(no target\) \| ([\d.]+) \| [\d.]+ \| ([\d.]+) \|", page
+    ).group(2, 1)
+    text = " ".join((DOCS / "estimands-and-methods.md").read_text().split())
+    assert (
+        f"has a worst cell of {rates:g}% for rates and {paired.coverage.min():g}% for paired "
+        f"differences with 20 or more clusters, and {paired10:g}% for a paired difference with "
+        f"10 clusters, at {union20} times CR2's width with 20 or more clusters, against the "
+        f"default's {default20};" in text
+    )
+    assert f"it has zero width in {zero} real-data cells" in text
+    paired_page = (DOCS / "coverage-paired.md").read_text()
+    worst_score = re.search(r"\| `score_inverted` \| ([\d.]+) \|", paired_page).group(1)
+    assert f"falls to {worst_score}% where a few clusters carry every discordant item" in text

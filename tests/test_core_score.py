@@ -18,6 +18,7 @@ from clusterstats.core.variance import cluster_robust
 
 
 def _sums(counts, totals, shift=0.0):
+    # The score interval reads only rows and totals; the squares slot is filled but unused.
     counts = np.asarray(counts, float)
     totals = np.asarray(totals, float)
     return ClusterSums(counts, totals - shift * counts, totals, shift)

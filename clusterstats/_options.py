@@ -70,6 +70,8 @@ PairedMethod = Literal[
     "bootstrap_bca",
     "bootstrap_percentile",
     "bootstrap_t",
+    "score",
+    "bootstrap_t_or_score",
 ]
 CompareMethod = Literal[
     "auto",

@@ -873,8 +873,13 @@ def cluster_ci(
         sizes), ``"bootstrap"``/``"bootstrap_bca"`` and ``"bootstrap_percentile"`` (cluster
         bootstrap: whole clusters are resampled), ``"bootstrap_t"`` (the studentized cluster
         bootstrap, Hall 1992, whose bounds are never inside ``"cr3_ik"``'s: for skewed and
-        zero-inflated scores). ``"wilson"`` and the four ``"korn_graubard*"`` methods need a
-        binary outcome.
+        zero-inflated scores), ``"score"`` (the cluster-robust t test with its CR1 variance
+        evaluated under each candidate value, inverted: Saha, Miller & Wang 2016; Fieller
+        1954 for the pooled ratio; it leans towards the side large clusters pull, but has
+        no model to lean on when a rare outcome is seen in a few clusters), and the unions
+        ``"korn_graubard_hybrid_or_score"`` and ``"bootstrap_t_or_score"`` (the lower of the
+        two lower bounds, the higher of the two upper bounds; see the real-data coverage
+        study). ``"wilson"`` and the ``"korn_graubard*"`` methods need a binary outcome.
     confidence : float
         Nominal coverage, strictly between 0 and 1.
     over : column label or list of labels, optional

@@ -69,7 +69,9 @@ class PairedDelta(Result):
         sizes, ``"cr3_ik_t"``);
         ``"bootstrap_t"``: the larger of that test's and the bootstrap-t p-value, so that
         ``p_value < 1 - confidence`` exactly when the interval excludes 0 (up to one
-        replicate);
+        replicate); ``"bootstrap_t_or_score"``: the largest of those and the score test's;
+        ``"score_t"``: the cluster-robust t test with its variance under the null, which the
+        ``"score"`` interval inverts;
         ``"stratified_t"`` with strata, ``"ipw_t"`` with ``missing="ipw"``.
     mean_a, mean_b : float
         Each side's estimate on the matched items.
@@ -618,7 +620,9 @@ def paired_delta(
         One of ``"auto"``, ``"naive"``, ``"cr1"``, ``"cr2"``, ``"cr2_ik"`` (CR2 with the df
         of uneven cluster sizes), ``"cr3"``, ``"cr3_ik"`` (the same with the jackknife
         variance), ``"bootstrap"``, ``"bootstrap_bca"``,
-        ``"bootstrap_percentile"`` and ``"bootstrap_t"``.
+        ``"bootstrap_percentile"``, ``"bootstrap_t"``, ``"score"`` (the cluster-robust t
+        test with its variance under each candidate difference, inverted; Saha, Miller &
+        Wang 2016) and ``"bootstrap_t_or_score"`` (the union of the two intervals).
         ``"auto"`` is ``"bootstrap_t"`` up to 2,000 clusters and ``"cr2"`` above (``"cr1"``
         with strata; see the paired coverage study);
         ``"naive"`` ignores the clusters; the bootstraps are a paired cluster bootstrap (both

@@ -92,7 +92,9 @@ class Plan:
         The half-width planned for.
     clusters_needed : float or None
         Clusters of ``m`` rows for that half-width (``t_{K−1}`` quantile; unrounded), at
-        least 2 (a note says when 2 clusters already meet the target).
+        least 2 (a note says when 2 clusters already meet the target); from a pilot, at least
+        20, the number below which every interval warns that it is itself uncertain (a note
+        gives the smaller projection).
     effect : float or None
         For a paired comparison: the difference to detect.
     power : float
@@ -102,7 +104,8 @@ class Plan:
     minimum_detectable_effect : float or None
         The smallest paired difference detectable at ``power`` with the current design.
     clusters_for_power : float or None
-        Clusters of ``m`` items needed to detect ``effect`` (unrounded), at least 2.
+        Clusters of ``m`` items needed to detect ``effect`` (unrounded), at least 2; from a
+        pilot, at least 20, as ``clusters_needed``.
     power_at_clusters : float or None
         From a pilot: the projected power at ``clusters_for_power`` rounded up, the whole
         number of clusters a user draws (at or above ``power``; a plan of few clusters
@@ -587,6 +590,16 @@ def _clusters_needed(
     return needed
 
 
+#: The fewest clusters a pilot plan asks for: the number below which every interval warns
+#: that it is itself uncertain (:data:`clusterstats.core.intervals.FEW_CLUSTERS`).
+FEWEST_PLANNED = iv.FEW_CLUSTERS
+_FEW_REASON = (
+    "with fewer clusters the interval is itself uncertain, and a projection to so few "
+    "clusters rests on large-sample approximations: on real benchmarks drawn as "
+    "populations, plans of 10 to 16 clusters missed the power they promised by several points"
+)
+
+
 def pilot_plan(
     data: Any,
     outcome: Hashable,
@@ -797,26 +810,27 @@ def pilot_plan(
             if k_use >= 2:
                 options.append(option("cost-optimal depth, same cost", k_use, m_use / mean_size))
     needed = None if target_width is None else scaled.clusters_for_half_width(target_width)
+    if needed is not None and needed < FEWEST_PLANNED:
+        notes.append(
+            f"the projection meets ±{fmt.number(target_width)} with "
+            f"{math.ceil(needed):,} clusters; the plan asks for {FEWEST_PLANNED}, where it "
+            f"projects ±{fmt.number(scaled.half_width(FEWEST_PLANNED))} ({_FEW_REASON})"
+        )
+        needed = float(FEWEST_PLANNED)
     mde = k_power = power_at_clusters = None
     if size is not None:
         k_power = scaled.clusters_for_power(size, power=level)
+        if k_power < FEWEST_PLANNED:
+            notes.append(
+                f"the projection reaches {level:.0%} power with {math.ceil(k_power):,} "
+                f"clusters; the plan asks for {FEWEST_PLANNED}, where it projects "
+                f"{scaled.power(size, FEWEST_PLANNED):.1%} ({_FEW_REASON})"
+            )
+            k_power = float(FEWEST_PLANNED)
         if math.isfinite(k_power):
             power_at_clusters = scaled.power(size, math.ceil(k_power))
     if effect is not None or other is not None:
         mde = scaled.detectable_effect(g, level)
-    fewest = min(x for x in (needed, k_power, math.inf) if x is not None)
-    if fewest < 10:
-        notes.append(
-            "fewer than 10 clusters answer the question: so few clusters give intervals that "
-            "are themselves uncertain (and a bootstrap with little to draw from), so plan at "
-            "least 10"
-        )
-    elif fewest < 20:
-        notes.append(
-            "fewer than 20 clusters answer the question: a projection to so few clusters "
-            "rests on large-sample approximations (its df, the jackknife's bias, the "
-            "skewness), and the power it promises can be several points off"
-        )
     by_icc = []
     for value in [] if icc_range is None else [icc_range[0], rho, icc_range[1]]:
         # the model's relative change of the design effect, applied to the pilot's own

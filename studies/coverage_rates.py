@@ -67,9 +67,11 @@ CONFIDENCE = 0.95
 TODAY = "korn_graubard_inverted"
 NEW = "korn_graubard_hybrid"
 METHODS = (TODAY, NEW, "korn_graubard_guarded", "korn_graubard", "wilson", "cr2", "cr2_ik")
-#: Candidates measured beside the library's methods (not library methods): the cluster score
-#: interval (``clusterstats.core.score``) and its unions with the two model-based inversions
-#: (the lower of the lower bounds, the higher of the upper bounds). Listed after their parts.
+#: Candidates for the default: the cluster score interval (``clusterstats.core.score``) and
+#: its unions with the two model-based inversions (the lower of the lower bounds, the higher
+#: of the upper bounds), united here from the bounds already computed; ``hybrid_or_score``
+#: gives the numbers of the library's ``method="korn_graubard_hybrid_or_score"``
+#: (``tests/test_score_methods.py``). Listed after their parts.
 CANDIDATES = ("score", "hybrid_or_score", "inverted_or_score")
 UNIONS = {"hybrid_or_score": NEW, "inverted_or_score": TODAY}
 COLUMNS = METHODS + CANDIDATES
@@ -155,7 +157,7 @@ def interval(sums, estimand, method):
 
 
 def run_cell(task):
-    index, family, (k, m, cv, mean, icc), reps = task
+    index, family, (k, m, cv, mean, icc), reps, columns = task
     targets = {e: mean for e in ESTIMANDS}
     if family == "size_difficulty":
         t = truth(m, mean, icc, True)
@@ -175,7 +177,7 @@ def run_cell(task):
             datasets = draw(family, rng, reps, k, m, cv, mean, icc)
             weights = np.full(reps, 1.0 / reps)
         bounds = {}
-        for estimand, method in itertools.product(ESTIMANDS, COLUMNS):
+        for estimand, method in itertools.product(ESTIMANDS, columns):
             covered = below = above = width = zero = failed = 0.0
             for d, (w, sums) in enumerate(zip(weights, datasets, strict=True)):
                 if method in UNIONS:
@@ -221,9 +223,22 @@ def main(argv=None) -> int:
         action="store_true",
         help="rewrite docs/coverage-rates.md from docs/coverage-rates.csv without simulating",
     )
+    parser.add_argument(
+        "--add",
+        metavar="METHOD",
+        nargs="+",
+        choices=COLUMNS,
+        help="compute only these columns (and cr2, as a check that the datasets are the "
+        "committed ones) and merge them into docs/coverage-rates.csv",
+    )
     args = parser.parse_args(argv)
     if args.render:
         return render_from_csv()
+    columns = COLUMNS
+    if args.add:
+        wanted = set(args.add) | {"cr2"}
+        wanted |= {part for m in args.add if m in UNIONS for part in (UNIONS[m], "score")}
+        columns = tuple(m for m in COLUMNS if m in wanted)
     reps = args.reps or (30 if args.quick else 2000)
     side_reps = max(reps // 2, 1)  # the two model-robustness families
     tasks, meta = [], []
@@ -232,7 +247,7 @@ def main(argv=None) -> int:
             if args.quick and cell[0] not in (10, 30):
                 continue
             r = reps if family == "beta" else side_reps
-            tasks.append((len(tasks), family, cell, r))
+            tasks.append((len(tasks), family, cell, r, columns))
             meta.append((family, cell, r))
     start = time.perf_counter()
     order = sorted(tasks, key=lambda t: -t[2][0] * t[2][1] * t[3])  # big cells first
@@ -266,6 +281,11 @@ def main(argv=None) -> int:
                     failures=round(100 * failed, 3),
                 )
             )
+    if args.add:
+        if args.quick:  # nothing to merge into: the page needs every column
+            print(f"computed {len(rows)} rows of {', '.join(columns)} in {minutes:.1f} minutes")
+            return 0
+        return merge_columns(rows, sorted(set(args.add) | {"cr2"}), minutes)
     page = render(rows, reps, side_reps, minutes)
     if args.quick:
         print(page)
@@ -279,7 +299,61 @@ def main(argv=None) -> int:
     return 0
 
 
-def render_from_csv() -> int:
+def _cell_key(r) -> tuple:
+    values = (float(r[key]) for key in ("size_cv", "mean", "icc"))
+    return (r["family"], r["estimand"], r["method"], int(r["K"]), int(r["m"]), *values)
+
+
+def merge_columns(rows: list[dict], methods: list[str], minutes: float) -> int:
+    """Replace (or add) the columns ``methods`` of the committed CSV by ``rows``, computed on
+    the same datasets: the seeds are per cell, so a column computed alone is the column a
+    full run computes. ``cr2`` is always recomputed and must reproduce the committed one
+    exactly, which shows that the datasets are the committed ones."""
+    path = REPO / "docs" / "coverage-rates.csv"
+    with open(path, newline="") as f:
+        committed = list(csv.DictReader(f))
+    fields = ("coverage", "miss_below", "miss_above", "mean_width", "zero_width", "failures")
+    old = {_cell_key(r): r for r in committed if r["method"] == "cr2"}
+    new = {_cell_key(r): r for r in rows if r["method"] == "cr2"}
+    differ = [
+        key
+        for key in new
+        if key not in old or any(float(old[key][f]) != float(new[key][f]) for f in fields)
+    ]
+    if differ or len(old) != len(new):
+        print(
+            f"cr2 differs from the committed CSV in {len(differ)} cells (e.g. {differ[:1]}): "
+            "the datasets are not the committed ones; run the whole study instead",
+            file=sys.stderr,
+        )
+        return 1
+    kept = [r for r in committed if r["method"] not in methods]
+    merged = kept + [{k: str(v) for k, v in r.items()} for r in rows if r["method"] in methods]
+    cells_in_order: dict[tuple, int] = {}
+    for r in committed:
+        cells_in_order.setdefault(_cell_key(r)[:2] + _cell_key(r)[3:], len(cells_in_order))
+    method_order = {m: i for i, m in enumerate(COLUMNS)}
+    merged.sort(
+        key=lambda r: (
+            cells_in_order[_cell_key(r)[:2] + _cell_key(r)[3:]],
+            method_order[r["method"]],
+        )
+    )
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(committed[0]))
+        writer.writeheader()
+        writer.writerows(merged)
+    added = ", ".join(f"`{m}`" for m in methods if m != "cr2")
+    note = (
+        f"The columns {added} were added to the same datasets by `python "
+        f"studies/coverage_rates.py --add` in {minutes:.1f} minutes on 2 processes (`cr2`, "
+        "recomputed with them, reproduced the committed cells exactly)."
+    )
+    print(f"merged {len(rows)} rows into {path.relative_to(REPO)}", file=sys.stderr)
+    return render_from_csv(added_note=note)
+
+
+def render_from_csv(added_note: str | None = None) -> int:
     """Re-render the page from the committed CSV (same numbers, e.g. after a layout change);
     the run time is carried over from the page it replaces."""
     page_path = REPO / "docs" / "coverage-rates.md"
@@ -295,9 +369,13 @@ def render_from_csv() -> int:
         r["reps"] = r["reps"] if r["reps"] == "exact" else int(r["reps"])
     reps = max(r["reps"] for r in rows if r["family"] == "beta" and r["reps"] != "exact")
     side_reps = max(r["reps"] for r in rows if r["family"] != "beta")
-    found = re.search(r"in ([\d.]+) minutes", page_path.read_text())
+    before = page_path.read_text()
+    found = re.search(r"in ([\d.]+) minutes", before)
     minutes = float(found.group(1)) if found else math.nan
-    page_path.write_text(render(rows, reps, side_reps, minutes))
+    if added_note is None:  # a page re-rendered keeps the note of columns added before
+        kept = re.search(r"^The columns .* were added to the same datasets .*$", before, re.M)
+        added_note = kept.group(0) if kept else None
+    page_path.write_text(render(rows, reps, side_reps, minutes, added_note))
     print(f"wrote {page_path.relative_to(REPO)}")
     return 0
 
@@ -342,63 +420,108 @@ GOALS = (
 )
 
 
+#: A policy measured from the cells of its parts (not a column of the CSV): the union
+#: ``hybrid_or_score`` with 20 or more clusters and ``korn_graubard_hybrid`` below, since the
+#: score interval is often unbounded or very wide with 10 clusters of uneven sizes.
+SPLIT = "hybrid_or_score_from_20"
+
+
+def with_split_policy(rows: list[dict]) -> list[dict]:
+    """``rows`` and, when both parts are present, the cells of :data:`SPLIT`."""
+    if not {NEW, "hybrid_or_score"} <= {r["method"] for r in rows}:
+        return rows
+    split = [
+        {**r, "method": SPLIT}
+        for r in rows
+        if r["method"] == ("hybrid_or_score" if r["K"] >= 20 else NEW)
+    ]
+    return rows + split
+
+
+def _judged(value: float, sense: str, target: float, floor: float | None) -> str:
+    """The value, in bold when it misses the target, with the Monte Carlo floor when the
+    miss is one that noise alone explains."""
+    met = value >= target if sense == ">=" else value <= target
+    shown = f"{value:.0f}" if floor is None and sense == "<=" and target == 0 else f"{value:.2f}"
+    if met:
+        return shown
+    if floor is not None and value >= floor:
+        return f"**{shown}** (floor {floor:.1f})"
+    return f"**{shown}**"
+
+
 def verdict(rows, reps, side_reps) -> list[str]:
-    """The goals of the binary default, for the default before and the candidate. A worst
-    cell below its target but above the Monte Carlo floor (the expected worst cell of a
-    perfectly calibrated interval over as many cells) is a miss that noise alone explains."""
+    """The goals of the binary default, for the default before, the default and the
+    candidates. A worst cell below its target but above the Monte Carlo floor (the expected
+    worst cell of a perfectly calibrated interval over as many cells) is a miss that noise
+    alone explains."""
     lines = [
         "## The goals",
         "",
-        "A worst cell is compared with the target and with the Monte Carlo floor: the expected "
-        "worst cell of a perfectly calibrated interval over as many cells with as many "
-        "datasets (the floor is below 94% here, so a calibrated interval would usually "
-        "miss that target by noise alone).",
+        "A miss is in bold. A worst cell is compared with the target and with the Monte Carlo "
+        "floor: the expected worst cell of a perfectly calibrated interval over as many cells "
+        "with as many datasets (the floor is below 94% here, so a calibrated interval would "
+        "usually miss that target by noise alone); a miss above the floor is marked with it. "
+        f"`{SPLIT}` is `hybrid_or_score` with 20 or more clusters and `{NEW}` below, read "
+        "from their cells.",
         "",
     ]
-    shown_methods = [TODAY, NEW] + [m for m in UNIONS if any(r["method"] == m for r in rows)]
+    present = {r["method"] for r in rows}
+    shown_methods = [m for m in (TODAY, NEW, *UNIONS, SPLIT) if m in present]
     lines += [
-        "| goal | estimand | "
-        + " | ".join(f"`{m}`" for m in shown_methods)
-        + f" | `{NEW}` meets it |",
-        "|---|---|" + "---|" * len(shown_methods) + "---|",
+        "| goal | estimand | " + " | ".join(f"`{m}`" for m in shown_methods) + " |",
+        "|---|---|" + "---|" * len(shown_methods),
     ]
     for name, family, stat, sense, target in GOALS:
         for estimand in ESTIMANDS:
-            values = {}
+            floor = None
+            if stat == "worst":
+                n_reps = reps if family == "beta" else side_reps
+                n_cells = len({_label(r) for r in rows if r["family"] == family and r["K"] >= 20})
+                floor = monte_carlo_floor(n_reps, n_cells)[1]
+            shown = []
             for method in shown_methods:
                 if family is None:
-                    values[method] = sum(
+                    value = sum(
                         r["zero_width"] > 0 or r["failures"] > 0
                         for r in rows
                         if (r["estimand"], r["method"]) == (estimand, method)
                     )
-                    continue
-                sel = [r for r in rows if r["family"] == family]
-                today = {
-                    _label(r): r["mean_width"]
-                    for r in sel
-                    if (r["estimand"], r["method"]) == (estimand, TODAY)
-                }
-                values[method] = summarize(sel, family, estimand, method, today)[stat]
-            value = values[NEW]
-            met = value >= target if sense == ">=" else value <= target
-            answer = "yes" if met else "**no**"
-            if not met and stat == "worst":
-                n_reps = reps if family == "beta" else side_reps
-                n_cells = len({_label(r) for r in rows if r["family"] == family and r["K"] >= 20})
-                floor = monte_carlo_floor(n_reps, n_cells)[1]
-                if value >= floor:
-                    answer = f"**no**, above the Monte Carlo floor {floor:.1f}"
-            shown = {m: (f"{v:.0f}" if family is None else f"{v:.2f}") for m, v in values.items()}
+                else:
+                    sel = [r for r in rows if r["family"] == family]
+                    today = {
+                        _label(r): r["mean_width"]
+                        for r in sel
+                        if (r["estimand"], r["method"]) == (estimand, TODAY)
+                    }
+                    value = summarize(sel, family, estimand, method, today)[stat]
+                shown.append(_judged(value, sense, target, floor))
             lines.append(
                 f"| {name} ({sense.replace('>=', '≥').replace('<=', '≤')} {target:g}) | "
-                f"`{estimand}` | " + " | ".join(shown[m] for m in shown_methods) + f" | {answer} |"
+                f"`{estimand}` | " + " | ".join(shown) + " |"
             )
+    for estimand in ESTIMANDS:
+        sel = [r for r in rows if r["family"] == "beta"]
+        base = {
+            _label(r): r["mean_width"]
+            for r in sel
+            if (r["estimand"], r["method"]) == (estimand, NEW)
+        }
+        if not base:
+            continue
+        ratios = [
+            f"{summarize(sel, 'beta', estimand, m, base)['width']:.3f}" for m in shown_methods
+        ]
+        lines.append(
+            f"| mean width relative to `{NEW}`, beta model (no target) | `{estimand}` | "
+            + " | ".join(ratios)
+            + " |"
+        )
     lines.append("")
     return lines
 
 
-def render(rows, reps, side_reps, minutes) -> str:
+def render(rows, reps, side_reps, minutes, added_note: str | None = None) -> str:
     lines = [
         "# Coverage study: binary rates on a wide grid",
         "",
@@ -413,6 +536,7 @@ def render(rows, reps, side_reps, minutes) -> str:
         "models and the exact cells are described in the script's docstring; every cell is "
         "in [coverage-rates.csv](coverage-rates.csv).",
         "",
+        *([added_note, ""] if added_note else []),
         f"`{TODAY}` is the default before this study; `{NEW}`, the default now, is the same "
         "test inversion whose design effect is never below the design-based (CR2) one, "
         "stretched for the df of uneven sizes (see [Estimands and methods]"
@@ -421,6 +545,7 @@ def render(rows, reps, side_reps, minutes) -> str:
         f"relative to `{TODAY}` on the same cells (averaged over cells).",
         "",
     ]
+    rows = with_split_policy(rows)
     lines += verdict(rows, reps, side_reps)
     for family in FAMILIES:
         sel = [r for r in rows if r["family"] == family]
@@ -449,7 +574,7 @@ def render(rows, reps, side_reps, minutes) -> str:
                 "cells with zero width | cells with failures |",
                 "|---|---|---|---|---|---|---|---|",
             ]
-            present = [m for m in COLUMNS if any(r["method"] == m for r in sel)]
+            present = [m for m in (*COLUMNS, SPLIT) if any(r["method"] == m for r in sel)]
             stats_by = {m: summarize(sel, family, estimand, m, today) for m in present}
             for method in present:
                 s = stats_by[method]

@@ -110,9 +110,11 @@ CONTINUOUS_METHODS = (
     "bootstrap_t_or_score",
 )
 KINDS = ("rate", "paired", "score", "rerun")
-#: Candidates measured beside the library's methods (not library methods): the cluster score
-#: interval (``clusterstats.core.score``), and its union with the default of the outcome's
-#: kind (the lower of the two lower bounds, the higher of the two upper bounds).
+#: Candidates for the default: the cluster score interval (``clusterstats.core.score``), and
+#: its union with the default of the outcome's kind (the lower of the two lower bounds, the
+#: higher of the two upper bounds), united here from the bounds already computed; the same
+#: numbers as the library's ``method="korn_graubard_hybrid_or_score"`` and
+#: ``"bootstrap_t_or_score"`` (``tests/test_score_methods.py``).
 UNIONS = {
     "hybrid_or_score": "korn_graubard_hybrid",
     "inverted_or_score": "korn_graubard_inverted",
@@ -730,7 +732,7 @@ def render(rows: list[dict], minutes: float) -> str:
             "",
             "## Candidates for the next default",
             "",
-            "Measured on the same draws, not yet library methods: `score`, the cluster score "
+            "Measured on the same draws: `score`, the cluster score "
             "interval (the cluster-robust t test with its variance evaluated under each "
             "candidate value, inverted: Fieller's interval for a ratio with the uncentred "
             "sandwich variance, the Wilson construction of Saha, Miller & Wang 2016 on cluster "
@@ -741,7 +743,10 @@ def render(rows: list[dict], minutes: float) -> str:
             "`korn_graubard_inverted` (the default elsewhere); and `score from K = 20`, the "
             "score interval on 20 or more clusters and the default below. The score interval "
             "alone is not a candidate for rare binary outcomes: when every drawn row fails "
-            "it has zero width.",
+            'it has zero width (the library\'s `method="score"` takes the Clopper–Pearson '
+            "fallback there). The unions are the library's "
+            '`method="korn_graubard_hybrid_or_score"` and `"bootstrap_t_or_score"`, '
+            "and `inverted ∪ score` is not a library method.",
             "",
             "| goal | " + " | ".join(f"{name}" for name, _ in POLICIES) + " |",
             "|---|" + "---|" * len(POLICIES),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import warnings
 
 import numpy as np
@@ -394,3 +395,29 @@ def test_residual_skewness():
     e = totals - counts * totals.sum() / counts.sum()
     assert pl.residual_skewness(counts, totals) == pytest.approx(stats.skew(e))
     assert pl.residual_skewness(np.ones(3), np.ones(3)) == 0.0
+
+
+def test_pilot_plans_never_ask_for_fewer_than_20_clusters(mmlu):
+    # A large effect or a loose target is met, by the projection, with a handful of sources;
+    # the plan asks for 20 (below which every interval warns that it is itself uncertain),
+    # promises the power the projection gives there, and names the smaller projection.
+    llama = mmlu[mmlu.model == "Meta-Llama-3.1-8B-Instruct"]
+    gemini = mmlu[mmlu.model == "gemini-1.5-flash-002"]
+    paired = llama.eval.plan("correct", "src", other=gemini, on="question_id", effect=0.2)
+    assert paired.clusters_for_power == 20
+    assert paired.power_at_clusters > 0.8
+    found = re.search(
+        r"reaches 80% power with (\d+) clusters; the plan asks for 20, where it projects "
+        r"([\d.]+)%",
+        " ".join(paired.notes),
+    )
+    assert found is not None
+    assert int(found.group(1)) < 20
+    assert float(found.group(2)) == pytest.approx(100 * paired.power_at_clusters, abs=0.05)
+    loose = llama.eval.plan("correct", "src", target_half_width=0.2)
+    assert loose.clusters_needed == 20
+    assert any("the plan asks for 20" in note for note in loose.notes)
+    # a plan that needs more than 20 is the projection itself
+    tight = llama.eval.plan("correct", "src", target_half_width=0.02)
+    assert tight.clusters_needed > 20
+    assert not any("the plan asks for 20" in note for note in tight.notes)

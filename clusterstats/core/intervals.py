@@ -46,14 +46,24 @@ Method = Literal[
     "bootstrap_bca",
     "bootstrap_percentile",
     "bootstrap_t",
+    "score",
+    "korn_graubard_hybrid_or_score",
+    "bootstrap_t_or_score",
 ]
 METHODS: tuple[str, ...] = get_args(Method)
+#: The unions with the cluster score interval (``clusterstats.core.score``), and the method
+#: each unites it with.
+SCORE_UNIONS: dict[str, str] = {
+    "korn_graubard_hybrid_or_score": "korn_graubard_hybrid",
+    "bootstrap_t_or_score": "bootstrap_t",
+}
 BINARY_ONLY_METHODS = (
     "wilson",
     "korn_graubard",
     "korn_graubard_guarded",
     "korn_graubard_inverted",
     "korn_graubard_hybrid",
+    "korn_graubard_hybrid_or_score",
 )
 
 #: Below this many clusters a FewClustersWarning is emitted: cluster-robust variances are

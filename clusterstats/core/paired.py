@@ -402,10 +402,16 @@ def summarize_paired(
         p_value = float(2.0 * special.stdtr(df_test, -abs(t_stat)))
     else:
         p_value, test = math.nan, "none"
-    if interval.method == "bootstrap_t" and not math.isnan(interval.p_value):
-        # The interval is the union of CR2's and the bootstrap-t's, so it excludes 0 only if
-        # both tests reject: the larger p-value agrees with it.
-        p_value, test = max(p_value, interval.p_value), "bootstrap_t"
+    if interval.method == "score":
+        # the test the interval inverts
+        p_value, test = interval.p_value, "score_t"
+    elif interval.method in ("bootstrap_t", "bootstrap_t_or_score") and not math.isnan(
+        interval.p_value
+    ):
+        # The interval is the union of the jackknife's and the bootstrap-t's (and the score
+        # interval), so it excludes 0 only if every test rejects: the largest p-value agrees
+        # with it.
+        p_value, test = max(p_value, interval.p_value), interval.method
     return PairedSummary(
         delta=interval.estimate,
         se=interval.se,

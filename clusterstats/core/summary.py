@@ -22,6 +22,7 @@ from clusterstats.core.beta_binomial import (
 )
 from clusterstats.core.bootstrap import bootstrap_interval, generator, studentized_interval
 from clusterstats.core.grouping import ClusterSums
+from clusterstats.core.score import cluster_score_interval, cluster_score_test
 from clusterstats.core.variance import (
     ICCEstimate,
     centred_estimate,
@@ -313,6 +314,25 @@ def summarize_interval(
         method = "bootstrap_bca"
     if method in iv.BINARY_ONLY_METHODS and not is_binary:
         raise ValueError(f"method {method!r} needs a binary (0/1) outcome")
+    if method in iv.SCORE_UNIONS:
+        base = summarize_interval(
+            sums,
+            estimand=estimand,
+            method=iv.SCORE_UNIONS[method],
+            confidence=confidence,
+            is_binary=is_binary,
+            icc_prior=icc_prior,
+            n_resamples=n_resamples,
+            rng=rng,
+            bootstrap_indices=bootstrap_indices,
+            cap_n_eff=cap_n_eff,
+            n_empty_clusters=n_empty_clusters,
+            outcome_range=outcome_range,
+            null_value=null_value,
+        )
+        return _united_with_score(
+            base, sums, estimand, method, confidence, is_binary, outcome_range, null_value
+        )
 
     notes: list[str] = []
     point = estimate(sums, estimand)
@@ -456,6 +476,13 @@ def summarize_interval(
                     if not math.isnan(v)
                 )
             )
+    elif method == "score":
+        low, high = _score_bounds(sums, estimand, confidence, is_binary, outcome_range)
+        se, df = math.sqrt(cr1.variance), g - 1.0
+        if null_value is not None:
+            p_value = cluster_score_test(sums, estimand, null_value)
+        if math.isinf(low) or math.isinf(high):
+            notes.append(_UNBOUNDED_SCORE)
     elif method in ("bootstrap_bca", "bootstrap_percentile"):
         boot = bootstrap_interval(
             sums,
@@ -545,6 +572,74 @@ def summarize_interval(
         naive_high=float(naive_high),
         widening=widening,
         n_resamples=used_resamples,
+        notes=tuple(notes),
+        p_value=p_value,
+    )
+
+
+_UNBOUNDED_SCORE = (
+    "the cluster score interval is unbounded: the clusters carry fewer than about t^2 "
+    "clusters' worth of rows (a few clusters hold most of them), so no value on that side "
+    "can be rejected; more clusters would bound it"
+)
+
+
+def _score_bounds(
+    sums: ClusterSums,
+    estimand: str,
+    confidence: float,
+    is_binary: bool,
+    outcome_range: tuple[float, float] | None,
+) -> tuple[float, float]:
+    """The cluster score interval, clipped to the range the mean cannot leave."""
+    low, high = cluster_score_interval(sums, estimand, confidence)
+    limits = (0.0, 1.0) if is_binary else outcome_range
+    if limits is not None:
+        low, high = max(low, limits[0]), min(high, limits[1])
+    return low, high
+
+
+def _united_with_score(
+    base: IntervalSummary,
+    sums: ClusterSums,
+    estimand: str,
+    method: str,
+    confidence: float,
+    is_binary: bool,
+    outcome_range: tuple[float, float] | None,
+    null_value: float | None,
+) -> IntervalSummary:
+    """``base`` widened to its union with the cluster score interval. The score bounds are
+    taken as computed even on data with no spread (where ``method="score"`` alone falls back
+    instead), so that the union never narrows ``base``. Its standard error, design effect
+    and df stay ``base``'s: the score interval has no single variance (it re-evaluates the
+    sandwich under every candidate), so the widening is stated in a note."""
+    score_low, score_high = _score_bounds(sums, estimand, confidence, is_binary, outcome_range)
+    low, high = min(base.low, score_low), max(base.high, score_high)
+    notes = list(base.notes)
+    widened = [
+        side for side, wider in (("lower", low < base.low), ("upper", high > base.high)) if wider
+    ]
+    if widened:
+        notes.append(
+            f"the cluster score interval (the cluster-robust test with its variance under each "
+            f"candidate value) reaches beyond the {base.method} interval on the "
+            f"{' and '.join(widened)} side; the interval is their union, "
+            f"[{low:.4g}, {high:.4g}] instead of [{base.low:.4g}, {base.high:.4g}]"
+        )
+    if math.isinf(low) or math.isinf(high):
+        notes.append(_UNBOUNDED_SCORE)
+    p_value = base.p_value
+    if null_value is not None:
+        # The union excludes the null only when both tests reject it: the larger p-value.
+        score_p = cluster_score_test(sums, estimand, null_value)
+        p_value = score_p if math.isnan(p_value) else max(p_value, score_p)
+    naive_width = base.naive_high - base.naive_low
+    return base._replace(
+        low=float(low),
+        high=float(high),
+        method=method,
+        widening=(high - low) / naive_width if naive_width > 0 else math.nan,
         notes=tuple(notes),
         p_value=p_value,
     )

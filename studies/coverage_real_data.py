@@ -531,6 +531,18 @@ def _is_split(r) -> bool:
     return _is_score(r) if int(r["K"]) >= 20 else _is_default(r)
 
 
+def _is_union_from_20(r) -> bool:
+    """The union with the score interval from 20 clusters on, the default below."""
+    return _is_union(r) if int(r["K"]) >= 20 else _is_default(r)
+
+
+def _is_rate_union_from_20(r) -> bool:
+    """For binary rates the union from 20 clusters on; the default elsewhere."""
+    if r["kind"] == "rate":
+        return _is_union_from_20(r)
+    return _is_default(r)
+
+
 #: The policies whose goals the page states: today's defaults, and the candidates.
 POLICIES = (
     ("default", _is_default),
@@ -538,6 +550,8 @@ POLICIES = (
     ("default ∪ score", _is_union),
     ("inverted ∪ score", _is_model_union),
     ("score from K = 20", _is_split),
+    ("default ∪ score from K = 20", _is_union_from_20),
+    ("rates: default ∪ score from K = 20", _is_rate_union_from_20),
 )
 
 
@@ -741,7 +755,9 @@ def render(rows: list[dict], minutes: float) -> str:
             "`bootstrap_t_or_score` otherwise), which covers wherever either does; "
             "`inverted ∪ score`, for binary rates the union with the model-based "
             "`korn_graubard_inverted` (the default elsewhere); and `score from K = 20`, the "
-            "score interval on 20 or more clusters and the default below. The score interval "
+            "score interval on 20 or more clusters and the default below; `default ∪ score from "
+            "K = 20`, the union on 20 or more clusters and the default below, for every kind "
+            "or (`rates: ...`) for binary rates only. The score interval "
             "alone is not a candidate for rare binary outcomes: when every drawn row fails "
             'it has zero width (the library\'s `method="score"` takes the Clopper–Pearson '
             "fallback there). The unions are the library's "

@@ -636,6 +636,11 @@ def test_methods_prose_states_the_score_candidate_as_measured():
         f"default's {default20};" in text
     )
     assert f"it has zero width in {zero} real-data cells" in text
+    paired_prose = " ".join((DOCS / "paired.md").read_text().split())
+    assert (
+        f"covers at least {paired.coverage.min():g}% there with 20 or more clusters and "
+        f"{paired10:g}% with 10" in paired_prose
+    )
     paired_page = (DOCS / "coverage-paired.md").read_text()
     worst_score = re.search(r"\| `score_inverted` \| ([\d.]+) \|", paired_page).group(1)
     assert f"falls to {worst_score}% where a few clusters carry every discordant item" in text

@@ -178,3 +178,13 @@ def test_command_line_gives_the_functions_numbers(tmp_path, capsys):
         expected = cs.paired_delta(a, b, "y", "doc", on="item", method="score")
     assert record["low"] == pytest.approx(expected.low, rel=1e-12)
     assert record["test"] == "score_t"
+
+
+def test_a_union_keeps_the_fallback_of_data_with_no_spread():
+    # every outcome 0 with a pilot ICC: the hybrid takes the fallback on that ICC, and so does
+    # its union (the score test, which rejects every rate above 0 here, adds nothing)
+    sums = ClusterSums(np.array([3.0, 5, 2, 7, 4, 6]), np.zeros(6), np.zeros(6))
+    hybrid = _summary(sums, "korn_graubard_hybrid", binary=True, icc_prior=0.2)
+    union = _summary(sums, "korn_graubard_hybrid_or_score", binary=True, icc_prior=0.2)
+    assert hybrid.method == "clopper_pearson_fallback"
+    assert union == hybrid

@@ -613,7 +613,11 @@ def _united_with_score(
     taken as computed even on data with no spread (where ``method="score"`` alone falls back
     instead), so that the union never narrows ``base``. Its standard error, design effect
     and df stay ``base``'s: the score interval has no single variance (it re-evaluates the
-    sandwich under every candidate), so the widening is stated in a note."""
+    sandwich under every candidate), so the widening is stated in a note. Where ``base``
+    fell back (data with no spread), the fallback stands: the score test has nothing to
+    re-evaluate there."""
+    if base.method != iv.SCORE_UNIONS[method]:
+        return base
     score_low, score_high = _score_bounds(sums, estimand, confidence, is_binary, outcome_range)
     low, high = min(base.low, score_low), max(base.high, score_high)
     notes = list(base.notes)

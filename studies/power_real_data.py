@@ -14,9 +14,10 @@ The plan's number of clusters ``K`` (rounded up) is then drawn from the populati
 replacement**, ``--draws`` times, and the default interval of ``paired_delta`` (``cluster_ci``)
 is computed on each draw through the library's code path: the realised power is the share of
 draws whose interval excludes 0 (lies above the boundary). It is compared with the power the
-plan promises at that whole number of clusters (``Plan.power_at_clusters``). A plan below 10
-clusters is not checked (the planner says that so few clusters are themselves uncertain),
-nor one above 2,000. The bootstraps use 1,999 resamples.
+plan promises at that whole number of clusters (``Plan.power_at_clusters``). A pilot plan
+never asks for fewer than 20 clusters (where its projection needs fewer, the promise is the
+power it projects at 20); a plan below 10 clusters (from an older planner) would not be
+checked, nor one above 2,000. The bootstraps use 1,999 resamples.
 
 For the paired checks the page also shows what the planner of earlier releases promised: the
 closed form ``plan(cluster_size=m̄, difference_icc=ρ_d, difference_variance=σ_d², ...)`` at
@@ -225,7 +226,8 @@ def render(rows, draws, minutes) -> str:
         "the share of draws whose default interval excludes 0 (a paired difference) or lies "
         "above the boundary (a rate). The promised power is the plan's at the whole number of "
         f"clusters it asks for (`Plan.power_at_clusters`: {POWER:.0%} at the unrounded number, "
-        f"more after rounding up). Monte Carlo SE near 80%: {se:.1f} points.",
+        "more after rounding up, and more again where the projection needs fewer than the 20 "
+        f"clusters a plan asks for at least). Monte Carlo SE near 80%: {se:.1f} points.",
         "",
         "**Goal: realised power within 5 points of the promised one.** Largest gap: "
         f"{gaps[checked.index(worst)]:+.1f} points ({worst['label']}, K = {worst['K']}); mean "

@@ -528,6 +528,7 @@ def test_planning_prose_states_the_power_study_as_measured():
         c["check"]: float(c["realised power"].rstrip("%")) - float(c["promised power"].rstrip("%"))
         for c in checked
     }
+
     def planned(c: dict[str, str]) -> int:
         return int(c["planned K"].replace(",", ""))
 

@@ -15,7 +15,7 @@ from clusterstats.core.intervals import METHODS
 # Every method with a clustered interval that falls back on zero variance (the inverted
 # interval, which "auto" resolves to for binary outcomes, needs no fallback).
 # the inverted test and the hybrid built on it need no fallback (below)
-INVERTED = ("korn_graubard_inverted", "korn_graubard_hybrid")
+INVERTED = ("korn_graubard_inverted", "korn_graubard_hybrid", "korn_graubard_hybrid_or_score")
 CLUSTERED_METHODS = [m for m in METHODS if m not in ("naive", *INVERTED, "auto")]
 
 

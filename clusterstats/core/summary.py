@@ -609,13 +609,13 @@ def _united_with_score(
     outcome_range: tuple[float, float] | None,
     null_value: float | None,
 ) -> IntervalSummary:
-    """``base`` widened to its union with the cluster score interval. The score bounds are
-    taken as computed even on data with no spread (where ``method="score"`` alone falls back
-    instead), so that the union never narrows ``base``. Its standard error, design effect
-    and df stay ``base``'s: the score interval has no single variance (it re-evaluates the
-    sandwich under every candidate), so the widening is stated in a note. Where ``base``
-    fell back (data with no spread), the fallback stands: the score test has nothing to
-    re-evaluate there."""
+    """``base`` widened to its union with the cluster score interval.
+
+    The score bounds are taken as the inversion gives them, also where every outcome is
+    alike (``method="score"`` alone falls back there instead); a union never narrows
+    ``base``. Where ``base`` itself fell back, that fallback stands. The standard error,
+    design effect and df stay ``base``'s: the score interval has no single variance (it
+    re-evaluates the sandwich under every candidate), so a note states the widening."""
     if base.method != iv.SCORE_UNIONS[method]:
         return base
     score_low, score_high = _score_bounds(sums, estimand, confidence, is_binary, outcome_range)

@@ -648,3 +648,57 @@ def test_methods_prose_states_the_score_candidate_as_measured():
     paired_page = (DOCS / "coverage-paired.md").read_text()
     worst_score = re.search(r"\| `score_inverted` \| ([\d.]+) \|", paired_page).group(1)
     assert f"falls to {worst_score}% where a few clusters carry every discordant item" in text
+
+
+def _rates_figures() -> dict[str, str]:
+    """The figures the methods page states from docs/coverage-rates.csv (K >= 20 unless said)."""
+    import pandas as pd
+
+    cells = pd.read_csv(DOCS / "coverage-rates.csv")
+    large = cells[cells.K >= 20]
+
+    def worst(method: str, family: str) -> str:
+        sel = large[(large.method == method) & (large.family == family)]
+        return f"{sel.coverage.min():.1f}"
+
+    def gaps(method: str) -> str:
+        sel = large[(large.method == method) & (large.family == "beta")]
+        found = sorted((sel.coverage - 95).abs().groupby(sel.estimand).mean())
+        return f"{found[0]:.2f}–{found[-1]:.2f}"
+
+    def widths(method: str, base: str) -> str:
+        beta = cells[cells.family == "beta"]
+        key = ["estimand", "K", "m", "size_cv", "mean", "icc"]
+        mine = beta[beta.method == method].set_index(key).mean_width
+        other = beta[beta.method == base].set_index(key).mean_width
+        ratio = (mine / other)[other > 0].groupby(level="estimand").mean()
+        found = sorted(ratio)
+        return f"{found[0]:.2f}–{found[-1]:.2f}"
+
+    return {
+        "hybrid_beta": worst("korn_graubard_hybrid", "beta"),
+        "hybrid_logit": worst("korn_graubard_hybrid", "logit_normal"),
+        "hybrid_size": worst("korn_graubard_hybrid", "size_difficulty"),
+        "hybrid_gap": gaps("korn_graubard_hybrid"),
+        "hybrid_width": widths("korn_graubard_hybrid", "korn_graubard_inverted"),
+        "union_beta": worst("hybrid_or_score", "beta"),
+        "union_gap": gaps("hybrid_or_score"),
+        "union_width": widths("hybrid_or_score", "korn_graubard_hybrid"),
+    }
+
+
+def test_methods_prose_states_the_rates_grid_as_measured():
+    # the hybrid's and the union's figures on the simulated rates grid, read from its cells
+    f = _rates_figures()
+    text = " ".join((DOCS / "estimands-and-methods.md").read_text().split())
+    assert (
+        f"is {f['hybrid_beta']}% (beta rates), {f['hybrid_logit']}% (logit-normal rates) and "
+        f"{f['hybrid_size']}% (size related to difficulty), its mean gap to 95% "
+        f"{f['hybrid_gap']} points (beta rates), at {f['hybrid_width']} times the inverted "
+        "interval's width" in text
+    )
+    assert (
+        f"worst cell with 20 or more clusters is {f['union_beta']}% (beta rates) and its mean "
+        f"gap to 95% {f['union_gap']} points, at {f['union_width']} times the hybrid's width"
+        in text
+    )

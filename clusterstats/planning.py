@@ -820,15 +820,16 @@ def pilot_plan(
     mde = k_power = power_at_clusters = None
     if size is not None:
         k_power = scaled.clusters_for_power(size, power=level)
-        if k_power < FEWEST_PLANNED:
-            notes.append(
-                f"the projection reaches {level:.0%} power with {math.ceil(k_power):,} "
-                f"clusters; the plan asks for {FEWEST_PLANNED}, where it projects "
-                f"{scaled.power(size, FEWEST_PLANNED):.1%} ({_FEW_REASON})"
-            )
-            k_power = float(FEWEST_PLANNED)
+        projected = k_power
+        k_power = max(k_power, float(FEWEST_PLANNED))
         if math.isfinite(k_power):
             power_at_clusters = scaled.power(size, math.ceil(k_power))
+        if projected < FEWEST_PLANNED:
+            notes.append(
+                f"the projection reaches {level:.0%} power with {math.ceil(projected):,} "
+                f"clusters; the plan asks for {FEWEST_PLANNED}, where it projects "
+                f"{power_at_clusters:.1%} ({_FEW_REASON})"
+            )
     if effect is not None or other is not None:
         mde = scaled.detectable_effect(g, level)
     by_icc = []

@@ -329,16 +329,16 @@ def merge_columns(rows: list[dict], methods: list[str], minutes: float) -> int:
         return 1
     kept = [r for r in committed if r["method"] not in methods]
     merged = kept + [{k: str(v) for k, v in r.items()} for r in rows if r["method"] in methods]
+
+    def cell(r) -> tuple:  # the key without the method
+        key = _cell_key(r)
+        return key[:2] + key[3:]
+
     cells_in_order: dict[tuple, int] = {}
     for r in committed:
-        cells_in_order.setdefault(_cell_key(r)[:2] + _cell_key(r)[3:], len(cells_in_order))
+        cells_in_order.setdefault(cell(r), len(cells_in_order))
     method_order = {m: i for i, m in enumerate(COLUMNS)}
-    merged.sort(
-        key=lambda r: (
-            cells_in_order[_cell_key(r)[:2] + _cell_key(r)[3:]],
-            method_order[r["method"]],
-        )
-    )
+    merged.sort(key=lambda r: (cells_in_order[cell(r)], method_order[r["method"]]))
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(committed[0]))
         writer.writeheader()

@@ -202,8 +202,8 @@ class GroupedResults(Generic[R]):
     GroupedResults condition ('cot', 'direct') 2
     >>> for label, result in grouped.items():
     ...     print(label, type(result).__name__, round(float(result), 2))
-    cot DesignEffect 48.51
-    direct DesignEffect 49.08
+    cot DesignEffect 59.37
+    direct DesignEffect 58.05
     >>> list(grouped.to_frame().columns[:4])
     ['condition', 'outcome', 'by', 'estimand']
     >>> grouped.sel(condition="direct") is grouped["direct"]

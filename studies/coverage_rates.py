@@ -57,6 +57,7 @@ from scipy import optimize, stats
 
 import clusterstats
 from clusterstats.core.grouping import ClusterSums
+from clusterstats.core.intervals import FEW_CLUSTERS, auto_method
 from clusterstats.core.score import cluster_score_interval
 from clusterstats.core.simulation import draw_cluster_sums, draw_clusters, truth
 from clusterstats.core.summary import summarize_interval
@@ -71,8 +72,10 @@ METHODS = (TODAY, NEW, "korn_graubard_guarded", "korn_graubard", "wilson", "cr2"
 #: its unions with the two model-based inversions (the lower of the lower bounds, the higher
 #: of the upper bounds), united here from the bounds already computed; ``hybrid_or_score``
 #: gives the numbers of the library's ``method="korn_graubard_hybrid_or_score"``
-#: (``tests/test_score_methods.py``). Listed after their parts.
-CANDIDATES = ("score", "hybrid_or_score", "inverted_or_score")
+#: (``tests/test_score_methods.py``). Listed after their parts. ``score_with_fallback`` is the
+#: library's ``method="score"``: the same interval, with the Clopper-Pearson fallback where
+#: the drawn rows do not vary (all fail, say), where the raw inversion has zero width.
+CANDIDATES = ("score", "hybrid_or_score", "inverted_or_score", "score_with_fallback")
 UNIONS = {"hybrid_or_score": NEW, "inverted_or_score": TODAY}
 COLUMNS = METHODS + CANDIDATES
 ESTIMANDS = ("pooled", "cluster_mean")
@@ -115,7 +118,9 @@ def logit_normal_parameters(mean: float, icc: float) -> tuple[float, float]:
 
     start = [math.log(mean / (1 - mean)), math.log(max(0.3, 3 * math.sqrt(icc)))]
     solved = optimize.root(equations, start, method="lm", options={"xtol": 1e-14})
-    a, log_s = solved.x
+    # Levenberg-Marquardt stops on its step size; a Powell hybrid step from there polishes
+    # the root to rounding error whatever scipy's version does with the tolerance.
+    a, log_s = optimize.root(equations, solved.x, method="hybr").x
     assert max(abs(e) for e in equations([a, log_s])) < 1e-9, (mean, icc)
     return float(a), math.exp(log_s)
 
@@ -147,9 +152,10 @@ def interval(sums, estimand, method):
     if method == "score":
         low, high = cluster_score_interval(sums, estimand, CONFIDENCE)
         return max(low, 0.0), min(high, 1.0)
+    library_method = "score" if method == "score_with_fallback" else method
     try:
         found = summarize_interval(
-            sums, estimand=estimand, method=method, confidence=CONFIDENCE, is_binary=True
+            sums, estimand=estimand, method=library_method, confidence=CONFIDENCE, is_binary=True
         )
     except Exception:  # a failure is a result of the study, counted per cell
         return None
@@ -343,11 +349,14 @@ def merge_columns(rows: list[dict], methods: list[str], minutes: float) -> int:
         writer = csv.DictWriter(f, fieldnames=list(committed[0]))
         writer.writeheader()
         writer.writerows(merged)
-    added = ", ".join(f"`{m}`" for m in methods if m != "cr2")
+    added = [f"`{m}`" for m in methods if m != "cr2"]
+    what = (
+        f"The columns {', '.join(added)} were" if len(added) > 1 else f"The column {added[0]} was"
+    )
     note = (
-        f"The columns {added} were added to the same datasets by `python "
-        f"studies/coverage_rates.py --add` in {minutes:.1f} minutes on 2 processes (`cr2`, "
-        "recomputed with them, reproduced the committed cells exactly)."
+        f"{what} added to the same datasets by `python studies/coverage_rates.py --add "
+        f"{' '.join(m.strip('`') for m in added)}` in {minutes:.1f} minutes on 2 processes "
+        "(`cr2`, recomputed with them, reproduced the committed cells exactly)."
     )
     print(f"merged {len(rows)} rows into {path.relative_to(REPO)}", file=sys.stderr)
     return render_from_csv(added_note=note)
@@ -372,10 +381,11 @@ def render_from_csv(added_note: str | None = None) -> int:
     before = page_path.read_text()
     found = re.search(r"in ([\d.]+) minutes", before)
     minutes = float(found.group(1)) if found else math.nan
-    if added_note is None:  # a page re-rendered keeps the note of columns added before
-        kept = re.search(r"^The columns .* were added to the same datasets .*$", before, re.M)
-        added_note = kept.group(0) if kept else None
-    page_path.write_text(render(rows, reps, side_reps, minutes, added_note))
+    # A page re-rendered keeps the notes of the columns added before, and a new note joins them.
+    notes = re.findall(r"^The columns? .* added to the same datasets .*$", before, re.M)
+    if added_note is not None:
+        notes.append(added_note)
+    page_path.write_text(render(rows, reps, side_reps, minutes, "\n\n".join(notes) or None))
     print(f"wrote {page_path.relative_to(REPO)}")
     return 0
 
@@ -420,22 +430,52 @@ GOALS = (
 )
 
 
-#: A policy measured from the cells of its parts (not a column of the CSV): the union
-#: ``hybrid_or_score`` with 20 or more clusters and ``korn_graubard_hybrid`` below, since the
-#: score interval is often unbounded or very wide with 10 clusters of uneven sizes.
-SPLIT = "hybrid_or_score_from_20"
+#: Policies measured from the cells of their parts (not columns of the CSV), each a rule
+#: naming the column a cell takes: ``auto`` is the library's ``method="auto"`` (the union
+#: with the score interval for a ratio over uneven clusters, the pooled estimand with size
+#: CV > 0, on 20 or more clusters; ``korn_graubard_hybrid`` otherwise, see
+#: ``clusterstats.core.intervals.auto_method``); the others take the named method with 20
+#: or more clusters and ``korn_graubard_hybrid`` below, since the score interval is often
+#: unbounded or very wide with 10 clusters of uneven sizes.
+def _auto_column(r) -> str:
+    """The column of the method ``method="auto"`` resolves to in the cell of ``r``."""
+    resolved = auto_method(
+        is_binary=True,
+        n_clusters=r["K"],
+        uneven_ratio=r["estimand"] == "pooled" and float(r["size_cv"]) > 0,
+    )
+    return {"korn_graubard_hybrid_or_score": "hybrid_or_score"}.get(resolved, resolved)
+
+
+POLICIES = {
+    "auto": _auto_column,
+    "hybrid_or_score_from_20": lambda r: "hybrid_or_score" if r["K"] >= FEW_CLUSTERS else NEW,
+    "score_from_20": lambda r: "score_with_fallback" if r["K"] >= FEW_CLUSTERS else NEW,
+}
+POLICY_TEXT = {
+    "auto": "the library's default: `hybrid_or_score` for the `pooled` estimand on clusters "
+    f"of uneven sizes (size CV > 0) with 20 or more clusters, `{NEW}` otherwise",
+    "hybrid_or_score_from_20": f"`hybrid_or_score` with 20 or more clusters and `{NEW}` below",
+    "score_from_20": f"`score_with_fallback` with 20 or more clusters and `{NEW}` below",
+}
 
 
 def with_split_policy(rows: list[dict]) -> list[dict]:
-    """``rows`` and, when both parts are present, the cells of :data:`SPLIT`."""
-    if not {NEW, "hybrid_or_score"} <= {r["method"] for r in rows}:
-        return rows
-    split = [
-        {**r, "method": SPLIT}
-        for r in rows
-        if r["method"] == ("hybrid_or_score" if r["K"] >= 20 else NEW)
-    ]
-    return rows + split
+    """``rows`` and the cells of each policy of :data:`POLICIES` whose parts are present."""
+    present = {r["method"] for r in rows}
+    by_cell: dict[tuple, dict[str, dict]] = {}
+    for r in rows:
+        key = _cell_key(r)
+        by_cell.setdefault(key[:2] + key[3:], {})[r["method"]] = r
+    policies = []
+    for name, rule in POLICIES.items():
+        columns = [rule(next(iter(methods.values()))) for methods in by_cell.values()]
+        if set(columns) <= present:
+            policies += [
+                {**methods[column], "method": name}
+                for methods, column in zip(by_cell.values(), columns, strict=True)
+            ]
+    return rows + policies
 
 
 def _judged(value: float, sense: str, target: float, floor: float | None) -> str:
@@ -462,12 +502,15 @@ def verdict(rows, reps, side_reps) -> list[str]:
         "floor: the expected worst cell of a perfectly calibrated interval over as many cells "
         "with as many datasets (the floor is below 94% here, so a calibrated interval would "
         "usually miss that target by noise alone); a miss above the floor is marked with it. "
-        f"`{SPLIT}` is `hybrid_or_score` with 20 or more clusters and `{NEW}` below, read "
-        "from their cells.",
+        + " ".join(
+            f"`{name}` is {text}, read from their cells." for name, text in POLICY_TEXT.items()
+        ),
         "",
     ]
     present = {r["method"] for r in rows}
-    shown_methods = [m for m in (TODAY, NEW, *UNIONS, SPLIT) if m in present]
+    shown_methods = [
+        m for m in (TODAY, NEW, *UNIONS, "score_with_fallback", *POLICIES) if m in present
+    ]
     lines += [
         "| goal | estimand | " + " | ".join(f"`{m}`" for m in shown_methods) + " |",
         "|---|---|" + "---|" * len(shown_methods),
@@ -537,12 +580,13 @@ def render(rows, reps, side_reps, minutes, added_note: str | None = None) -> str
         "in [coverage-rates.csv](coverage-rates.csv).",
         "",
         *([added_note, ""] if added_note else []),
-        f"`{TODAY}` is the default before this study; `{NEW}`, the default now, is the same "
-        "test inversion whose design effect is never below the design-based (CR2) one, "
-        "stretched for the df of uneven sizes (see [Estimands and methods]"
-        "(estimands-and-methods.md) and the real-data study, [coverage-real-data.md]"
-        "(coverage-real-data.md), that made it the default). Width is the mean interval width "
-        f"relative to `{TODAY}` on the same cells (averaged over cells).",
+        f"`{TODAY}` is the default before this study; `{NEW}` is the same test inversion "
+        "whose design effect is never below the design-based (CR2) one, stretched for the df "
+        "of uneven sizes; the default now (`auto`) is its union with the score interval for a "
+        "ratio over clusters of uneven sizes and the hybrid otherwise (see [Estimands and "
+        "methods](estimands-and-methods.md) and the real-data study, [coverage-real-data.md]"
+        "(coverage-real-data.md), that chose it). Width is the mean interval width relative "
+        f"to `{TODAY}` on the same cells (averaged over cells).",
         "",
     ]
     rows = with_split_policy(rows)
@@ -574,7 +618,7 @@ def render(rows, reps, side_reps, minutes, added_note: str | None = None) -> str
                 "cells with zero width | cells with failures |",
                 "|---|---|---|---|---|---|---|---|",
             ]
-            present = [m for m in (*COLUMNS, SPLIT) if any(r["method"] == m for r in sel)]
+            present = [m for m in (*COLUMNS, *POLICIES) if any(r["method"] == m for r in sel)]
             stats_by = {m: summarize(sel, family, estimand, m, today) for m in present}
             for method in present:
                 s = stats_by[method]

@@ -32,6 +32,34 @@ def test_auto_is_hybrid_korn_graubard_for_binary_and_bootstrap_t_then_cr2_for_co
     assert cs.cluster_ci(scores, "y", by="cluster").method == "bootstrap_t"
 
 
+def test_auto_unites_the_hybrid_with_the_score_interval_for_a_rate_over_uneven_clusters():
+    # A pooled rate over 20 or more clusters of uneven sizes is a ratio of totals: the
+    # default is the hybrid's union with the score interval, and exactly that union.
+    uneven = cs.simulate(40, 5, mean=0.3, icc=0.2, size_cv=0.8, seed=1)
+    found = cs.cluster_ci(uneven, "y", by="cluster")
+    union = cs.cluster_ci(uneven, "y", by="cluster", method="korn_graubard_hybrid_or_score")
+    assert found.method == "korn_graubard_hybrid_or_score"
+    assert (found.low, found.high, found.design_effect) == (
+        union.low,
+        union.high,
+        union.design_effect,
+    )
+    hybrid = cs.cluster_ci(uneven, "y", by="cluster", method="korn_graubard_hybrid")
+    # widened by the score side here: the design effect scales with the squared width ratio
+    ratio = (found.high - found.low) / (hybrid.high - hybrid.low)
+    assert ratio > 1
+    assert found.design_effect == pytest.approx(hybrid.design_effect * ratio**2, rel=1e-12)
+    # the cluster_mean estimand is no ratio, and fewer than 20 clusters keep the hybrid
+    means = cs.cluster_ci(uneven, "y", by="cluster", estimand="cluster_mean")
+    assert means.method == "korn_graubard_hybrid"
+    few = cs.simulate(19, 5, mean=0.3, icc=0.2, size_cv=0.8, seed=1)
+    with pytest.warns(cs.FewClustersWarning):
+        assert cs.cluster_ci(few, "y", by="cluster").method == "korn_graubard_hybrid"
+    # the design effect the result reports is the one DesignEffect reports for the default
+    deff = cs.design_effect(uneven, "y", by="cluster")
+    assert deff.design_effect == pytest.approx(found.design_effect, rel=1e-12)
+
+
 def test_default_bootstrap_draws_are_reproducible_and_seedable():
     # rng=None is the fixed DEFAULT_SEED: the default interval is one answer, on every call.
     scores = cs.simulate(30, 4, mean=0.3, icc=0.2, seed=2, outcome="continuous")

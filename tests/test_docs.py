@@ -472,12 +472,20 @@ def test_documented_auto_rule_and_thresholds_match_the_code():
     # that section too.
     for g in (2, 5, 19, 20, 30, 1000, 2000, 2001, 100_000):
         assert intervals.auto_method(is_binary=True, n_clusters=g) == "korn_graubard_hybrid"
+        ratio = intervals.auto_method(is_binary=True, n_clusters=g, uneven_ratio=True)
+        assert ratio == ("korn_graubard_hybrid_or_score" if g >= 20 else "korn_graubard_hybrid")
         expected = "bootstrap_t" if g <= 2000 else "cr2"
         assert intervals.auto_method(is_binary=False, n_clusters=g) == expected
+        assert intervals.auto_method(is_binary=False, n_clusters=g, uneven_ratio=True) == expected
     assert intervals.AUTO_BOOTSTRAP_MAX_CLUSTERS == 2000
     assert intervals.FEW_CLUSTERS == 20
     text = (DOCS / "estimands-and-methods.md").read_text()
     assert "**binary outcome → `korn_graubard_hybrid`**" in text
+    ratio_rule = (
+        "**binary outcome, `pooled` estimand, 20 or more clusters of uneven sizes → "
+        "`korn_graubard_hybrid_or_score`**"
+    )
+    assert ratio_rule in " ".join(text.split())
     rule = "`bootstrap_t`** (never narrower than `cr3_ik`) up to 2,000 clusters, **`cr2`** above"
     assert rule in " ".join(text.split())
 
@@ -560,7 +568,12 @@ def test_methods_prose_states_the_real_data_study_as_measured():
     worst = {kind: large[large.kind == kind].coverage.min() for kind in large.kind.unique()}
     methods = " ".join((DOCS / "estimands-and-methods.md").read_text().split())
     paired = " ".join((DOCS / "paired.md").read_text().split())
-    assert f"hybrid binary default's worst cell is {worst['rate']:.2f}%" in methods
+    hybrid = cells[(cells.K >= 20) & (cells.method == "korn_graubard_hybrid")]
+    before = hybrid[hybrid.kind == "rate"].coverage.min()
+    assert (
+        f"the binary default's worst cell is {worst['rate']:.2f}% (the hybrid alone: "
+        f"{before:.2f}%" in methods
+    )
     assert f"{worst['paired']:.1f}% for paired differences" in methods
     floor = math.floor(10 * min(worst["score"], worst["rerun"])) / 10
     assert f"at least {floor:.1f}% for scores and rerun statistics" in methods
@@ -569,6 +582,15 @@ def test_methods_prose_states_the_real_data_study_as_measured():
     page = " ".join((DOCS / "coverage-real-data.md").read_text().split())
     ratio = float(re.search(r"1\.15 × CR2's \| ([\d.]+) \|", page).group(1))
     assert f"at a mean width {ratio:.2f} times CR2's" in methods
+    chance = re.search(
+        r"\| paired: worst K ≥ 20 cell ≥ 94 \|[^|]*\|[^|]*\|[^|]*probability ([\d.]+)\)", page
+    )
+    assert f"is as low with probability {chance.group(1)})" in methods
+    now, then = re.search(r"1\.15 × CR2's \| ([\d.]+) \| ([\d.]+) \|", page).group(1, 2)
+    assert (
+        f"from {before:.2f}% (the hybrid alone) to {worst['rate']:.2f}%, at a mean width over "
+        f"all cells of {now} times CR2's (the hybrid's {then})" in methods
+    )
     cr2 = cells[(cells.kind == "paired") & (cells.method == "cr2") & (cells.K >= 20)]
     worst_cr2 = cr2.coverage.min()
     said = f"worst cell is {worst['paired']:.1f}% with 20 or more clusters, where CR2's is"
@@ -630,7 +652,7 @@ def test_methods_prose_states_the_score_candidate_as_measured():
     zero = int((score.zero_width > 0).sum())
     page = " ".join((DOCS / "coverage-real-data.md").read_text().split())
     union20, default20 = re.search(
-        r"cells with K ≥ 20 \(no target\) \| ([\d.]+) \| [\d.]+ \| ([\d.]+) \|", page
+        r"cells with K ≥ 20 \(no target\) \| ([\d.]+) \| [\d.]+ \| [\d.]+ \| ([\d.]+) \|", page
     ).group(2, 1)
     text = " ".join((DOCS / "estimands-and-methods.md").read_text().split())
     assert (
@@ -675,7 +697,27 @@ def _rates_figures() -> dict[str, str]:
         found = sorted(ratio)
         return f"{found[0]:.2f}–{found[-1]:.2f}"
 
+    # the default's cells: the column method="auto" resolves to in each cell
+    auto = cells[
+        cells.method
+        == cells.apply(
+            lambda r: intervals.auto_method(
+                is_binary=True,
+                n_clusters=int(r.K),
+                uneven_ratio=r.estimand == "pooled" and r.size_cv > 0,
+            ).replace("korn_graubard_hybrid_or_score", "hybrid_or_score"),
+            axis=1,
+        )
+    ].assign(method="auto")
+    cells = pd.concat([cells, auto])
+    large = cells[cells.K >= 20]
     return {
+        "auto_beta": worst("auto", "beta"),
+        "auto_logit": worst("auto", "logit_normal"),
+        "auto_size": worst("auto", "size_difficulty"),
+        "auto_gap": gaps("auto"),
+        "auto_width": widths("auto", "korn_graubard_hybrid"),
+        "inverted_gap": gaps("korn_graubard_inverted"),
         "hybrid_beta": worst("korn_graubard_hybrid", "beta"),
         "hybrid_logit": worst("korn_graubard_hybrid", "logit_normal"),
         "hybrid_size": worst("korn_graubard_hybrid", "size_difficulty"),
@@ -696,6 +738,13 @@ def test_methods_prose_states_the_rates_grid_as_measured():
         f"{f['hybrid_size']}% (size related to difficulty), its mean gap to 95% "
         f"{f['hybrid_gap']} points (beta rates), at {f['hybrid_width']} times the inverted "
         "interval's width" in text
+    )
+    assert (
+        f"worst cell with 20 or more clusters is {f['auto_beta']}% (beta rates), "
+        f"{f['auto_logit']}% (logit-normal rates) and {f['auto_size']}% (size related to "
+        f"difficulty), but it over-covers: its mean gap to 95% is {f['auto_gap']} points (beta "
+        f"rates), the hybrid's {f['hybrid_gap']} and the model-based inversion's "
+        f"{f['inverted_gap']}, at {f['auto_width']} times the hybrid's width" in text
     )
     assert (
         f"worst cell with 20 or more clusters is {f['union_beta']}% (beta rates) and its mean "

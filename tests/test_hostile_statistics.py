@@ -346,6 +346,12 @@ case(
     Raises(cs.TooFewClustersError, r"found 1 cluster; at least 2 are needed"),
 )
 case(
+    "paired_delta: a single shared cluster (an eval still running)",
+    lambda: {"f": frame().assign(g=0)},
+    lambda f: cs.paired_delta(f, f.assign(y=1 - f["y"]), "y", "g", on="item"),
+    Raises(cs.TooFewClustersError, r"found 1 cluster with items on both sides"),
+)
+case(
     "an over= group with a single cluster is named",
     lambda: {"f": pd.concat([frame(), frame(2, seed=3).assign(g=99, grp="lonely")])},
     lambda f: cs.cluster_ci(f, "y", by="g", over="grp"),

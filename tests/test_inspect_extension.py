@@ -72,7 +72,7 @@ def test_the_metric_in_the_log_is_cluster_ci_on_read_inspect(logs):
     assert set(group) == present
     params = group["estimate"].params
     assert params["cluster"] == "doc"
-    assert params["method_used"] == expected.method == "korn_graubard_hybrid"
+    assert params["method_used"] == expected.method == "korn_graubard_hybrid_or_score"
     assert params["estimand"] == "pooled"
     # Inspect's own metrics are untouched beside it
     names = {name for score in log.results.scores for name in score.metrics}

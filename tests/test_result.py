@@ -29,7 +29,7 @@ def test_cluster_ci_repr_names_method_estimand_and_context(demo):
     part = demo[demo.model == "Meta-Llama-3.1-8B-Instruct"]
     text = repr(part.eval.cluster_ci("correct", by="src"))
     for fragment in (
-        "ClusterCI(correct by src; estimand=pooled, method=korn_graubard_hybrid)",
+        "ClusterCI(correct by src; estimand=pooled, method=korn_graubard_hybrid_or_score)",
         "95% CI [",
         "naive (iid rows) CI [",
         "widening ×",

@@ -54,8 +54,19 @@ def test_hybrid_or_score_is_the_union_of_its_parts(estimand):
         assert union.low == min(hybrid.low, max(low, 0.0))
         assert union.high == max(hybrid.high, min(high, 1.0))
         assert union.method == "korn_graubard_hybrid_or_score"
-        assert (union.se, union.design_effect) == (hybrid.se, hybrid.design_effect)
-        widened += (union.low, union.high) != (hybrid.low, hybrid.high)
+        if (union.low, union.high) == (hybrid.low, hybrid.high):
+            assert (union.se, union.design_effect) == (hybrid.se, hybrid.design_effect)
+        else:
+            # widened: the se scales with the width, the design effect and effective n with
+            # its square
+            ratio = (union.high - union.low) / (hybrid.high - hybrid.low)
+            assert ratio > 1
+            assert union.se == pytest.approx(hybrid.se * ratio, rel=1e-12)
+            inflation = ratio**2
+            assert union.design_effect == pytest.approx(hybrid.design_effect * inflation, rel=1e-12)
+            assert union.n_eff == pytest.approx(hybrid.n_eff / inflation, rel=1e-12)
+            assert union.df == hybrid.df or (math.isnan(union.df) and math.isnan(hybrid.df))
+            widened += 1
     # the draws have uneven sizes and a strong ICC: the score side must matter somewhere
     assert widened > 0
 

@@ -291,9 +291,20 @@ def summarize_paired(
     from clusterstats.core.grouping import cluster_sums
     from clusterstats.core.summary import summarize_interval, uneven_sizes_df
     from clusterstats.core.variance import cluster_robust, estimate
-    from clusterstats.errors import DegenerateDataError, DegenerateDataWarning, warn
+    from clusterstats.errors import (
+        DegenerateDataError,
+        DegenerateDataWarning,
+        TooFewClustersError,
+        warn,
+    )
 
     n_clusters = int(codes.max()) + 1
+    if n_clusters < 2:
+        # before any variance: a paired eval still running (Inspect's live metrics) has one
+        raise TooFewClustersError(
+            f"found {n_clusters} cluster with items on both sides; at least 2 are needed to "
+            "estimate the between-cluster variance of the difference"
+        )
     diff = a - b
     notes: list[str] = []
     if method == "auto":

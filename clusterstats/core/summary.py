@@ -309,7 +309,11 @@ def summarize_interval(
     g = sums.n_clusters
     n_rows = float(sums.counts.sum())
     if method == "auto":
-        method = iv.auto_method(is_binary=is_binary, n_clusters=g)
+        method = iv.auto_method(
+            is_binary=is_binary,
+            n_clusters=g,
+            uneven_ratio=iv.is_uneven_ratio(estimand, sums.counts),
+        )
     if method == "bootstrap":
         method = "bootstrap_bca"
     if method in iv.BINARY_ONLY_METHODS and not is_binary:
@@ -613,9 +617,11 @@ def _united_with_score(
 
     The score bounds are taken as the inversion gives them, also where every outcome is
     alike (``method="score"`` alone falls back there instead); a union never narrows
-    ``base``. Where ``base`` itself fell back, that fallback stands. The standard error,
-    design effect and df stay ``base``'s: the score interval has no single variance (it
-    re-evaluates the sandwich under every candidate), so a note states the widening."""
+    ``base``. Where ``base`` itself fell back, that fallback stands. The df stay ``base``'s.
+    The score interval has no single variance (it re-evaluates the sandwich under every
+    candidate), so where it widens ``base`` the standard error is ``base``'s scaled by the
+    ratio of the widths, and the design effect and effective n by its square: they describe
+    the interval reported."""
     if base.method != iv.SCORE_UNIONS[method]:
         return base
     score_low, score_high = _score_bounds(sums, estimand, confidence, is_binary, outcome_range)
@@ -639,9 +645,23 @@ def _united_with_score(
         score_p = cluster_score_test(sums, estimand, null_value)
         p_value = score_p if math.isnan(p_value) else max(p_value, score_p)
     naive_width = base.naive_high - base.naive_low
+    se, design_effect, n_eff = base.se, base.design_effect, base.n_eff
+    base_width = base.high - base.low
+    if widened and math.isfinite(high - low) and base_width > 0 and base.se > 0:
+        inflation = (float(high - low) / base_width) ** 2
+        se = base.se * math.sqrt(inflation)
+        design_effect, n_eff = base.design_effect * inflation, base.n_eff / inflation
+        notes.append(
+            f"its se ({se:.4g}) and design effect ({design_effect:.4g}) are the "
+            f"{base.method} interval's scaled by the union's width: an interval "
+            f"{math.sqrt(inflation):.3g} times as wide carries {inflation:.3g} times the variance"
+        )
     return base._replace(
         low=float(low),
         high=float(high),
+        se=se,
+        design_effect=design_effect,
+        n_eff=n_eff,
         method=method,
         widening=(high - low) / naive_width if naive_width > 0 else math.nan,
         notes=tuple(notes),
@@ -804,15 +824,30 @@ def default_design_effect(sums: ClusterSums, estimand: str, is_binary: bool) -> 
 
     ``korn_graubard_hybrid`` uses the larger of the beta-binomial model's (at the restricted
     ICC of the estimate) and the CR2 one; ``bootstrap_t`` the jackknife (CR3) variance of its
-    floor, ``cr2`` (above 2,000 clusters) CR2. NaN where the outcome does not vary (all 0 or
-    all 1) or the cluster-robust variance is zero.
+    floor, ``cr2`` (above 2,000 clusters) CR2. A union with the score interval reports the
+    design effect of its 95% interval, as its result does: its first part's, scaled by the
+    square of the ratio of the widths where the score interval widens it. NaN where the outcome
+    does not vary (all 0 or all 1) or the cluster-robust variance is zero.
     """
-    method = iv.auto_method(is_binary=is_binary, n_clusters=sums.n_clusters)
+    method = iv.auto_method(
+        is_binary=is_binary,
+        n_clusters=sums.n_clusters,
+        uneven_ratio=iv.is_uneven_ratio(estimand, sums.counts),
+    )
+    base = iv.SCORE_UNIONS.get(method, method)
     n_rows = float(sums.counts.sum())
-    variance = cluster_robust(sums, estimand, "CR3" if method == "bootstrap_t" else "CR2").variance
+    variance = cluster_robust(sums, estimand, "CR3" if base == "bootstrap_t" else "CR2").variance
     if _is_zero_variance(variance, sums):
         return math.nan, method
-    if method != "korn_graubard_hybrid":
+    if method in iv.SCORE_UNIONS:
+        # the union's design effect follows from its width (see _united_with_score): take
+        # it from the interval itself
+        united = summarize_interval(
+            sums, estimand=estimand, method=method, confidence=0.95, is_binary=is_binary
+        )
+        found = united.design_effect
+        return (found if found > 0 else math.nan), method
+    if base != "korn_graubard_hybrid":
         iid_var = iid_variance(sums)
         return (variance / iid_var if iid_var > 0 else math.nan), method
     point = estimate(sums, estimand)

@@ -460,7 +460,7 @@ POLICY_TEXT = {
 }
 
 
-def with_split_policy(rows: list[dict]) -> list[dict]:
+def with_policies(rows: list[dict]) -> list[dict]:
     """``rows`` and the cells of each policy of :data:`POLICIES` whose parts are present."""
     present = {r["method"] for r in rows}
     by_cell: dict[tuple, dict[str, dict]] = {}
@@ -589,7 +589,7 @@ def render(rows, reps, side_reps, minutes, added_note: str | None = None) -> str
         f"to `{TODAY}` on the same cells (averaged over cells).",
         "",
     ]
-    rows = with_split_policy(rows)
+    rows = with_policies(rows)
     lines += verdict(rows, reps, side_reps)
     for family in FAMILIES:
         sel = [r for r in rows if r["family"] == family]

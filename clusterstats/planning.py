@@ -699,7 +699,11 @@ def pilot_plan(
     (91.0, True)
     """
     from clusterstats.core.grouping import cluster_sums
-    from clusterstats.core.summary import default_design_effect, uneven_sizes_df
+    from clusterstats.core.summary import (
+        default_design_effect,
+        summarize_interval,
+        uneven_sizes_df,
+    )
     from clusterstats.core.variance import moulton_icc
 
     confidence = opt.check_plan_confidence(confidence)
@@ -767,6 +771,18 @@ def pilot_plan(
     skewness = pl.residual_skewness(counts, target.totals) if jackknife else 0.0
     # oriented towards the effect, taken in the direction of the pilot's estimate
     skewness *= math.copysign(1.0, estimate) if estimate else 0.0
+    base_half = None
+    if other is None and method in iv.SCORE_UNIONS:
+        # Where the cluster score interval reaches beyond the interval it is united with,
+        # that reach is a small-sample term: the spread projected is the base interval's.
+        base = summarize_interval(
+            target,
+            estimand="pooled",
+            method=iv.SCORE_UNIONS[method],
+            confidence=confidence,
+            is_binary=design.groups[0].is_binary,
+        )
+        base_half = (base.high - base.low) / 2.0
     scaled = pl.ScaledDesign(
         half_width=half,
         df=uneven_sizes_df(target, "pooled", jackknife=jackknife),
@@ -777,6 +793,7 @@ def pilot_plan(
         jackknife=jackknife,
         se=se if jackknife else None,
         skewness=skewness,
+        base_half_width=base_half,
     )
     concentration = float(counts @ counts) / n_rows  # Σ n² / N
     # the ICC that gives the pilot's design effect under the unequal-size formula
@@ -846,6 +863,7 @@ def pilot_plan(
             jackknife=jackknife,
             se=se * math.sqrt(ratio) if jackknife else None,
             skewness=skewness,
+            base_half_width=None if base_half is None else base_half * math.sqrt(ratio),
         )
         by_icc.append(
             (

@@ -357,6 +357,49 @@ def test_paired_pilot_plan_projects_the_jackknife_of_its_interval(mmlu):
     assert cs.plan(n_clusters=10, cluster_size=5, icc=0.2, proportion=0.5).power_at_clusters is None
 
 
+def test_a_unions_pilot_projects_the_spread_of_the_interval_it_widens():
+    from clusterstats.core.grouping import cluster_sums
+    from clusterstats.core.summary import summarize_interval
+    from clusterstats.core.variance import moulton_icc
+
+    # closed form: the union's excess over its base fades like a small-sample term,
+    # h(K') = t_df' * (h_base / t_df) * sqrt(K / K') * (1 + (h / h_base - 1) * df / df')
+    union = pl.ScaledDesign(
+        half_width=0.03, base_half_width=0.025, df=9.0, n_clusters=10, confidence=0.95
+    )
+    t9, t39 = (float(special.stdtrit(df, 0.975)) for df in (9.0, 39.0))
+    assert union.half_width(10) == pytest.approx(0.03, rel=1e-12)
+    expected = t39 * (0.025 / t9) * 0.5 * (1.0 + 0.2 * 9.0 / 39.0)
+    assert union.half_width(40) == pytest.approx(expected, rel=1e-12)
+    # BBH chain-of-thought by task: 27 tasks of uneven sizes take the union, and the score
+    # interval reaches beyond the hybrid on this pilot
+    bbh = cs.datasets.load("bbh")
+    cot = bbh[bbh["condition"] == "cot"]
+    ci = cot.eval.cluster_ci("correct", "task")
+    assert ci.method == "korn_graubard_hybrid_or_score"
+    assert any("cluster score interval" in note and "union" in note for note in ci.notes)
+    plan = cot.eval.plan("correct", "task", effect=0.03)
+    # the plan's current row is the interval the user got
+    assert plan.half_width == pytest.approx((ci.high - ci.low) / 2, rel=1e-12)
+    # its projection is the hybrid's spread with the union's excess fading, so it asks
+    # for fewer clusters than the union's width scaled as if it were all spread
+    codes = cot["task"].astype("category").cat.codes.to_numpy()
+    sums = cluster_sums(cot["correct"].to_numpy(float), codes)
+    hybrid = summarize_interval(
+        sums, estimand="pooled", method="korn_graubard_hybrid", confidence=0.95, is_binary=True
+    )
+    assert (hybrid.high - hybrid.low) / 2 < plan.half_width
+    as_spread = pl.ScaledDesign(
+        half_width=plan.half_width,
+        df=plan.df,
+        n_clusters=27,
+        confidence=0.95,
+        sizes=sums.counts,
+        icc=moulton_icc(sums),
+    )
+    assert plan.clusters_for_power < as_spread.clusters_for_power(0.03, power=0.8)
+
+
 def test_the_tests_spread_follows_the_residuals_skewness():
     # Var(mean - q se) / Var(mean) = 1 - q g / sqrt(K) + q^2 (k - 1) / (4 K) by the delta
     # method; checked here by simulation with exponential residuals (g = 2, k = 9)

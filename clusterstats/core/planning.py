@@ -288,7 +288,9 @@ class ScaledDesign:
     estimate, not from the pilot's inflated standard error, so a plan made from a jackknife
     interval is not over-powered. Given the ``se`` of the pilot's variance, an interval
     wider than ``t_df · se`` (a studentized bootstrap's) keeps its excess width only as a
-    small-sample term (:meth:`widening_at`).
+    small-sample term (:meth:`widening_at`). The same holds for an interval that widens
+    another (a union with the cluster score interval): given the ``base_half_width`` of the
+    interval it widens, the spread projected is that interval's and the excess fades.
 
     A pilot of 91 clusters with a half-width of 0.03 on 9 df has se ``0.03 / t_9 = 0.013262``;
     at four times the clusters the se halves (0.006631), the df grow to ``10 * 4 - 1 = 39``
@@ -319,6 +321,7 @@ class ScaledDesign:
         jackknife: bool = False,
         se: float | None = None,
         skewness: float = 0.0,
+        base_half_width: float | None = None,
     ):
         self.half_width_now = float(half_width)
         self.df = float(df)
@@ -326,7 +329,12 @@ class ScaledDesign:
         self.confidence = float(confidence)
         self._upper = 0.5 + self.confidence / 2.0
         t_now = float(special.stdtrit(self.df, self._upper))
-        self.se = self.half_width_now / t_now if se is None else float(se)
+        if se is not None:
+            self.se = float(se)
+        elif base_half_width is not None:
+            self.se = float(base_half_width) / t_now
+        else:
+            self.se = self.half_width_now / t_now
         # how much wider than t * se the pilot's interval is (a studentized bootstrap's)
         self._widening_now = self.half_width_now / (t_now * self.se)
         self._skewness = float(skewness)
@@ -397,10 +405,11 @@ class ScaledDesign:
     def widening_at(self, clusters: float) -> float:
         """The projected ratio of the half-width to ``t_df · se`` at ``clusters``.
 
-        1 when the pilot's interval is ``t_df · se`` (no ``se`` given). A studentized
-        bootstrap widens the t interval by a small-sample term of order ``1 / K`` (Hall 1992,
-        ch. 3), which fades as the clusters grow: the pilot's excess is scaled by
-        ``df / df′``.
+        1 when the pilot's interval is ``t_df · se`` (neither ``se`` nor ``base_half_width``
+        given). A studentized bootstrap widens the t interval by a small-sample term of order
+        ``1 / K`` (Hall 1992, ch. 3), and a score interval differs from the Wald interval by
+        a term of the same order, which fades as the clusters grow: the pilot's excess is
+        scaled by ``df / df′``.
         """
         return 1.0 + (self._widening_now - 1.0) * self.df / self.df_at(clusters)
 

@@ -297,6 +297,8 @@ def test_report_stratum_table_missing_report_and_plans(layouts, backend):
         "stratum_table": lambda d: cs.stratum_table(_one_model(d), "y", "doc", strata="cat"),
         "missing_report": lambda d: cs.missing_report(_one_model(d), "y", "doc", threshold=0.4),
         "pilot_plan": lambda d: cs.pilot_plan(_one_model(d), "score", "doc", target_half_width=0.3),
+        # a binary pilot over 26 uneven docs: its interval is the union, projected from its base
+        "pilot_plan_union": lambda d: cs.pilot_plan(_one_model(d), "y", "doc", effect=0.1),
     }
     for name, call in calls.items():
         expected, expected_warnings = _on("pandas", call, call, layouts)

@@ -768,7 +768,7 @@ def pilot_plan(
     half = (high - low) / 2.0
     # the studentized bootstrap and CR3 intervals stand on the jackknife variance
     jackknife = method in ("bootstrap_t", "cr3", "cr3_ik")
-    skewness = pl.residual_skewness(counts, target.totals) if jackknife else 0.0
+    skewness, kurtosis = pl.residual_shape(counts, target.totals) if jackknife else (0.0, 1.0)
     # oriented towards the effect, taken in the direction of the pilot's estimate
     skewness *= math.copysign(1.0, estimate) if estimate else 0.0
     base_half = None
@@ -793,6 +793,7 @@ def pilot_plan(
         jackknife=jackknife,
         se=se if jackknife else None,
         skewness=skewness,
+        kurtosis=kurtosis,
         base_half_width=base_half,
     )
     concentration = float(counts @ counts) / n_rows  # Σ n² / N
@@ -863,6 +864,7 @@ def pilot_plan(
             jackknife=jackknife,
             se=se * math.sqrt(ratio) if jackknife else None,
             skewness=skewness,
+            kurtosis=kurtosis,
             base_half_width=None if base_half is None else base_half * math.sqrt(ratio),
         )
         by_icc.append(

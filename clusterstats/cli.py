@@ -32,7 +32,12 @@ from clusterstats._options import COMPARE_METHODS, PAIRED_METHODS
 from clusterstats._result import GroupedResults
 from clusterstats.core.intervals import METHODS
 from clusterstats.core.variance import ESTIMANDS
-from clusterstats.errors import ClusterStatsError, FileReadError, InvalidOptionError
+from clusterstats.errors import (
+    AlignmentError,
+    ClusterStatsError,
+    FileReadError,
+    InvalidOptionError,
+)
 from clusterstats.mean import ClusterCI, cluster_ci
 from clusterstats.readers import kind_of, load_json
 
@@ -553,6 +558,47 @@ def _print_result(result: Any, output: str) -> None:
         print(json_output(result))
 
 
+def _pairing_key(
+    args: argparse.Namespace, new: pd.DataFrame, old: pd.DataFrame, sides: tuple[str, str]
+) -> Any:
+    """The item key that pairs two files' rows: ``--on``, or, with ``--on-position``, row
+    ``i`` with row ``i`` once the ``--by`` labels are checked to agree row by row.
+
+    The rows of a file carry no key of their own (they are numbered as read), so pairing
+    without ``--on`` would pair by position: reordered rows would then pair different items
+    and give a wrong difference without a word.
+    """
+    if args.on:
+        if args.on_position:
+            raise InvalidOptionError("pass --on COLUMN or --on-position, not both")
+        return _key(args.on)
+    if not args.on_position:
+        raise InvalidOptionError(
+            f"{sides[0]} and {sides[1]} must be paired item by item: pass --on with the item id "
+            "column both files share (e.g. --on question_id; repeat it for a key of several "
+            "columns), or --on-position to pair row i with row i once the --by labels are "
+            "checked to agree row by row"
+        )
+    if len(new) != len(old):
+        raise AlignmentError(
+            f"--on-position pairs row i with row i, but {sides[0]} has {len(new):,} rows and "
+            f"{sides[1]} {len(old):,}: pass --on with the item id column"
+        )
+    for label in args.by:
+        # as objects, so that labels of different dtypes or categories compare as values
+        mine, theirs = new[label].to_numpy(dtype=object), old[label].to_numpy(dtype=object)
+        differ = (mine != theirs) & ~(pd.isna(mine) & pd.isna(theirs))
+        if differ.any():
+            row = int(np.flatnonzero(differ)[0])
+            raise AlignmentError(
+                f"--on-position: the cluster column {label!r} differs in {int(differ.sum()):,} "
+                f"rows (first at row {row + 1:,}: {mine[row]!r} in {sides[0]}, "
+                f"{theirs[row]!r} in {sides[1]}), so the rows are not the same items in "
+                "the same order: pass --on with the item id column"
+            )
+    return None
+
+
 def _paired(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.paired import paired_delta
 
@@ -560,12 +606,13 @@ def _paired(args: argparse.Namespace) -> Iterable[str]:
     labels += _extra_labels(args)
     new = _read(args, args.path, labels)
     old = _read(args, args.baseline, labels)
+    on = _pairing_key(args, new, old, (args.path, args.baseline))
     res = paired_delta(
         new,
         old,
         args.outcome,
         _key(args.by),
-        on=_key(args.on),
+        on=on,
         rerun=args.rerun,
         how=args.how,
         labels=(Path(args.path).stem, Path(args.baseline).stem),
@@ -731,15 +778,18 @@ def _plan(args: argparse.Namespace) -> Iterable[str]:
 
     labels = [*args.by, *(args.on or []), *([args.responded] if args.responded else [])]
     df = _read(args, args.path, labels)
-    other = None
+    other, on = None, _key(args.on)
     if args.other is not None:
         other = _read(args, args.other, labels)
+        on = _pairing_key(args, df, other, (args.path, args.other))
+    elif args.on_position:
+        raise InvalidOptionError("--on-position pairs two files: it needs --other")
     res = pilot_plan(
         df,
         args.outcome,
         _key(args.by),
         other=other,
-        on=_key(args.on),
+        on=on,
         missing=args.missing,
         confidence=args.confidence,
         cost_per_cluster=args.cost_per_cluster,
@@ -808,10 +858,12 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
             "baseline by more than M) or --at-least T (a pass rate of at least T)"
         )
     candidate = _read(args, args.path, labels)
-    baseline = None
+    baseline, on = None, None
     if args.baseline is not None:
         baseline = _read(args, args.baseline, labels)
-    on = None if not args.on else args.on[0] if len(args.on) == 1 else args.on
+        on = _pairing_key(args, candidate, baseline, (args.path, args.baseline))
+    elif args.on_position:
+        raise InvalidOptionError("--on-position pairs two files: it needs --baseline")
     report = gate(
         candidate,
         args.outcome,
@@ -1002,6 +1054,13 @@ def build_parser() -> argparse.ArgumentParser:
     paired.add_argument("--outcome", required=True, help="outcome column (0/1 or a score)")
     paired.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
     paired.add_argument("--on", action="append", help="item key column(s) (repeat)")
+    paired.add_argument(
+        "--on-position",
+        action="store_true",
+        dest="on_position",
+        help="pair row i with row i (the --by labels must agree row by row); use --on when "
+        "the files have an item id",
+    )
     paired.add_argument("--rerun", help="run id column, when items have several rows")
     paired.add_argument("--how", default="strict", choices=("strict", "inner"))
     _design_options(paired, methods=PAIRED_METHODS)
@@ -1105,6 +1164,13 @@ def build_parser() -> argparse.ArgumentParser:
     planning.add_argument("--by", required=True, action="append", help="cluster (repeat)")
     planning.add_argument("--other", help="a second run of the same items, for a paired plan")
     planning.add_argument("--on", action="append", help="item key column(s), with --other")
+    planning.add_argument(
+        "--on-position",
+        action="store_true",
+        dest="on_position",
+        help="pair row i with row i (the --by labels must agree row by row); use --on when "
+        "the files have an item id",
+    )
     planning.add_argument("--missing", default="drop", choices=("drop", "fail", "pass", "raise"))
     planning.add_argument("--responded", help="response indicator column")
     planning.add_argument("--confidence", type=float, default=0.95)
@@ -1176,6 +1242,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gate.add_argument(
         "--on", action="append", help="item key column(s) matching the two files (repeat)"
+    )
+    gate.add_argument(
+        "--on-position",
+        action="store_true",
+        dest="on_position",
+        help="pair row i with row i (the --by labels must agree row by row); use --on when "
+        "the files have an item id",
     )
     gate.add_argument("--rerun", help="run id column, when items have several rows per model")
     gate.add_argument(

@@ -47,11 +47,11 @@ def cli(argv: list[str]) -> Ran:
     return Ran(code, out.getvalue(), err.getvalue())
 
 
-def fails(pattern: str) -> Returns:
-    """Exit status 2, nothing printed, one error line matching ``pattern``."""
+def fails(pattern: str, *, code: int = 2) -> Returns:
+    """Exit status 2 (``gate``: 3), nothing printed, one error line matching ``pattern``."""
 
     def check(ran: Ran) -> None:
-        assert ran.code == 2, ran
+        assert ran.code == code, ran
         assert ran.out == "", ran
         lines = ran.err.splitlines()
         assert len(lines) == 1, ran.err
@@ -145,6 +145,61 @@ def to_xlsx() -> dict[str, Any]:
 
 def a_folder() -> dict[str, Any]:
     return {"argv": ["ci", tempfile.mkdtemp(), *CI]}
+
+
+def pair_rows(rule: Callable[[int], int], order: Callable[[int], int] = lambda i: i) -> str:
+    """100 items ``id`` = i in 25 docs (``doc`` = i % 25) with ``passed`` = rule(i), written
+    in the order ``order`` gives (row r holds item order(r))."""
+    rows = (order(r) for r in range(100))
+    return "id,doc,passed\n" + "".join(f"{i},{i % 25},{rule(i)}\n" for i in rows)
+
+
+def two_files(command: str, new: str, old: str, *args: str) -> dict[str, Any]:
+    """``clusterstats COMMAND new.csv ... old.csv *args``: the second file is positional for
+    ``paired`` and follows ``--baseline`` (``gate``) or ``--other`` (``plan``)."""
+    folder = Path(tempfile.mkdtemp())
+    path_a, path_b = folder / "new.csv", folder / "old.csv"
+    path_a.write_text(new)
+    path_b.write_text(old)
+    second = {"paired": [str(path_b)], "gate": ["--baseline", str(path_b)]}.get(
+        command, ["--other", str(path_b)]
+    )
+    return {"argv": [command, str(path_a), *second, *args], "a": path_a, "b": path_b}
+
+
+def mcnemar(a_only: int, b_only: int) -> Returns:
+    """Exit status 0 and McNemar's discordant counts as stated."""
+
+    def check(ran: Ran) -> None:
+        assert ran.code == 0, ran.err
+        record = json.loads(ran.out)
+        assert (record["mcnemar_a_only"], record["mcnemar_b_only"]) == (a_only, b_only), record
+
+    return Returns(check)
+
+
+def retarget(inputs: dict[str, Any], command: str) -> dict[str, Any]:
+    """``table``'s inputs, run by ``command`` instead of ``ci``."""
+    return {**inputs, "argv": [command, *inputs["argv"][1:]]}
+
+
+def verdict(expected: str) -> Returns:
+    """Exit status 0 and a gate ``--output json`` report with this verdict."""
+
+    def check(ran: Ran) -> None:
+        assert ran.code == 0, ran.err
+        assert json.loads(ran.out)["verdict"] == expected, ran.out
+
+    return Returns(check)
+
+
+# new passes item i when i % 3 == 0, old when i is odd: 17 items pass new only (i % 6 == 0)
+# and 33 old only (the 50 odd items but the 17 with i % 6 == 3), counted by hand
+NEW, OLD = (lambda i: int(i % 3 == 0)), (lambda i: int(i % 2 == 1))
+# the same items, the second file's rows reversed within each doc (doc labels still agree
+# row by row: row r holds item 75 + r % 25 - 25 * (r // 25))
+WITHIN_DOCS = lambda r: 75 + r % 25 - 25 * (r // 25)  # noqa: E731
+PAIRED = ("--outcome", "passed", "--by", "doc")
 
 
 # rows_csv with a model column, empty (missing) in the first row only
@@ -500,6 +555,91 @@ CASES = [
             "json",
         ),
         result(estimate=0.5, n_rows=100, n_clusters=25),
+    ),
+    # -- pairing by a key (issue 25): the rows of a file carry no key, so two files are
+    # paired by --on, or by position only when asked (--on-position) and the --by labels
+    # agree row by row
+    case(
+        "paired without --on names --on",
+        lambda: two_files("paired", pair_rows(NEW), pair_rows(OLD), *PAIRED),
+        fails(r"new\.csv and .*old\.csv must be paired item by item: pass --on"),
+    ),
+    case(
+        "gate --baseline without --on names --on",
+        lambda: two_files("gate", pair_rows(NEW), pair_rows(OLD), *PAIRED, "--margin", "0.1"),
+        fails(r"must be paired item by item: pass --on", code=3),
+    ),
+    case(
+        "plan --other without --on names --on",
+        lambda: two_files("plan", pair_rows(NEW), pair_rows(OLD), *PAIRED, "--effect", "0.1"),
+        fails(r"must be paired item by item: pass --on"),
+    ),
+    case(
+        "paired --on with one file reordered within its docs pairs by the key",
+        lambda: two_files(
+            "paired",
+            pair_rows(NEW),
+            pair_rows(OLD, WITHIN_DOCS),
+            *PAIRED,
+            "--on",
+            "id",
+            "--output",
+            "json",
+        ),
+        mcnemar(17, 33),
+    ),
+    case(
+        "gate --baseline --on with one file reordered within its docs pairs by the key",
+        lambda: two_files(
+            "gate",
+            pair_rows(NEW),
+            pair_rows(OLD, lambda r: 99 - r),
+            *PAIRED,
+            "--on",
+            "id",
+            "--margin",
+            "0.5",
+            "--output",
+            "json",
+        ),
+        # delta -0.16 (17 - 33 of 100 items), its interval well above -0.5
+        verdict("pass"),
+    ),
+    case(
+        "paired --on-position pairs row i with row i when the docs agree",
+        lambda: two_files(
+            "paired", pair_rows(NEW), pair_rows(OLD), *PAIRED, "--on-position", "--output", "json"
+        ),
+        mcnemar(17, 33),
+    ),
+    case(
+        "paired --on-position refuses rows whose docs differ",
+        lambda: two_files(
+            "paired", pair_rows(NEW), pair_rows(OLD, lambda r: 99 - r), *PAIRED, "--on-position"
+        ),
+        fails(r"--on-position: the cluster column 'doc' differs in 96 rows \(first at row 1: 0 "),
+    ),
+    case(
+        "paired --on-position refuses files of different lengths",
+        lambda: two_files(
+            "paired", pair_rows(NEW), pair_rows(OLD)[: -len("99,24,1\n")], *PAIRED, "--on-position"
+        ),
+        fails(r"new\.csv has 100 rows and .*old\.csv 99"),
+    ),
+    case(
+        "paired with --on and --on-position asks for one",
+        lambda: two_files(
+            "paired", pair_rows(NEW), pair_rows(OLD), *PAIRED, "--on", "id", "--on-position"
+        ),
+        fails(r"--on COLUMN or --on-position, not both"),
+    ),
+    case(
+        "gate --on-position without --baseline says it pairs two files",
+        lambda: retarget(
+            table("new.csv", pair_rows(NEW), *PAIRED, "--at-least", "0.2", "--on-position"),
+            "gate",
+        ),
+        fails(r"--on-position pairs two files: it needs --baseline", code=3),
     ),
     # lm_eval_folder: acc = doc_id % 2 over 40 documents, 20 pass; subjects s0..s7
     case(

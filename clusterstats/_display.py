@@ -46,6 +46,18 @@ def text_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return "\n".join(lines)
 
 
+def markdown_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> list[str]:
+    """The lines of a Markdown (GitHub) table of cells as ``str`` gives them; a ``|`` or a
+    line break inside a cell is escaped, so that a label holding one keeps its row's
+    columns."""
+
+    def cell(value: object) -> str:
+        return " ".join(str(value).replace("|", "\\|").splitlines())
+
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+
+
 def html_table(
     header: Sequence[str],
     rows: Sequence[Sequence[object]],

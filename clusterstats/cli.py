@@ -1221,6 +1221,20 @@ def build_parser() -> argparse.ArgumentParser:
     gate = sub.add_parser(
         "gate",
         help="pass / fail / inconclusive for a CI job (exit 0 / 1 / 2; an error exits 3)",
+        description=(
+            "Decide a release from the clustered interval. With --baseline FILE --margin M "
+            "--on KEY: is the new run not worse than the baseline by more than M on the shared "
+            "items? With --at-least T: is its pass rate at least T? Each gate passes when its "
+            "interval lies wholly on the good side of the boundary (at or above -M, or T), "
+            "fails when it lies wholly below it, and is inconclusive when it holds "
+            "the boundary: the data cannot tell yet, and the report says how many clusters "
+            "would. With --over, one gate per value, Holm-adjusted; the run's verdict is the "
+            "worst gate's."
+        ),
+        epilog=(
+            "exit status: 0 pass (every gate passed), 1 fail (a gate failed), "
+            "2 inconclusive (none failed, one could not tell), 3 error (bad input or options)"
+        ),
     )
     gate.add_argument("path", help="the new model's results (a table, or logs with --format)")
     gate.add_argument(

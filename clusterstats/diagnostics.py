@@ -219,8 +219,7 @@ class Report:
         header, rows = self._table_rows()
         if not self.over:
             header, rows = header[1:], [row[1:] for row in rows]
-        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+        lines = fmt.markdown_table(header, rows)
         lines += ["", self._method_line() + "."]
         lines += ["", *[f"- {s}." for s in self.sentences()]]
         return "\n".join(lines)

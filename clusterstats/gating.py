@@ -259,10 +259,8 @@ class GateReport:
             "",
             f"**{label_of(first.outcome, first.by)}**: {first.question}; {self._adjust_line()}.",
             "",
-            "| " + " | ".join(header) + " |",
-            "|" + "---|" * len(header),
+            *fmt.markdown_table(header, rows),
         ]
-        lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
         notes = self._notes()
         if notes:
             lines += ["", *[f"- {n}" for n in notes]]
@@ -443,16 +441,13 @@ def gate(
         )
     if baseline is None and margin is not None:
         raise InvalidOptionError("margin= goes with baseline=; a threshold is at_least=")
-    bound = margin if baseline is not None else at_least
-    name = "margin" if baseline is not None else "at_least"
-    if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not math.isfinite(bound):
-        raise InvalidOptionError(f"{name} must be a finite number, got {bound!r}")
-    if baseline is not None and bound < 0:
-        raise InvalidOptionError(
-            f"margin must be 0 or more (how much worse is acceptable), got {bound!r}"
+    if baseline is not None:
+        bound = opt.check_plan_number(
+            "margin", margin, at_least=0, why="it is how much worse is still acceptable"
         )
-    if isinstance(power, bool) or not isinstance(power, (int, float)) or not 0 < power < 1:
-        raise InvalidOptionError(f"power must be strictly between 0 and 1, got {power!r}")
+    else:
+        bound = opt.check_plan_number("at_least", at_least)
+    power = opt.check_plan_number("power", power, above=0, below=1)
     is_dataset = hasattr(data, "dims") and not hasattr(data, "columns")
     if over is not None and is_dataset:
         raise InvalidOptionError(

@@ -155,8 +155,7 @@ class LmEvalTable:
     def to_markdown(self) -> str:
         """A Markdown table and its notes, for a CI job summary or a pull request."""
         header, body = self._table()
-        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(fmt.number(c) for c in row) + " |" for row in body]
+        lines = fmt.markdown_table(header, [[fmt.number(c) for c in row] for row in body])
         lines += ["", self._caption() + "."]
         lines += [f"- {n}" for n in self._notes()]
         return "\n".join(lines) + "\n"

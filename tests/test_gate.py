@@ -173,9 +173,12 @@ def test_gate_is_the_same_on_dask_and_on_a_dataset(arms):
         ({"at_least": 0.5, "baseline": "B"}, "a gate asks one question"),
         ({"baseline": "B"}, "baseline= needs margin="),
         ({"at_least": 0.5, "margin": 0.1}, "margin= goes with baseline="),
-        ({"baseline": "B", "margin": -0.01}, "margin must be 0 or more"),
-        ({"baseline": "B", "margin": True}, "margin must be a finite number"),
-        ({"at_least": float("nan")}, "at_least must be a finite number"),
+        (
+            {"baseline": "B", "margin": -0.01},
+            "margin must be at least 0, got -0.01; it is how much worse",
+        ),
+        ({"baseline": "B", "margin": True}, "margin must be a number, got True"),
+        ({"at_least": float("nan")}, "at_least must be a number, got nan"),
         ({"at_least": 0.5, "power": 1.0}, "power must be strictly between 0 and 1"),
         ({"at_least": 0.5, "confidence": 95}, "confidence"),
     ],
@@ -364,3 +367,19 @@ def test_clusters_needed_falls_back_to_scaling_the_standard_error():
     expected = optimize.brentq(shortfall, 2, 1e7, xtol=1e-12, rtol=1e-14)
     assert g.clusters_needed == pytest.approx(expected, rel=1e-9)
     assert "scaled from this run's standard error" in g.notes[-1]
+
+
+def test_gate_help_says_what_each_verdict_means_and_its_exit_status(capsys):
+    # `clusterstats gate --help` is where a CI author looks first
+    from clusterstats.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["gate", "--help"])
+    assert stopped.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for verdict in ("passes when", "fails when", "inconclusive when"):
+        assert verdict in text
+    assert (
+        "exit status: 0 pass (every gate passed), 1 fail (a gate failed), 2 inconclusive "
+        "(none failed, one could not tell), 3 error (bad input or options)" in text
+    )

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
+import numpy as np
+
 from clusterstats import _display as fmt
-from clusterstats.errors import GroupNotFoundError, InvalidInputError
+from clusterstats.errors import GroupNotFoundError, InvalidInputError, MetricKeyError
 
 __all__ = ["GroupedResults", "Result", "label_of", "metric_key"]
 
@@ -26,6 +28,41 @@ def metric_key(name: str) -> str:
     """A metric name that experiment trackers accept: characters other than letters, digits,
     ``_ - . /`` and spaces become ``_``."""
     return re.sub(r"[^\w\-. /]", "_", name)
+
+
+def numeric_metrics(prefix: str, fields: Iterable[tuple[str, Any]]) -> dict[str, float]:
+    """``{metric_key(prefix + name): float(value)}`` for the fields holding a number (an int
+    or a float, numpy's too, not a bool); text and None are left out, NaN is kept."""
+    return {
+        metric_key(prefix + name): float(value)
+        for name, value in fields
+        if isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, (bool, np.bool_))
+    }
+
+
+def merged_metrics(groups: Iterable[tuple[Any, dict[str, float]]]) -> dict[str, float]:
+    """The metrics of several groups in one dict, refusing a key two groups would share.
+
+    ``groups`` holds ``(group label, that group's metrics)``. Keys are made for trackers
+    (:func:`metric_key`), so distinct labels can meet in one key (``('a', 'b/c')`` and
+    ``('a/b', 'c')``, ``'gpt:4'`` and ``'gpt?4'``, ``1`` and ``'1'``); one group's numbers
+    would then overwrite another's without a word.
+    """
+    merged: dict[str, float] = {}
+    owner: dict[str, tuple[int, Any]] = {}
+    for position, (label, metrics) in enumerate(groups):
+        for key, value in metrics.items():
+            if key in owner and owner[key][0] != position:
+                raise MetricKeyError(
+                    f"the groups {owner[key][1]!r} and {label!r} both give the metric key "
+                    f"{key!r} (trackers accept only letters, digits, _ - . / and spaces, and "
+                    "a / joins the labels of several dims): rename one of the labels before "
+                    "to_metrics(), or log the groups with to_frame()"
+                )
+            owner[key] = (position, label)
+            merged[key] = value
+    return merged
 
 
 def label_of(outcome: str | None, by: tuple[str, ...]) -> str:
@@ -120,11 +157,7 @@ class Result:
         >>> round(metrics["bbh/estimate"], 4), metrics["bbh/n_clusters"]
         (0.6315, 27.0)
         """
-        return {
-            metric_key(prefix + name): float(value)
-            for name, value in self.to_dict().items()
-            if isinstance(value, (int, float)) and not isinstance(value, bool)
-        }
+        return numeric_metrics(prefix, self.to_dict().items())
 
     def _notes_text(self) -> str:
         return "".join(f"\n  note: {n}" for n in self.notes)  # type: ignore[attr-defined]
@@ -281,11 +314,13 @@ class GroupedResults(Generic[R]):
         >>> sorted(k for k in grouped.to_metrics("bbh/") if k.endswith("/estimate"))
         ['bbh/cot/estimate', 'bbh/direct/estimate']
         """
-        metrics: dict[str, float] = {}
-        for key, result in zip(self._keys(), self.results, strict=True):
-            label = "/".join(str(part) for part in key)
-            metrics.update(result.to_metrics(f"{prefix}{label}/"))
-        return metrics
+        return merged_metrics(
+            (
+                key if len(key) > 1 else key[0],
+                result.to_metrics(f"{prefix}{'/'.join(map(str, key))}/"),
+            )
+            for key, result in zip(self._keys(), self.results, strict=True)
+        )
 
     def to_xarray(self):
         """An xarray Dataset over the dims: one variable per numeric column (``estimate``,

@@ -15,7 +15,7 @@ from clusterstats import _options as opt
 from clusterstats import _policies as policy
 from clusterstats import adapters
 from clusterstats._design import ComparisonDesign
-from clusterstats._result import label_of
+from clusterstats._result import label_of, merged_metrics, numeric_metrics
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.errors import DegenerateDataWarning, InvalidOptionError, warn
 
@@ -195,6 +195,44 @@ class Comparison:
             },
             columns=list(self.PAIR_COLUMNS),
         )
+
+    def to_metrics(self, prefix: str = "") -> dict[str, float]:
+        """The leaderboard and the pairs as a flat dict of floats, for an experiment tracker:
+        each model's ``score``, ``score_low``, ``score_high``, ``rank``, ``rank_low`` and
+        ``rank_high`` keyed ``prefix + model + "/" + name``, each pair's ``delta``, ``se``,
+        ``low``, ``high``, ``p_value``, ``p_adjusted`` and ``df`` keyed
+        ``prefix + "A - B/" + name``, and ``n_items`` and ``n_clusters``.
+
+        Parameters
+        ----------
+        prefix : str
+            Put before every key.
+
+        Returns
+        -------
+        dict of str to float
+
+        Raises
+        ------
+        MetricKeyError
+            Two models (or a model and a pair) whose labels give the same key.
+        """
+        board = ("score", "score_low", "score_high", "rank", "rank_low", "rank_high")
+        pairs = ("delta", "se", "low", "high", "p_value", "p_adjusted", "df")
+        counts = (("n_items", self.n_items), ("n_clusters", self.n_clusters))
+        groups = [("the comparison", numeric_metrics(prefix, counts))]
+        groups += [
+            (model, numeric_metrics(f"{prefix}{model}/", ((f, getattr(self, f)[i]) for f in board)))
+            for i, model in enumerate(self.models)
+        ]
+        groups += [
+            (
+                (a, b),
+                numeric_metrics(f"{prefix}{a} - {b}/", ((f, getattr(self, f)[i]) for f in pairs)),
+            )
+            for i, (a, b) in enumerate(zip(self.pair_a, self.pair_b, strict=True))
+        ]
+        return merged_metrics(groups)
 
     def to_frame(self):
         """The pairwise comparisons (tidy): same as ``pairs()``."""

@@ -29,6 +29,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidOptionError",
     "InvalidOutcomeError",
+    "MetricKeyError",
     "MissingOutcomeError",
     "MixedMetricsWarning",
     "SingletonClustersWarning",
@@ -103,6 +104,12 @@ class InvalidInputError(ClusterStatsError, TypeError):
 class InvalidDataError(ClusterStatsError, ValueError):
     """The data cannot be read as one value per row: duplicate column labels, arrays of
     unequal length, or values that are not one-dimensional."""
+
+
+class MetricKeyError(ClusterStatsError, ValueError):
+    """Two groups of a result would share one key of ``to_metrics()`` (labels that differ
+    only in characters a tracker does not accept, or in where a ``/`` falls, or in type, as
+    ``1`` and ``"1"``); the message names both groups and the key."""
 
 
 class GroupNotFoundError(ClusterStatsError, KeyError):

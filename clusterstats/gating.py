@@ -30,7 +30,7 @@ from scipy import special
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
-from clusterstats._result import GroupedResults, Result, label_of, metric_key
+from clusterstats._result import GroupedResults, Result, label_of, merged_metrics, metric_key
 from clusterstats.core.planning import ScaledDesign
 from clusterstats.errors import ClusterStatsError, InvalidOptionError
 
@@ -187,10 +187,15 @@ class GateReport:
         -------
         dict of str to float
         """
-        metrics = {metric_key(f"{prefix}exit_code"): float(self.exit_code)}
-        for g in self.gates:
-            metrics.update(g.to_metrics(prefix if g.group is None else f"{prefix}{g.group}/"))
-        return metrics
+        return merged_metrics(
+            [
+                ("the report", {metric_key(f"{prefix}exit_code"): float(self.exit_code)}),
+                *(
+                    (g.group, g.to_metrics(prefix if g.group is None else f"{prefix}{g.group}/"))
+                    for g in self.gates
+                ),
+            ]
+        )
 
     def to_frame(self):
         """One row per gate, the columns of :class:`Gate` (``by`` joined with ``", "``,

@@ -13,6 +13,7 @@ import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
+from clusterstats._result import merged_metrics, numeric_metrics
 from clusterstats.core.intervals import t_interval
 from clusterstats.errors import ColumnNotFoundError, EmptyDataError, MixedMetricsWarning
 from clusterstats.mean import ClusterCI, cluster_ci
@@ -78,6 +79,36 @@ class LmEvalTable:
         "method",
         "note",
     )
+
+    def to_metrics(self, prefix: str = "") -> dict[str, float]:
+        """The numeric columns of every row as a flat dict of floats, for an experiment
+        tracker: keyed ``prefix + model/task/filter/metric/ + column`` (with the run after
+        the task when a task has several runs), as :meth:`ClusterCI.to_metrics` keys them.
+
+        Parameters
+        ----------
+        prefix : str
+            Put before every key.
+
+        Returns
+        -------
+        dict of str to float
+
+        Raises
+        ------
+        MetricKeyError
+            Two rows whose labels give the same key.
+        """
+        parts = ("model", "task", "run", "filter", "metric")
+        if not self._several_runs():
+            parts = tuple(p for p in parts if p != "run")
+        numeric = [c for c in self.columns if c not in (*parts, "run", "method", "note")]
+        groups = []
+        for row in self.rows:
+            label = tuple(row[p] for p in parts)
+            where = f"{prefix}{'/'.join(map(str, label))}/"
+            groups.append((label, numeric_metrics(where, ((c, row[c]) for c in numeric))))
+        return merged_metrics(groups)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (model, task, filter, metric), with the columns of ``columns``."""

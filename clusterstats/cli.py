@@ -596,6 +596,9 @@ def _pairing_key(
                 f"{theirs[row]!r} in {sides[1]}), so the rows are not the same items in "
                 "the same order: pass --on with the item id column"
             )
+    # a named index is a key the caller chose: row i of one file pairs with row i of the other
+    for frame in (new, old):
+        frame.index = pd.RangeIndex(len(frame), name="row")
     return None
 
 

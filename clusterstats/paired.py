@@ -605,7 +605,10 @@ def paired_delta(
         case is its own cluster).
     on : column label(s), optional
         The item key of frames: a column, a list of columns, or None (the index). Two dask
-        DataFrames are matched on columns, so they need ``on``.
+        DataFrames are matched on columns, so they need ``on``. Two frames whose indexes are
+        both row positions (an unnamed ``RangeIndex`` from 0, as ``read_csv`` gives) are
+        never paired by them: reordered rows would pair different items, so ``on`` is then
+        required (``AlignmentError``).
     rerun : column label, optional
         The run id of frames whose items have several rows (reruns): they are averaged per
         item. Without it, several rows with one key raise ``AlignmentError``.

@@ -10,13 +10,12 @@ the numbers of the result's own ``to_frame()`` (the reference). The harness
 from __future__ import annotations
 
 import hashlib
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from hostile import Case, Raises, Returns, params, run
+from hostile import Case, Raises, Returns, params, quiet, run
 
 import clusterstats as cs
 
@@ -48,15 +47,6 @@ def models(*names: str) -> dict[str, pd.DataFrame]:
         for name in names
     ]
     return {"data": pd.concat(frames, ignore_index=True)}
-
-
-def quiet(fn):
-    def call(**inputs):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", cs.ClusterStatsWarning)
-            return fn(**inputs)
-
-    return call
 
 
 @quiet

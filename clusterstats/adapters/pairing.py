@@ -70,6 +70,17 @@ def _keys(frame: pd.DataFrame, on: Any) -> pd.DataFrame:
     return frame[labels].reset_index(drop=True)
 
 
+def _positions(index: pd.Index) -> bool:
+    """Whether ``index`` is the row numbers pandas gives a frame read or built without one:
+    an unnamed RangeIndex from 0 in steps of 1."""
+    return (
+        isinstance(index, pd.RangeIndex)
+        and index.name is None
+        and index.start == 0
+        and index.step == 1
+    )
+
+
 def _first_rows(item_codes: np.ndarray, n_items: int) -> np.ndarray:
     """The position of each item's first row (for showing examples in error messages)."""
     first = np.full(n_items, -1)
@@ -142,6 +153,14 @@ def align(
     require_columns(b, [outcome_b, *by_labels])
     if len(a) == 0 or len(b) == 0:
         raise EmptyDataError("one of the two frames has no rows")
+    if on is None and a is not b and _positions(a.index) and _positions(b.index):
+        raise AlignmentError(
+            "the two frames would be matched on their index, and both indexes are row "
+            "positions (an unnamed 0, 1, 2, ... RangeIndex): reordered rows would pair "
+            "different items without a word; pass on='<item id column>' (or a list of "
+            "columns), or give both frames an index that names the items "
+            "(df.set_index('question_id'))"
+        )
     keys_a, keys_b = _keys(a, on), _keys(b, on)
     if list(keys_a.columns) != list(keys_b.columns):
         raise AlignmentError("the item keys of the two frames have different columns")

@@ -134,6 +134,7 @@ class PairedItems:
     # crossed clustering.
     members: tuple[NDArray[np.intp], ...] | None = None
     weights: NDArray[np.float64] | None = None  # each item's weight (``weights=``)
+    n_zero_weight_items: int = 0  # items of weight zero, left out of a weighted difference
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,7 @@ class ComparisonDesign:
     # (models, models): over the items, the sums of the products of two models' per-item
     # values; each pair's sum of squared differences, for its Moulton ICC.
     products: NDArray[np.float64] | None = None
+    n_zero_weight_items: int = 0  # items of weight zero, left out of weighted scores
 
 
 def over_of(extra_dims: tuple[str, ...]) -> str | tuple[str, ...] | None:

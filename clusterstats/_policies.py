@@ -146,6 +146,34 @@ def varying_missingness_note(p_value: float) -> str:
     )
 
 
+def check_weighted_clusters(
+    n_clusters: int, weights: Any, cluster_labels: list[Any], *, unit: str = "cluster"
+) -> None:
+    """At least two clusters must carry weight: one informative cluster cannot show how
+    clusters vary, however many rows it has or however many clusters weigh zero."""
+    if n_clusters < 2:
+        which = f" ({cluster_labels[0]!r})" if cluster_labels else ""
+        raise TooFewClustersError(
+            f"weights column {weights!r} is positive in only {n_clusters} {unit}{which}: "
+            "every other "
+            f"{unit} weighs zero, and at least 2 must carry weight to estimate the "
+            "between-cluster variance"
+        )
+
+
+def zero_weight_note(n_rows: int, n_clusters: int, *, rows: str = "rows") -> str | None:
+    """The note for rows (or items) of weight zero, which the weighted sample leaves out."""
+    if not n_rows:
+        return None
+    whole = (
+        f", {n_clusters} cluster{'s' if n_clusters != 1 else ''} entirely" if n_clusters else ""
+    )
+    return (
+        f"{n_rows:,} {rows} weigh zero and are not in the weighted sample{whole}; the counts, "
+        f"the variance and its degrees of freedom are those of the {rows} that carry weight"
+    )
+
+
 @contextmanager
 def naming_group(label: Any, over: Any, *, kind: str = "group") -> Iterator[None]:
     """Errors about one ``over=`` group (or stratum) name it: "group 'b' of 'task': found 1

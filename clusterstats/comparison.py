@@ -321,6 +321,8 @@ def build_comparison(
             )
         baseline_index = design.models.index(baseline)
     n_clusters = int(design.counts.shape[0])
+    if options.weights is not None:
+        policy.check_weighted_clusters(n_clusters, options.weights, [])
     counts, totals, squares = design.counts, design.totals, design.squares
     # missing="ipw": each cluster's items answered by every model stand for all its items
     # (weights n_g / r_g, cluster fixed-effect propensities, for which the cluster-robust
@@ -451,6 +453,9 @@ def build_comparison(
         notes.append(
             f"{design.n_missing_items} items with a missing outcome for some model were {verb}"
         )
+    zero_weight = policy.zero_weight_note(design.n_zero_weight_items, 0, rows="items")
+    if zero_weight:
+        notes.append(zero_weight)
     labels = design.models
     return Comparison(
         models=labels,
@@ -600,7 +605,8 @@ def compare(
         every score and every difference is a weighted (Hájek) mean with its linearised
         variance (t, ``cr1``), as in ``cluster_ci`` and ``paired_delta``, and the rank
         intervals come from the cluster bootstrap of the weighted means; method ``auto``
-        (= ``cr1``) or ``cr1``. pandas, polars, pyarrow and dask frames.
+        (= ``cr1``) or ``cr1``. Items of weight zero are left out and counted in a note;
+        at least two clusters must carry weight. pandas, polars, pyarrow and dask frames.
 
     Returns
     -------

@@ -552,12 +552,18 @@ def _weighted_interval_of(
     ws, ids = group.weighted, group.weighted_ids
     if ws is None or ids is None:  # pragma: no cover - the adapter sets both with weights
         raise InvalidOptionError("weights= needs the weighted sums of the design")
+    policy.check_weighted_clusters(
+        ws.weighted.n_clusters, design.weights, list(design.cluster_names(ids))
+    )
     strata = None
     if group.strata is not None:
-        policy.check_lonely(applied.strata, applied.strata_labels, options.lonely)
-        strata = np.unique(group.strata[np.isin(group.cluster_ids, ids)], return_inverse=True)[
-            1
-        ].ravel()
+        # the strata of the clusters that carry weight: zero weights can leave one alone
+        used, strata = np.unique(
+            group.strata[np.isin(group.cluster_ids, ids)], return_inverse=True
+        )
+        strata = strata.ravel()
+        labels = tuple(design.strata_labels[i] for i in used)
+        policy.check_lonely(strata, labels, options.lonely)
     try:
         s = summarize_weighted(
             ws,
@@ -576,6 +582,12 @@ def _weighted_interval_of(
     # side and score, where the warning would repeat.
     g = ws.weighted.n_clusters
     notes = [*s.notes, *few_clusters_notes(g, s.method)]
+    answered = group.table.answered
+    zero_weight = policy.zero_weight_note(
+        int(answered.sum() - ws.rows.sum()), int((answered > 0).sum()) - g
+    )
+    if zero_weight:
+        notes.insert(0, zero_weight)
     if applied.n_missing:
         notes.insert(
             0, policy.missing_note(applied.n_missing, applied.n_missing_clusters, options.missing)
@@ -984,7 +996,9 @@ def cluster_ci(
         estimand ``pooled``; ``missing`` ``"drop"`` or ``"raise"``; pandas, polars, pyarrow
         and dask frames, and xarray Datasets (a weight per case: a coordinate along the case
         dim). The result names the column and reports Kish's design effect of the weights
-        beside the clustering one.
+        beside the clustering one. The weights are scale-free (divided by their largest);
+        rows of weight zero are left out and counted in a note, and at least two clusters
+        must carry weight (``TooFewClustersError`` otherwise).
 
     Returns
     -------

@@ -16,6 +16,7 @@ import numpy as np
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
+from clusterstats import _policies as policy
 from clusterstats import adapters
 from clusterstats._design import PairedDesign, PairedItems
 from clusterstats._result import GroupedResults, Result, label_of
@@ -319,7 +320,6 @@ def _ipw_paired(
 def _stratified(s: Any, items: PairedItems, options: opt.PairedOptions) -> Any:
     """Replace the interval, test and unpaired SE of a paired summary by their stratified
     versions (R survey's linearisation of the per-item differences)."""
-    from clusterstats import _policies as policy
     from clusterstats.core.grouping import cluster_sums
     from clusterstats.core.strata import stratified_variance, summarize_stratified
 
@@ -489,6 +489,8 @@ def _paired_of(
 
     label_a, label_b = labels
     stratified = items.strata is not None
+    if options.weights is not None:
+        policy.check_weighted_clusters(int(items.codes.max()) + 1, options.weights, [])
     s = summarize_paired(
         items.a,
         items.b,
@@ -520,6 +522,9 @@ def _paired_of(
             f"how='inner': {items.n_dropped_a} items only in {label_a} and "
             f"{items.n_dropped_b} only in {label_b} were left out",
         )
+    zero_weight = policy.zero_weight_note(items.n_zero_weight_items, 0, rows="items")
+    if zero_weight:
+        notes.insert(0, zero_weight)
     if items.n_missing_items:
         verb = "dropped" if options.missing == "drop" else "handled"
         notes.insert(
@@ -676,8 +681,9 @@ def paired_delta(
         it): the weighted (Hájek) mean of the per-item differences, with its linearised
         cluster-robust variance (stratified with ``strata``), as in ``cluster_ci``'s
         ``weights``; methods ``auto`` (= ``cr1``), ``cr1`` and ``naive``; the McNemar
-        tests, which count items without weights, are not given. pandas, polars, pyarrow
-        and dask frames.
+        tests, which count items without weights, are not given. Items of weight zero are
+        left out and counted in a note; at least two clusters must carry weight. pandas,
+        polars, pyarrow and dask frames.
 
     Returns
     -------

@@ -148,6 +148,7 @@ def mean_design(
         frame = frame.assign(
             w1=used, w1_total=used * centred, w1_square=used * centred * centred,
             w2=used * w, w2_total=used * w * centred, w2_square=used * w * centred * centred,
+            carried=(used > 0).astype("float64"),
         )  # fmt: skip
     table = frame.groupby(key_names, sort=True, dropna=False).agg(
         dict.fromkeys([c for c in frame.columns if c not in key_names], "sum")
@@ -193,7 +194,11 @@ def _lazy_weights(column: Any, name: Hashable) -> tuple[Any, list[Any]]:
             "non-negative numbers (e.g. sampling weights, or weights_for_mix)"
         )
     w = column.astype("float64")
-    return w, [w.isna().sum(), np.isinf(w).sum(), (w < 0).sum()]
+    checks = [w.isna().sum(), np.isinf(w).sum(), (w < 0).sum()]
+    # divided by the largest weight inside the same graph, as the eager adapters do
+    # (core.weighted.scale_free): the sums then neither underflow nor overflow
+    largest = w.max()
+    return w / (largest + (largest <= 0) * 1.0), checks
 
 
 def _raise_bad_weights(name: Hashable, counts: list[Any]) -> None:
@@ -222,8 +227,8 @@ def _weighted_of(
     from clusterstats.core.grouping import ClusterSums
     from clusterstats.core.weighted import WeightedSums
 
-    usable = sums["answered"][pick] > 0
-    if not (sums["w1"][pick][usable] > 0).any():
+    usable = sums["carried"][pick] > 0  # clusters with an answered row of positive weight
+    if not usable.any():
         raise InvalidOptionError(
             f"weights column {name!r} is zero on every row with an outcome{where}: a "
             "weighted mean needs some positive weight"
@@ -236,7 +241,7 @@ def _weighted_of(
             sums[f"{prefix}_square"][chosen], shift,
         )  # fmt: skip
 
-    weighted = WeightedSums(part("w1"), part("w2"), sums["answered"][chosen])
+    weighted = WeightedSums(part("w1"), part("w2"), sums["carried"][chosen])
     return weighted, ids[usable].astype(np.intp)
 
 

@@ -21,6 +21,7 @@ from clusterstats.core.grouping import (
     cluster_table_and_ids,
     grouped_cluster_tables,
 )
+from clusterstats.core.weighted import scale_free, weighted_sums
 from clusterstats.errors import (
     ColumnNotFoundError,
     EmptyDataError,
@@ -615,7 +616,9 @@ def mean_design(
 
 
 def weight_values(column: pd.Series, name: Hashable) -> np.ndarray:
-    """A weight column as float64: numeric, finite, never negative or missing."""
+    """A weight column as float64: numeric, finite, never negative or missing, divided by
+    its largest value (weights are scale-free; see
+    :func:`~clusterstats.core.weighted.scale_free`)."""
     if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
         raise InvalidOptionError(
             f"weights column {name!r} has dtype {column.dtype}, which is not numeric; weights "
@@ -637,7 +640,7 @@ def weight_values(column: pd.Series, name: Hashable) -> np.ndarray:
             f"{values[negative][0]:g} in row {column.index[np.flatnonzero(negative)[0]]!r}); "
             "weights are non-negative"
         )
-    return values
+    return scale_free(values)
 
 
 def group_weighted_sums(
@@ -649,13 +652,13 @@ def group_weighted_sums(
     label: Any,
     over: Any,
 ) -> tuple[Any, np.ndarray]:
-    """The weighted sums of one group's rows with a usable outcome, by cluster, and the ids
-    of those clusters (sorted)."""
-    from clusterstats.core.weighted import weighted_sums
-
-    usable = in_group & ~np.isnan(values)
+    """The weighted sums of one group's rows with a usable outcome and a positive weight, by
+    cluster, and the ids of those clusters (sorted): a row of weight zero is not in the
+    weighted sample, and a cluster whose rows all weigh zero is not one of its clusters."""
+    answered = in_group & ~np.isnan(values)
+    usable = answered & (weights > 0)
     where = "" if over is None else f" in group {label!r} of {over!r}"
-    if not (weights[usable] > 0).any():
+    if not usable.any():
         raise InvalidOptionError(
             f"weights column {name!r} is zero on every row with an outcome{where}: a weighted "
             "mean needs some positive weight"

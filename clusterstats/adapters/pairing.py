@@ -245,6 +245,18 @@ def align(
     n_missing_items = int((common & ~usable).sum())
     if not usable.any():
         raise EmptyDataError("no item has a non-missing outcome on both sides")
+    all_weights, n_zero_weight = None, 0
+    if weights is not None:
+        # an item of weight zero is not in the weighted sample (nor its cluster, if all its
+        # items weigh zero): it is left out and counted, as the rows of a weighted mean are
+        all_weights = _item_weights(a, weights, codes_a, n_items)
+        weighed = usable & (all_weights > 0)
+        if not weighed.any():
+            raise InvalidOptionError(
+                f"weights column {weights!r} is zero on every item with an outcome on both "
+                "sides: a weighted difference needs some positive weight"
+            )
+        n_zero_weight, usable = int((usable & ~weighed).sum()), weighed
     item_cluster = cluster_mean["first"][usable].astype(np.int64)
     codes, used_clusters = pd.factorize(item_cluster, sort=True)
     cluster_items, lost_items = _item_counts(
@@ -256,9 +268,7 @@ def align(
         and check_binary(mean_a[usable])
         and check_binary(mean_b[usable])
     )
-    item_weights = None
-    if weights is not None:
-        item_weights = _item_weights(a, weights, codes_a, n_items)[usable]
+    item_weights = None if all_weights is None else all_weights[usable]
     return PairedItems(
         a=mean_a[usable],
         b=mean_b[usable],
@@ -272,6 +282,7 @@ def align(
         n_dropped_a=int(only_a.sum()),
         n_dropped_b=int(only_b.sum()),
         n_missing_items=n_missing_items,
+        n_zero_weight_items=n_zero_weight,
         max_runs=int(max(runs_a[usable].max(), runs_b[usable].max())),
         cluster_items=cluster_items,
         lost_cluster_items=lost_items,
@@ -467,24 +478,33 @@ def model_matrix(
         totals = np.bincount(cell[ok], weights=values[ok], minlength=n_cells)
     totals = totals.reshape(n_models, n_items)
     complete, incomplete = complete_items(present, models, how)
-    usable = complete & (runs > 0).all(axis=0)
-    if not usable.any():
+    answered = complete & (runs > 0).all(axis=0)
+    if not answered.any():
         raise EmptyDataError("no item has a non-missing outcome for every model")
+    usable, n_zero_weight = answered, 0
+    if item_weights is not None:
+        # an item of weight zero is not in the weighted sample: left out and counted
+        usable = answered & (item_weights > 0)
+        if not usable.any():
+            raise InvalidOptionError(
+                f"weights column {weights!r} is zero on every item with an outcome for every "
+                "model: weighted scores need some positive weight"
+            )
+        n_zero_weight = int((answered & ~usable).sum())
     if not usable.all():
         totals, runs = totals[:, usable], runs[:, usable]
     totals /= runs  # each model's value on an item: the mean of its runs
-    return finish(
-        by_cluster(
-            totals,
-            item_cluster[usable],
-            models,
-            n_dropped_items=int(incomplete.sum()),
-            unusable=item_cluster[complete & ~usable],
-            stratum_of_cluster=stratum_of_cluster,
-            stratum_labels=stratum_labels,
-            item_weights=None if item_weights is None else item_weights[usable],
-        )
+    matrix = by_cluster(
+        totals,
+        item_cluster[usable],
+        models,
+        n_dropped_items=int(incomplete.sum()),
+        unusable=item_cluster[complete & ~answered],
+        stratum_of_cluster=stratum_of_cluster,
+        stratum_labels=stratum_labels,
+        item_weights=None if item_weights is None else item_weights[usable],
     )
+    return finish(replace(matrix, n_zero_weight_items=n_zero_weight))
 
 
 def complete_items(

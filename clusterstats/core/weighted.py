@@ -20,11 +20,14 @@ from clusterstats.core import intervals as iv
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.summary import IntervalSummary, design_variance_summary
 from clusterstats.core.variance import cluster_robust
+from clusterstats.errors import TooFewClustersError
 
 __all__ = [
     "WEIGHTED_METHODS",
     "WeightedSums",
+    "carrying_weight",
     "kish_effect",
+    "scale_free",
     "subset",
     "summarize_weighted",
     "weighted_matrix_sums",
@@ -40,7 +43,8 @@ class WeightedSums(NamedTuple):
     """Per-cluster sums of a weighted outcome (``shift`` subtracted from ``y``).
 
     ``weighted``: counts ``sum w``, totals ``sum w (y - shift)``, squares ``sum w (y -
-    shift)^2``; ``squared``: the same with ``w^2``; ``rows``: rows per cluster.
+    shift)^2``; ``squared``: the same with ``w^2``; ``rows``: rows per cluster that carry
+    weight (a positive one).
     """
 
     weighted: ClusterSums
@@ -48,10 +52,28 @@ class WeightedSums(NamedTuple):
     rows: NDArray[np.float64]
 
 
+def scale_free(weights: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Weights divided by their largest value.
+
+    A Hájek mean and its linearised variance do not change when every weight is multiplied
+    by one constant, but their sums of products and squares can underflow to zero or
+    overflow to infinity when the weights are far from 1 (1e-200 or 1e200). With the largest
+    weight 1 every sum stays between the smallest positive weight and the number of rows.
+    All-zero weights are returned unchanged.
+
+    >>> import numpy as np
+    >>> scale_free(np.array([2e200, 1e200, 0.0])).tolist()
+    [1.0, 0.5, 0.0]
+    """
+    largest = float(weights.max()) if weights.size else 0.0
+    return weights / largest if largest > 0 else weights
+
+
 def weighted_sums(
     values: NDArray[np.float64], weights: NDArray[np.float64], codes: NDArray[np.intp]
 ) -> WeightedSums:
-    """Per-cluster weighted sums of ``values`` (no missing values), clusters ``0..G-1``.
+    """Per-cluster weighted sums of ``values`` (no missing values), clusters ``0..G-1``;
+    ``rows`` counts the rows that carry weight (a weight of zero is no observation).
 
     >>> import numpy as np
     >>> s = weighted_sums(np.array([1.0, 0, 1]), np.array([2.0, 1, 1]), np.array([0, 0, 1]))
@@ -72,7 +94,7 @@ def weighted_sums(
             shift,
         )
 
-    rows = np.bincount(codes, minlength=g).astype(np.float64)
+    rows = np.bincount(codes, weights=(weights > 0).astype(np.float64), minlength=g)
     return WeightedSums(sums(weights), sums(weights * weights), rows)
 
 
@@ -82,7 +104,7 @@ def weighted_matrix_sums(
     """:func:`weighted_sums` of each row of a models × items matrix (no shift: the per-item
     values of several models share one set of weights)."""
     g = int(codes.max()) + 1
-    rows = np.bincount(codes, minlength=g).astype(np.float64)
+    rows = np.bincount(codes, weights=(weights > 0).astype(np.float64), minlength=g)
     w2 = weights * weights
     out = []
     for row in values:
@@ -105,6 +127,26 @@ def subset(ws: WeightedSums, keep: NDArray[np.bool_]) -> WeightedSums:
         return ClusterSums(sums.counts[keep], sums.totals[keep], sums.squares[keep], sums.shift)
 
     return WeightedSums(part(ws.weighted), part(ws.squared), ws.rows[keep])
+
+
+def carrying_weight(
+    ws: WeightedSums, strata: NDArray[np.intp] | None = None
+) -> tuple[WeightedSums, NDArray[np.intp] | None]:
+    """The sums of the clusters whose total weight is positive (and their strata, coded
+    ``0..H-1`` again): a cluster of zero weight is not in the weighted sample, so it counts
+    neither in the variance's ``G/(G-1)`` nor in its degrees of freedom.
+
+    >>> import numpy as np
+    >>> ws = weighted_sums(np.array([1.0, 0, 1]), np.array([1.0, 1, 0]), np.array([0, 0, 1]))
+    >>> carrying_weight(ws)[0].weighted.n_clusters
+    1
+    """
+    keep = ws.weighted.counts > 0
+    if keep.all():
+        return ws, strata
+    if strata is not None:
+        strata = np.unique(strata[keep], return_inverse=True)[1].ravel().astype(np.intp)
+    return subset(ws, keep), strata
 
 
 def _row_variance(ws: WeightedSums, centred_mean: float) -> float:
@@ -152,10 +194,16 @@ def summarize_weighted(
         method = "korn_graubard" if is_binary else "cr1"
     if method in iv.BINARY_ONLY_METHODS and not is_binary:
         raise ValueError(f"method {method!r} needs a binary (0/1) outcome")
+    ws, strata = carrying_weight(ws, strata)
     sums = ws.weighted
     total_weight = float(sums.counts.sum())
     if not total_weight > 0:
         raise ValueError("the weights sum to zero: a weighted mean needs a positive total weight")
+    if sums.n_clusters < 2:
+        raise TooFewClustersError(
+            "the weights are positive in only 1 cluster; at least 2 clusters must carry "
+            "weight to estimate the between-cluster variance"
+        )
     centred_mean = float(sums.totals.sum()) / total_weight
     point = centred_mean + sums.shift
     n_rows = float(ws.rows.sum())

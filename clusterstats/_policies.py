@@ -165,9 +165,7 @@ def zero_weight_note(n_rows: int, n_clusters: int, *, rows: str = "rows") -> str
     """The note for rows (or items) of weight zero, which the weighted sample leaves out."""
     if not n_rows:
         return None
-    whole = (
-        f", {n_clusters} cluster{'s' if n_clusters != 1 else ''} entirely" if n_clusters else ""
-    )
+    whole = f", {n_clusters} cluster{'s' if n_clusters != 1 else ''} entirely" if n_clusters else ""
     return (
         f"{n_rows:,} {rows} weigh zero and are not in the weighted sample{whole}; the counts, "
         f"the variance and its degrees of freedom are those of the {rows} that carry weight"

@@ -847,7 +847,8 @@ def _lm_eval(args: argparse.Namespace) -> Iterable[str]:
         print(table.to_frame().to_csv(index=False), end="")
     else:
         print(json.dumps(_records(table.to_frame()), indent=2, allow_nan=False, ensure_ascii=False))
-    return tuple(dict.fromkeys(n for r in table.results for n in r.notes))
+    # the table shows its rows' notes, not its intervals' (few clusters): those are warned
+    return ()
 
 
 def _gate(args: argparse.Namespace) -> Iterable[str]:
@@ -877,6 +878,8 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
         over=_key(args.over),
         on=on,
         rerun=args.rerun,
+        crossed=args.crossed,
+        weights=args.weights,
         **_design_kwargs(args),
     )
     args.exit_code = report.exit_code  # the verdict stands even if the reader stops early
@@ -1274,6 +1277,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="one gate per value of this column (repeat for combinations; Holm-adjusted)",
     )
     _design_options(gate, methods=METHODS)
+    _crossed_option(gate)
+    _weights_option(gate)
     gate.add_argument("--output", default="text", choices=("text", "markdown", "csv", "json"))
     gate.add_argument(
         "--summary",

@@ -365,6 +365,7 @@ def build_comparison(
         names=design.by,
         # unweighted per-item values only: the IPW and weighted sums are other quantities
         item_products=design.products if weighted is None and options.missing != "ipw" else None,
+        binary_items=design.is_binary and weighted is None and options.missing != "ipw",
     )
     is_binary = design.is_binary
     score_low, score_high, score_method = [], [], ""

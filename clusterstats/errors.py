@@ -55,12 +55,12 @@ class ColumnNotFoundError(ClusterStatsError, KeyError):
         The columns the frame has.
     """
 
-    def __init__(self, column: object, available: list[object]) -> None:
+    def __init__(self, column: object, available: list[object], *, where: str = "") -> None:
         shown = ", ".join(repr(c) for c in available[:20])
         more = f" (and {len(available) - 20} more)" if len(available) > 20 else ""
         self.column = column
         self.available = list(available)
-        super().__init__(f"column {column!r} not found; available columns: {shown}{more}")
+        super().__init__(f"column {column!r} not found{where}; available columns: {shown}{more}")
 
     def __str__(self) -> str:  # KeyError would otherwise repr() the message
         return str(self.args[0])
@@ -161,7 +161,9 @@ class DegenerateDataWarning(ClusterStatsWarning):
 
 class IncompleteLogWarning(ClusterStatsWarning):
     """An eval log holds fewer (sample, epoch) runs than its task planned (a failed,
-    cancelled or partial run): the runs that never happened are not rows of the frame."""
+    cancelled or partial run): the runs that never happened are not rows of the frame; or
+    an lm-evaluation-harness run's samples have no results file of their run (a run stopped
+    before it finished): ``lm_eval_table`` does not read that run."""
 
 
 class SingletonClustersWarning(ClusterStatsWarning):

@@ -19,10 +19,9 @@ to decide, were the truth what this run estimates.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -30,9 +29,13 @@ from scipy import special
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
+from clusterstats._design import MeanDesign, PairedDesign
 from clusterstats._result import GroupedResults, Result, label_of, merged_metrics, metric_key
 from clusterstats.core.planning import ScaledDesign
 from clusterstats.errors import ClusterStatsError, InvalidOptionError
+from clusterstats.mean import build_cluster_ci, interval_design
+from clusterstats.paired import build_paired_delta, matched_design
+from clusterstats.planning import build_pilot_plan
 
 __all__ = ["EXIT_CODES", "Gate", "GateReport", "gate"]
 
@@ -288,28 +291,6 @@ def _decide(low: float, high: float, boundary: float) -> str:
     return "inconclusive"
 
 
-def _group_label(label: Any) -> str | None:
-    if label is None:
-        return None
-    if isinstance(label, dict):
-        return ", ".join(f"{dim}={value}" for dim, value in label.items())
-    if isinstance(label, tuple):
-        return ", ".join(map(str, label))
-    return str(label)
-
-
-def _as_list(result: Any, *, dataset: bool = False) -> list[tuple[Any, Any]]:
-    """``(label, result)`` per gate; a label of a Dataset's groups is a ``{dim: value}``."""
-    if not isinstance(result, GroupedResults):
-        return [(None, result)]
-    if dataset:  # the labels of a Dataset's extra dims
-        return [
-            (dict(zip(result.over, np.atleast_1d(np.asarray(label, dtype=object)), strict=True)), r)
-            for label, r in result.items()
-        ]
-    return list(result.items())
-
-
 def gate(
     data: Any,
     outcome: Hashable,
@@ -333,6 +314,8 @@ def gate(
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
     case: Hashable = "case",
+    crossed: bool = False,
+    weights: Hashable | None = None,
 ) -> GateReport:
     """Pass, fail or inconclusive: a release gate read from a clustered interval.
 
@@ -407,6 +390,13 @@ def gate(
         Seed or generator for the bootstrap (None: a fixed default seed, as in ``cluster_ci``).
     case : dim name
         For a Dataset: the case dim.
+    crossed : bool
+        Crossed clustering by the ``by`` columns, as in ``cluster_ci`` and ``paired_delta``.
+    weights : column label, optional
+        A weighted (Hájek) pass rate or difference, as in ``cluster_ci`` and
+        ``paired_delta``. With ``weights`` or ``crossed``, the clusters needed by an
+        inconclusive gate scale the run's standard error (the pilot plan projects
+        unweighted, one-way clustered intervals), with a note.
 
     Returns
     -------
@@ -460,46 +450,60 @@ def gate(
         )
     boundary = -float(bound) + 0.0 if baseline is not None else float(bound)  # no -0.0
     kind = "not_worse" if baseline is not None else "at_least"
-    common = {
+    shared = {
         "estimand": estimand,
         "method": method,
+        "confidence": confidence,
         "missing": missing,
-        "responded": responded,
         "strata": strata,
         "nest": nest,
         "lonely": lonely,
         "n_resamples": n_resamples,
         "rng": rng,
-        "case": case,
+        "crossed": crossed,
+        "by": by,
+        "weights": weights,
     }
+    # One reduction of the data into a design, as cluster_ci and paired_delta make it: every
+    # backend and option of the statistics is the gate's too. Each Holm level, and each
+    # plan of an inconclusive gate, is built from that design.
+    design: MeanDesign | PairedDesign
+    if baseline is None:
+        options: Any = opt.interval_options(**shared)
+        design = interval_design(
+            data, outcome, by, options, over=over, responded=responded, case=case
+        )
+    else:
+        options = opt.paired_options(**shared)
+        design = matched_design(
+            data,
+            baseline,
+            outcome,
+            by,
+            options,
+            on=on,
+            rerun=rerun,
+            responded=responded,
+            case=case,
+            over=over,
+        )
 
-    def evaluate(level: float) -> list[tuple[Any, Any]]:
-        from clusterstats.mean import cluster_ci
-        from clusterstats.paired import paired_delta
+    _check_scale(design, kind, float(bound))
 
-        if baseline is None:
-            return _as_list(
-                cluster_ci(data, outcome, by, over=over, confidence=level, **common),
-                dataset=is_dataset,
-            )
-        if over is None:
-            return _as_list(
-                paired_delta(
-                    data, baseline, outcome, by, on=on, rerun=rerun, confidence=level, **common
-                ),
-                dataset=is_dataset,
-            )
-        return [
-            (
-                value,
-                paired_delta(new, old, outcome, by, on=on, rerun=rerun, confidence=level, **common),
-            )
-            for value, new, old in _slices(data, baseline, over)
-        ]
+    def evaluate(level: float, indices: list[int]) -> dict[int, Any]:
+        """The results of the gates ``indices`` at ``level``."""
+        part = _only(design, indices)
+        chosen = replace(options, confidence=level)
+        if isinstance(part, PairedDesign):
+            result = build_paired_delta(part, chosen)
+        else:
+            result = build_cluster_ci(part, chosen)
+        found = list(result.results) if isinstance(result, GroupedResults) else [result]
+        return dict(zip(indices, found, strict=True))
 
     alpha = 1.0 - confidence
-    results = evaluate(confidence)
-    n_gates = len(results)
+    n_gates = len(design.groups)
+    first = evaluate(confidence, list(range(n_gates)))
     decided: dict[int, tuple[str, Any, float]] = {}
     level = confidence
     while True:
@@ -507,15 +511,15 @@ def gate(
         if not undecided:
             break
         level = 1.0 - alpha / len(undecided)
-        current = results if level == confidence else evaluate(level)
-        passing = [i for i in undecided if _decide(*_bounds(current[i][1]), boundary) == "pass"]
+        current = first if level == confidence else evaluate(level, undecided)
+        passing = [i for i in undecided if _decide(*_bounds(current[i]), boundary) == "pass"]
         if not passing:
             for i in undecided:
-                verdict = _decide(*_bounds(current[i][1]), boundary)
-                decided[i] = (verdict, current[i][1], level)
+                decided[i] = (_decide(*_bounds(current[i]), boundary), current[i], level)
             break
         for i in passing:
-            decided[i] = ("pass", current[i][1], level)
+            decided[i] = ("pass", current[i], level)
+    labels = _gate_labels(design, dataset=is_dataset)
     gates = []
     for i in range(n_gates):
         verdict, result, level = decided[i]
@@ -524,28 +528,20 @@ def gate(
         needed, plan_notes = math.nan, ()
         if verdict == "inconclusive":
             needed, plan_notes = _clusters_needed(
-                results[i][0],
-                kind,
-                estimate,
-                float(result.se),
-                int(result.n_clusters),
-                boundary,
-                level,
-                power,
-                data,
-                baseline,
-                outcome,
-                by,
-                over=over,
-                on=on,
-                rerun=rerun,
+                _only(design, [i]),
+                estimate=estimate,
+                se=float(result.se),
+                n_clusters=int(result.n_clusters),
+                boundary=boundary,
+                level=level,
+                power=power,
+                outcome=outcome,
                 missing=missing,
-                responded=responded,
-                case=case,
+                scaled_only=_plan_scaled_only(options),
             )
         gates.append(
             Gate(
-                group=_group_label(results[i][0]),
+                group=labels[i],
                 kind=kind,
                 outcome=result.outcome,
                 by=result.by,
@@ -574,113 +570,104 @@ def gate(
     )
 
 
+def _check_scale(design: Any, kind: str, bound: float) -> None:
+    """A margin or threshold on the percent scale, given for an outcome in [0, 1], decides
+    the gate whatever the data: refused, with the number it probably meant."""
+    if kind == "at_least":
+        if not design.is_binary or 0.0 <= bound <= 1.0:
+            return
+        what = "fails" if bound > 1 else "passes"
+        raise InvalidOptionError(
+            f"at_least={bound:g} on a 0/1 outcome: a pass rate lies in [0, 1], so this gate "
+            f"{what} whatever the data; give the threshold as a proportion"
+            + (f" (did you mean {bound / 100:g}?)" if 1 < bound <= 100 else "")
+        )
+    if bound < 1.0:
+        return
+    values = [side for _, items in design.groups for side in (items.a, items.b)]
+    if all(float(v.min()) >= 0.0 and float(v.max()) <= 1.0 for v in values):
+        raise InvalidOptionError(
+            f"margin={bound:g} on an outcome in [0, 1]: a difference of two such rates lies in "
+            "[-1, 1], so this gate passes whatever the data; give the margin as a proportion"
+            + (f" (did you mean {bound / 100:g}?)" if bound <= 100 else "")
+        )
+
+
+def _only(design: Any, indices: list[int]) -> Any:
+    """The design of the groups ``indices`` (for a single group, without its grouping: the
+    builders then return one result, and a plan is made of it)."""
+    groups = tuple(design.groups[i] for i in indices)
+    over = design.over if len(indices) > 1 else None
+    if isinstance(design, PairedDesign):
+        return replace(design, groups=groups, over=over)
+    responses = design.responses
+    if responses is not None:
+        responses = tuple(responses[i] for i in indices)
+    return replace(design, groups=groups, over=over, responses=responses)
+
+
+def _gate_labels(design: Any, *, dataset: bool) -> list[str | None]:
+    """Each gate's label: the ``over=`` value (values joined with ", "), or for a Dataset
+    ``dim=value`` for each extra dim; None for a single gate."""
+    if design.over is None:
+        return [None] * len(design.groups)
+    dims = design.over if isinstance(design.over, tuple) else (design.over,)
+    labels = []
+    for group in design.groups:
+        label = group[0] if isinstance(design, PairedDesign) else group.label
+        values = label if isinstance(design.over, tuple) else (label,)
+        if dataset:
+            labels.append(", ".join(f"{d}={v}" for d, v in zip(dims, values, strict=True)))
+        else:
+            labels.append(", ".join(map(str, values)))
+    return labels
+
+
+def _plan_scaled_only(options: Any) -> str | None:
+    """Why the plan of an inconclusive gate scales the run's standard error instead of
+    projecting a pilot plan (the pilot plans neither weighted means nor crossed groupings)."""
+    if options.weights is not None:
+        return "weights="
+    if options.crossed:
+        return "crossed=True"
+    return None
+
+
 def _bounds(result: Any) -> tuple[float, float]:
     return float(result.low), float(result.high)
 
 
-def _over_columns(over: Any) -> list[Hashable]:
-    return list(over) if isinstance(over, (list, tuple)) else [over]
-
-
-def _slice(frame: Any, over: Any, label: Any) -> Any:
-    """The rows of ``frame`` in the ``over=`` group ``label`` (a tuple for several columns)."""
-    columns = _over_columns(over)
-    values = label if len(columns) > 1 else (label,)
-    mask = None
-    for column, value in zip(columns, values, strict=True):
-        match = frame[column] == value
-        mask = match if mask is None else mask & match
-    return frame[mask]
-
-
-def _slices(data: Any, baseline: Any, over: Any) -> list[tuple[Any, Any, Any]]:
-    """``(label, data slice, baseline slice)`` per ``over=`` group of ``data``, in sorted
-    order (a label is a tuple for several columns)."""
-    columns = _over_columns(over)
-    for frame, side in ((data, "data"), (baseline, "baseline")):
-        absent = [c for c in columns if not hasattr(frame, "columns") or c not in frame.columns]
-        if absent:
-            raise InvalidOptionError(
-                f"over={absent[0]!r}: the {side} frame has no such column; both frames need "
-                "it to be sliced alike"
-            )
-    present = data[columns].drop_duplicates()
-    present = present.compute() if hasattr(present, "compute") else present
-    labels = [tuple(row) if len(columns) > 1 else row[0] for row in present.itertuples(index=False)]
-    with contextlib.suppress(TypeError):  # labels of mixed types keep their order
-        labels = sorted(labels)
-    return [(v, _slice(data, over, v), _slice(baseline, over, v)) for v in labels]
-
-
 def _clusters_needed(
-    label: Any,
-    kind: str,
+    design: Any,
+    *,
     estimate: float,
     se: float,
     n_clusters: int,
     boundary: float,
     level: float,
     power: float,
-    data: Any,
-    baseline: Any,
     outcome: Hashable,
-    by: Any,
-    *,
-    over: Hashable | None,
-    on: Any,
-    rerun: Hashable | None,
     missing: str,
-    responded: Hashable | None,
-    case: Hashable,
+    scaled_only: str | None,
 ) -> tuple[float, tuple[str, ...]]:
-    """Clusters at which a plan from this run has ``power`` to decide (see ``gate``)."""
-    from clusterstats.planning import pilot_plan
-
+    """Clusters at which a plan from this gate's design (one group) has ``power`` to decide
+    (see ``gate``)."""
     distance = abs(estimate - boundary)
     if distance == 0:
         return math.inf, ("the estimate is on the boundary: no number of clusters decides it",)
-    if over is not None:
-        data = _slice(data, over, label)
-        baseline = None if baseline is None else _slice(baseline, over, label)
-    elif label is not None:  # a Dataset's slice: {dim: value}
-        data = data.sel(label)
-        baseline = None if baseline is None else baseline.sel(label)
-    if kind == "not_worse" and rerun is not None and on is not None and hasattr(data, "groupby"):
-        # paired_delta averages each item's runs; the paired plan works on those item means
-        keys = list(dict.fromkeys([*opt.check_labels("on", on), *opt.check_labels("by", by)]))
-        data, baseline = (
-            _item_means(frame, keys, outcome, responded) for frame in (data, baseline)
-        )
-    plan_missing = "drop" if missing == "ipw" else missing
     try:
-        if kind == "at_least":
-            # the power for the interval to leave the boundary, `distance` from the estimate
-            p = pilot_plan(
-                data,
-                outcome,
-                by,
-                missing=plan_missing,
-                responded=responded,
-                confidence=level,
-                effect=distance,
-                power=power,
-                case=case,
-            )
-            return _checked_needed(float(p.clusters_for_power), p.n_clusters)
-        p = pilot_plan(
-            data,
-            outcome,
-            by,
-            other=baseline,
-            on=on,
-            missing=plan_missing,
-            responded=responded,
+        if scaled_only is not None:
+            raise InvalidOptionError(f"the pilot plan does not take {scaled_only} yet")
+        plan = build_pilot_plan(
+            _unstratified(design),
+            outcome=outcome,
+            missing="drop" if missing == "ipw" else missing,
             confidence=level,
-            effect=distance,
             power=power,
-            case=case,
+            effect=distance,
+            size=distance,
         )
-        return _checked_needed(float(p.clusters_for_power), p.n_clusters)
+        return _checked_needed(float(plan.clusters_for_power), plan.n_clusters)
     except ClusterStatsError as exc:
         # No pilot plan (e.g. one row per cluster, so no ICC): scale this run's standard
         # error instead, se * sqrt(K / K'), which holds the design effect fixed.
@@ -697,11 +684,14 @@ def _clusters_needed(
         )
 
 
-def _item_means(frame: Any, keys: list[Hashable], outcome: Hashable, responded: Any) -> Any:
-    """One row per item (and cluster): the mean of its runs, as ``paired_delta`` takes it."""
-    columns = [outcome] if responded is None else [outcome, responded]
-    means = frame.groupby(keys, sort=False)[columns].mean().reset_index()
-    return means.compute() if hasattr(means, "compute") else means
+def _unstratified(design: Any) -> Any:
+    """The design without its strata: the pilot plan projects the unstratified interval."""
+    if isinstance(design, PairedDesign):
+        return replace(
+            design,
+            groups=tuple((label, replace(items, strata=None)) for label, items in design.groups),
+        )
+    return replace(design, groups=tuple(replace(g, strata=None) for g in design.groups))
 
 
 def _checked_needed(needed: float, n_clusters: float) -> tuple[float, tuple[str, ...]]:

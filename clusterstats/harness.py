@@ -15,7 +15,16 @@ from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats._result import merged_metrics, numeric_metrics
 from clusterstats.core.intervals import t_interval
-from clusterstats.errors import ColumnNotFoundError, EmptyDataError, MixedMetricsWarning
+from clusterstats.errors import (
+    ClusterStatsError,
+    ColumnNotFoundError,
+    EmptyDataError,
+    IncompleteLogWarning,
+    InvalidOptionError,
+    MixedMetricsWarning,
+    SupersededRunWarning,
+    warn,
+)
 from clusterstats.mean import ClusterCI, cluster_ci
 from clusterstats.readers import read_lm_eval, read_lm_eval_results
 
@@ -192,6 +201,69 @@ class LmEvalTable:
         return "\n".join(lines) + "\n"
 
 
+def _complete_runs(
+    samples: pd.DataFrame, results: pd.DataFrame, runs: str | None
+) -> set[tuple[Any, Any, Any]]:
+    """The (model, task, run) read into the table: a run with both its samples and its
+    results file (the harness writes them with one date), each task's newest such run (or
+    every one, ``runs="all"``). A run whose samples have no results file (a run stopped
+    before it finished, or a results file from elsewhere) is never read, and is named."""
+    keys = ["model", "task", "run"]
+    sampled: dict[tuple[Any, Any], set[Any]] = {}
+    for model, task, run in samples[keys].drop_duplicates().itertuples(index=False, name=None):
+        sampled.setdefault((model, task), set()).add(run)
+    reported: dict[tuple[Any, Any], set[Any]] = {}
+    for model, task, run in results[keys].drop_duplicates().itertuples(index=False, name=None):
+        reported.setdefault((model, task), set()).add(run)
+    chosen: set[tuple[Any, Any, Any]] = set()
+    apart = []
+    for (model, task), have in sorted(sampled.items(), key=lambda item: str(item[0])):
+        both = sorted(have & reported.get((model, task), set()), key=str)
+        lacking = sorted(have - set(both), key=str)
+        where = f"task {task!r} of model {model!r}"
+        if not both:
+            apart.append(
+                f"{where}: samples of run {', '.join(map(str, lacking))}, results of run "
+                f"{', '.join(map(str, sorted(reported.get((model, task), ()), key=str))) or 'none'}"
+            )
+            continue
+        if runs == "all":
+            chosen.update((model, task, run) for run in both)
+        else:
+            chosen.add((model, task, both[-1]))
+            older = both[:-1]
+            if older and runs is None:
+                warn(
+                    f"{where} was run {len(both)} times into one folder; the table reads the "
+                    f"newest run ({both[-1]}) and sets aside {', '.join(map(str, older))}; "
+                    "runs='all' gives each run its own rows, runs='latest' reads the newest "
+                    "without this warning",
+                    SupersededRunWarning,
+                )
+        newer = [run for run in lacking if str(run) > str(both[-1])]
+        if newer or (runs == "all" and lacking):
+            named = newer if runs != "all" else lacking
+            warn(
+                f"{where}: the samples of run {', '.join(map(str, named))} have no results "
+                f"file of their run (results_<date>.json; a run stopped before it finished?), "
+                f"so the table reads run {both[-1]}, the newest with both"
+                if runs != "all"
+                else f"{where}: the samples of run {', '.join(map(str, named))} have no "
+                "results file of their run (results_<date>.json) and are left out",
+                IncompleteLogWarning,
+            )
+    if not chosen:
+        raise EmptyDataError(
+            "no run has both its samples and its results file (the harness writes "
+            "samples_<task>_<date>.jsonl and results_<date>.json with one date): "
+            + "; ".join(apart[:5])
+            + ("; ..." if len(apart) > 5 else "")
+        )
+    for line in apart:
+        warn(f"{line}: no run has both, so it is not in the table", IncompleteLogWarning)
+    return chosen
+
+
 def _cluster_columns(frame: pd.DataFrame, by: opt.By) -> list[str]:
     """Each name as a column of the samples, or as a document field (``doc_<name>``)."""
     names = [by] if isinstance(by, str) else list(by)
@@ -241,6 +313,10 @@ def lm_eval_table(
         ``"pooled"`` (default) is the harness's mean over documents.
     runs : {"latest", "all"}, optional
         As in :func:`~clusterstats.read_lm_eval`; with ``"all"`` each run is its own row.
+        Only a run with both its samples and its results file (written with one date) is
+        read: when a task's newest samples have no results file of their run (a run
+        stopped before it finished), the table reads the newest run that has both, with an
+        :class:`~clusterstats.IncompleteLogWarning`.
     rng : int or numpy Generator, optional
         Seed of the bootstrap methods (a fixed seed by default).
 
@@ -253,7 +329,14 @@ def lm_eval_table(
     ColumnNotFoundError
         ``by`` names neither a column nor a document field.
     EmptyDataError
-        No results file, or no samples.
+        No results file, no samples, or no run with both (the message names each task's
+        runs of samples and of results).
+
+    Notes
+    -----
+    A task whose samples cannot give a clustered interval (all its documents in one
+    passage, a passage field it lacks) keeps its row, with the reason in ``note``; the
+    other tasks are unaffected.
 
     Examples
     --------
@@ -273,10 +356,14 @@ def lm_eval_table(
     0   qa    acc   0.75      0.75          20
     """
     level = opt.check_confidence(confidence)
+    opt.check_choice("runs", "latest" if runs is None else runs, ("latest", "all"))
+    # the options of every row's interval, checked once: an error here is the call's
+    opt.interval_options(method=method, estimand=estimand, confidence=level, rng=rng)
     with warnings.catch_warnings():
-        # each metric is read from the tasks that report it, below
+        # each metric is read from the tasks that report it, below; every run is read, and
+        # the runs the table uses are chosen below, where the results files are known
         warnings.simplefilter("ignore", MixedMetricsWarning)
-        samples = read_lm_eval(path, filter="all", runs=runs)
+        samples = read_lm_eval(path, filter="all", runs="all")
     results = read_lm_eval_results(path)
     if results.empty:
         raise EmptyDataError(
@@ -284,12 +371,9 @@ def lm_eval_table(
             "the harness writes them with --output_path"
         )
     columns = _cluster_columns(samples, by)
-    # the runs read: a run set aside (runs="latest") is left out of the table too
     keys = ["model", "task", "run"]
-    read_runs = set(samples[keys].itertuples(index=False, name=None))
-    results = results[
-        [key in read_runs for key in results[keys].itertuples(index=False, name=None)]
-    ]
+    chosen = _complete_runs(samples, results, runs)
+    results = results[[key in chosen for key in results[keys].itertuples(index=False, name=None)]]
     by_run = {
         key: part for key, part in samples.groupby(["model", "run", "task", "filter"], sort=False)
     }
@@ -316,15 +400,24 @@ def lm_eval_table(
         elif picked[metric].map(lambda value: isinstance(value, list)).any():
             row["note"] = _CORPUS_NOTE
         else:
-            result = cluster_ci(
-                picked.assign(**{metric: picked[metric].astype(float)}),
-                metric,
-                by=columns[0] if len(columns) == 1 else columns,
-                confidence=level,
-                method=method,
-                estimand=estimand,
-                rng=rng,
-            )
+            try:
+                result = cluster_ci(
+                    picked.assign(**{metric: picked[metric].astype(float)}),
+                    metric,
+                    by=columns[0] if len(columns) == 1 else columns,
+                    confidence=level,
+                    method=method,
+                    estimand=estimand,
+                    rng=rng,
+                )
+            except InvalidOptionError:
+                raise
+            except ClusterStatsError as error:
+                # one task's samples that cannot give an interval (one passage, no passage,
+                # scores for a 0/1 method): its row says why, and the others keep theirs
+                row["note"] = f"no clustered interval: {error}"
+                rows.append(row)
+                continue
             found.append(result)
             if stderr > 0:  # a zero stderr (every document scored alike) is no interval
                 low, high = t_interval(record["value"], stderr**2, math.inf, level)

@@ -558,9 +558,7 @@ def _weighted_interval_of(
     strata = None
     if group.strata is not None:
         # the strata of the clusters that carry weight: zero weights can leave one alone
-        used, strata = np.unique(
-            group.strata[np.isin(group.cluster_ids, ids)], return_inverse=True
-        )
+        used, strata = np.unique(group.strata[np.isin(group.cluster_ids, ids)], return_inverse=True)
         strata = strata.ravel()
         labels = tuple(design.strata_labels[i] for i in used)
         policy.check_lonely(strata, labels, options.lonely)
@@ -1068,20 +1066,37 @@ def cluster_ci(
         by=by,
         weights=weights,
     )
-    design = adapters.mean_design(
+    design = interval_design(
+        data, outcome, by, options, over=over, responded=responded, case=case, rerun=rerun
+    )
+    return build_cluster_ci(design, options)
+
+
+def interval_design(
+    data: Any,
+    outcome: Hashable,
+    by: Any,
+    options: opt.IntervalOptions,
+    *,
+    over: Any = None,
+    responded: Hashable | None = None,
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
+) -> MeanDesign:
+    """The design ``cluster_ci`` reduces ``data`` to for ``options`` (also the gate's)."""
+    return adapters.mean_design(
         data,
         outcome,
         by,
         weights=options.weights,
         over=over,
         responded=responded,
-        strata=strata,
+        strata=options.strata,
         nest=options.nest,
         covariates=options.covariates,
         case=case,
         rerun=rerun,
     )
-    return build_cluster_ci(design, options)
 
 
 def icc(

@@ -576,6 +576,7 @@ def paired_delta(
     case: Hashable = "case",
     crossed: bool = False,
     weights: Hashable | None = None,
+    over: Hashable | Sequence[Hashable] | None = None,
 ) -> PairedDelta | GroupedResults[PairedDelta]:
     """Paired difference between two sets of results on the same clustered items.
 
@@ -622,6 +623,13 @@ def paired_delta(
         and examples; ``"inner"``: compare the common items, counting those dropped per side.
         An item in different clusters on the two sides, or in several clusters on one side,
         always raises ``AlignmentError``.
+    over : column label or list of labels, optional
+        One difference per value of this frame column (a task, a slice), or per combination
+        of several columns, as ``cluster_ci``'s ``over``: a :class:`GroupedResults`. Both
+        frames need the column(s); a group only the second frame has raises
+        ``AlignmentError`` with ``how="strict"`` and is left out with ``how="inner"``.
+        Frames only (a Dataset's extra dims are its groups already). The intervals are
+        marginal, one per group; ``gate(over=...)`` adjusts them for multiplicity.
     estimand : {"pooled", "cluster_mean"}
         ``"pooled"``: every item counts once; ``"cluster_mean"``: every cluster counts once.
     method : str
@@ -734,7 +742,39 @@ def paired_delta(
         by=by,
         weights=weights,
     )
-    design = adapters.paired_design(
+    design = matched_design(
+        data,
+        other,
+        outcome,
+        by,
+        options,
+        on=on,
+        rerun=rerun,
+        responded=responded,
+        case=case,
+        labels=labels,
+        over=over,
+    )
+    return build_paired_delta(design, options, labels=labels)
+
+
+def matched_design(
+    data: Any,
+    other: Any,
+    outcome: Hashable,
+    by: Any,
+    options: opt.PairedOptions,
+    *,
+    on: Any = None,
+    rerun: Hashable | None = None,
+    responded: Hashable | None = None,
+    case: Hashable = "case",
+    labels: tuple[str, str] | None = None,
+    over: Any = None,
+) -> PairedDesign:
+    """The design ``paired_delta`` reduces two sets of results to for ``options`` (also the
+    gate's and the paired pilot plan's)."""
+    return adapters.paired_design(
         data,
         other,
         outcome,
@@ -744,10 +784,10 @@ def paired_delta(
         how=options.how,
         missing=options.missing,
         responded=responded,
-        strata=strata,
+        strata=options.strata,
         nest=options.nest,
         case=case,
         labels=labels,
         weights=options.weights,
+        over=over,
     )
-    return build_paired_delta(design, options, labels=labels)

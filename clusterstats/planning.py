@@ -19,6 +19,7 @@ from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import _policies as policy
 from clusterstats import adapters
+from clusterstats._design import MeanDesign, PairedDesign
 from clusterstats.core import intervals as iv
 from clusterstats.core import planning as pl
 from clusterstats.core.variance import design_effect_kish
@@ -698,6 +699,84 @@ def pilot_plan(
     >>> p.n_clusters, p.clusters_needed > p.n_clusters
     (91.0, True)
     """
+    confidence = opt.check_plan_confidence(confidence)
+    opt.check_choice("missing", missing, opt.MISSING)
+    plan_options = _pilot_options(
+        power=power,
+        cost_per_cluster=cost_per_cluster,
+        cost_per_row=cost_per_row,
+        target_half_width=target_half_width,
+        effect=effect,
+    )
+    if other is None:
+        design: MeanDesign | PairedDesign = adapters.mean_design(
+            data, outcome, by, responded=responded, case=case, rerun=rerun
+        )
+    else:
+        from clusterstats.paired import matched_design
+
+        design = matched_design(
+            data,
+            other,
+            outcome,
+            by,
+            opt.paired_options(how="inner", missing=missing),
+            on=on,
+            responded=responded,
+            case=case,
+        )
+    if by is not None and any(_is_label(label, outcome) for label in opt.check_labels("by", by)):
+        raise InvalidOptionError(
+            f"by= names the outcome column {outcome!r} itself: cluster the pilot by the columns "
+            "its rows share (a document, a task), not by the outcome"
+        )
+    return build_pilot_plan(
+        design, outcome=outcome, missing=missing, confidence=confidence, **plan_options
+    )
+
+
+def _pilot_options(
+    *,
+    power: Any,
+    cost_per_cluster: Any,
+    cost_per_row: Any,
+    target_half_width: Any,
+    effect: Any,
+) -> dict[str, Any]:
+    """The checked planning options of ``pilot_plan``, as ``build_pilot_plan`` takes them."""
+    target_width = None
+    if target_half_width is not None:
+        target_width = opt.check_plan_number("target_half_width", target_half_width, above=0)
+    return {
+        "power": opt.check_plan_number("power", power, above=0, below=1),
+        "costs": opt.check_plan_costs(cost_per_cluster, cost_per_row),
+        "cost_per_cluster": cost_per_cluster,
+        "cost_per_row": cost_per_row,
+        "target_half_width": target_half_width,
+        "target_width": target_width,
+        "effect": effect,
+        "size": None if effect is None else opt.check_plan_effect(effect),
+    }
+
+
+def build_pilot_plan(
+    design: MeanDesign | PairedDesign,
+    *,
+    outcome: Hashable,
+    missing: str,
+    confidence: float,
+    power: float,
+    costs: tuple[float, float] | None = None,
+    cost_per_cluster: float | None = None,
+    cost_per_row: float | None = None,
+    target_half_width: float | None = None,
+    target_width: float | None = None,
+    effect: float | None = None,
+    size: float | None = None,
+) -> Plan:
+    """``pilot_plan`` on a design of one group: a :class:`MeanDesign` plans its mean, a
+    :class:`PairedDesign` (matched with ``how="inner"``) its paired difference. The gate
+    plans each of its slices from the design it reads the slice's interval from."""
     from clusterstats.core.grouping import cluster_sums
     from clusterstats.core.summary import (
         default_design_effect,
@@ -705,49 +784,44 @@ def pilot_plan(
         uneven_sizes_df,
     )
     from clusterstats.core.variance import moulton_icc
+    from clusterstats.mean import build_cluster_ci
+    from clusterstats.paired import build_paired_delta
 
-    confidence = opt.check_plan_confidence(confidence)
-    level = opt.check_plan_number("power", power, above=0, below=1)
-    opt.check_choice("missing", missing, opt.MISSING)
-    costs = opt.check_plan_costs(cost_per_cluster, cost_per_row)
-    target_width = None
-    if target_half_width is not None:
-        target_width = opt.check_plan_number("target_half_width", target_half_width, above=0)
-    size = None if effect is None else opt.check_plan_effect(effect)
-    design = adapters.mean_design(data, outcome, by, responded=responded, case=case, rerun=rerun)
-    if by is not None and any(_is_label(label, outcome) for label in opt.check_labels("by", by)):
-        raise InvalidOptionError(
-            f"by= names the outcome column {outcome!r} itself: cluster the pilot by the columns "
-            "its rows share (a document, a task), not by the outcome"
-        )
-    try:
-        sums = policy.apply_missing(design.groups[0], design, missing).sums
-    except EmptyDataError:
-        raise EmptyDataError(
-            f"every outcome {outcome!r} of the pilot is missing: there is nothing to plan "
-            "from; pilot on answered rows, or plan from numbers with plan(...)"
-        ) from None
-    pilot = f"the pilot ({outcome!r} by {' + '.join(map(repr, design.by))})"
-    summary, variance = _pilot_moments(sums, pilot, confidence, paired=False)
+    level = power
+    paired = isinstance(design, PairedDesign)
+    if not paired:
+        try:
+            target = policy.apply_missing(design.groups[0], design, missing).sums
+        except EmptyDataError:
+            raise EmptyDataError(
+                f"every outcome {outcome!r} of the pilot is missing: there is nothing to plan "
+                "from; pilot on answered rows, or plan from numbers with plan(...)"
+            ) from None
+        pilot = f"the pilot ({outcome!r} by {' + '.join(map(repr, design.by))})"
+        summary, variance = _pilot_moments(target, pilot, confidence, paired=False)
+    else:
+        items = design.groups[0][1]
+        target = cluster_sums(items.a - items.b, items.codes)
+        differences = f"the per-item differences of {outcome!r} between data and other"
+        summary, variance = _pilot_moments(target, differences, confidence, paired=True)
     notes: list[str] = []
     # the pilot's own interval: what it warns (few clusters) becomes a note of the plan
     with warnings.catch_warnings(record=True) as warned:
         warnings.simplefilter("always", ClusterStatsWarning)
-        pilot_interval, paired = _pilot_interval(
-            design, data, other, outcome, by, on, confidence, missing, responded, case
-        )
+        if not paired:
+            ci = build_cluster_ci(
+                design, opt.interval_options(confidence=confidence, missing=missing)
+            )
+        else:
+            delta = build_paired_delta(
+                design, opt.paired_options(how="inner", confidence=confidence, missing=missing)
+            )
     notes.extend(dict.fromkeys(f"the pilot's interval: {w.message}" for w in warned))
-    if other is None:
-        ci = pilot_interval
-        target, estimate, low, high = sums, ci.estimate, ci.low, ci.high
+    if not paired:
+        estimate, low, high = ci.estimate, ci.low, ci.high
         se, method, design_effect = ci.se, ci.method, ci.design_effect
         quantity, what = "mean", "the ICC"
     else:
-        items = paired.groups[0][1]
-        target = cluster_sums(items.a - items.b, items.codes)
-        differences = f"the per-item differences of {outcome!r} between data and other"
-        summary, variance = _pilot_moments(target, differences, confidence, paired=True)
-        delta = pilot_interval
         estimate, low, high, se, method = delta.delta, delta.low, delta.high, delta.se, delta.method
         design_effect = default_design_effect(target, "pooled", False)[0]
         quantity, what = "paired difference", "the ICC of the per-item differences"
@@ -772,7 +846,7 @@ def pilot_plan(
     # oriented towards the effect, taken in the direction of the pilot's estimate
     skewness *= math.copysign(1.0, estimate) if estimate else 0.0
     base_half = None
-    if other is None and method in iv.SCORE_UNIONS:
+    if not paired and method in iv.SCORE_UNIONS:
         # Where the cluster score interval reaches beyond the interval it is united with,
         # that reach is a small-sample term: the spread projected is the base interval's.
         base = summarize_interval(
@@ -848,7 +922,7 @@ def pilot_plan(
                 f"clusters; the plan asks for {FEWEST_PLANNED}, where it projects "
                 f"{power_at_clusters:.1%} ({_FEW_REASON})"
             )
-    if effect is not None or other is not None:
+    if effect is not None or paired:
         mde = scaled.detectable_effect(g, level)
     by_icc = []
     for value in [] if icc_range is None else [icc_range[0], rho, icc_range[1]]:
@@ -898,8 +972,8 @@ def pilot_plan(
         clusters_needed=needed,
         effect=effect,
         power=power,
-        difference_variance=variance if other is not None else None,
-        difference_icc=rho if other is not None else None,
+        difference_variance=variance if paired else None,
+        difference_icc=rho if paired else None,
         minimum_detectable_effect=mde,
         clusters_for_power=k_power,
         power_at_clusters=power_at_clusters,
@@ -911,42 +985,6 @@ def pilot_plan(
         method=method,
         notes=tuple(notes),
     )
-
-
-def _pilot_interval(
-    design: Any,
-    data: Any,
-    other: Any,
-    outcome: Hashable,
-    by: Any,
-    on: Any,
-    confidence: float,
-    missing: str,
-    responded: Hashable | None,
-    case: Hashable,
-) -> tuple[Any, Any]:
-    """The interval a user gets on the pilot with the default method: ``cluster_ci``'s on
-    ``design``, or with ``other`` ``paired_delta``'s on the items both have (and the paired
-    design it was built from)."""
-    from clusterstats.mean import build_cluster_ci
-    from clusterstats.paired import build_paired_delta
-
-    if other is None:
-        options = opt.interval_options(confidence=confidence, missing=missing)
-        return build_cluster_ci(design, options), None
-    paired = adapters.paired_design(
-        data,
-        other,
-        outcome,
-        by,
-        on=on,
-        how="inner",
-        missing=missing,
-        responded=responded,
-        case=case,
-    )
-    options = opt.paired_options(how="inner", confidence=confidence, missing=missing)
-    return build_paired_delta(paired, options), paired
 
 
 def _is_label(a: Any, b: Any) -> bool:

@@ -376,18 +376,22 @@ def test_cr2_ik_pairs_have_their_own_df_and_equal_paired_delta(estimand):
     assert res.to_frame()["df"].tolist() == list(res.df)
 
 
-def test_bootstrap_t_pair_that_one_cluster_carries_is_clipped_with_a_note():
+def test_bootstrap_t_pair_that_one_cluster_carries_is_bounded_by_its_discordant_items():
     # Model a passes the 5 items of doc 0 and nothing else; b passes nothing. About 36% of
-    # the replicates miss doc 0 and have no spread, so the upper side cannot be bounded by the
-    # bootstrap: the bound is clipped to 1, the largest difference of 0/1 outcomes.
+    # the replicates miss doc 0 and have no spread, so the bootstrap cannot bound the upper
+    # side. a - b is at most the share of items where a alone passes, so the bound is
+    # cluster_ci's default upper bound on that clustered rate (the reference, computed here).
     docs = np.repeat(np.arange(30), 5)
     rows = [("a", f"{d}-{i}", d, int(d == 0)) for i, d in enumerate(docs)]
     rows += [("b", f"{d}-{i}", d, 0) for i, d in enumerate(docs)]
     panel = pd.DataFrame(rows, columns=["model", "item", "doc", "passed"])
     res = quiet(_compare_frame, panel, method="bootstrap_t")
-    assert res.high[0] == 1.0
-    assert res.low[0] < res.delta[0] == pytest.approx(5 / 150)
-    assert "1 of the 1 pairwise intervals reached beyond [-1, 1] and were clipped" in res.notes
+    a_alone = pd.DataFrame({"doc": docs, "e": (docs == 0).astype(float)})
+    expected = quiet(cs.cluster_ci, a_alone, "e", by="doc").high
+    assert res.high[0] == pytest.approx(expected, rel=1e-12)
+    assert res.delta[0] == pytest.approx(5 / 150)
+    assert res.low[0] < res.delta[0] < res.high[0] < 1.0
+    assert any("clustered rate of discordant items" in note for note in res.notes)
 
 
 def test_compare_auto_switches_to_cr2_above_2000_clusters():

@@ -192,7 +192,7 @@ def test_gate_options_are_checked(arms, options, message):
 
 def test_over_needs_the_column_on_both_sides_and_not_on_a_dataset(arms):
     cot, direct = arms
-    with pytest.raises(cs.InvalidOptionError, match="the baseline frame has no such column"):
+    with pytest.raises(cs.ColumnNotFoundError, match="'s' not found in the second frame"):
         cs.gate(
             cot.assign(s=1), "correct", "task", baseline=direct, on="item_id", margin=0, over="s"
         )

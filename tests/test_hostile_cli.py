@@ -16,6 +16,7 @@ import json
 import re
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,6 +201,33 @@ NEW, OLD = (lambda i: int(i % 3 == 0)), (lambda i: int(i % 2 == 1))
 # row by row: row r holds item 75 + r % 25 - 25 * (r // 25))
 WITHIN_DOCS = lambda r: 75 + r % 25 - 25 * (r // 25)  # noqa: E731
 PAIRED = ("--outcome", "passed", "--by", "doc")
+
+# 100 items in 25 docs, crossed with 4 templates (i % 4), weights 1..3 (i % 3 + 1); passed
+# when i % 3 == 0 (NEW's rule)
+WEIGHTED_ROWS = "id,doc,tmpl,w,passed\n" + "".join(
+    f"{i},{i % 25},{i % 4},{i % 3 + 1},{int(i % 3 == 0)}\n" for i in range(100)
+)
+
+
+def gate_reads(**options: Any) -> Returns:
+    """The exit status and the one gate's bounds that ``clusterstats.gate`` gives on the same
+    rows with the same options (the Python API as the reference)."""
+    import pandas as pd
+
+    import clusterstats as cs
+
+    def check(ran: Ran) -> None:
+        frame = pd.read_csv(io.StringIO(WEIGHTED_ROWS))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cs.ClusterStatsWarning)
+            report = cs.gate(frame, "passed", **options)
+        assert ran.code == report.exit_code, ran.err
+        (only,) = json.loads(ran.out)["gates"]
+        expected = report.gates[0]
+        assert (only["low"], only["high"]) == pytest.approx((expected.low, expected.high))
+        assert only["method"] == expected.method
+
+    return Returns(check)
 
 
 # rows_csv with a model column, empty (missing) in the first row only
@@ -640,6 +668,58 @@ CASES = [
             "gate",
         ),
         fails(r"--on-position pairs two files: it needs --baseline", code=3),
+    ),
+    case(
+        "gate --weights reads the weighted interval",
+        lambda: retarget(
+            table(
+                "w.csv",
+                WEIGHTED_ROWS,
+                *PAIRED,
+                "--at-least",
+                "0.2",
+                "--weights",
+                "w",
+                "--output",
+                "json",
+            ),
+            "gate",
+        ),
+        gate_reads(by="doc", at_least=0.2, weights="w"),
+    ),
+    case(
+        "gate --crossed reads the two-way interval",
+        lambda: retarget(
+            table(
+                "w.csv",
+                WEIGHTED_ROWS,
+                "--outcome",
+                "passed",
+                "--by",
+                "doc",
+                "--by",
+                "tmpl",
+                "--crossed",
+                "--at-least",
+                "0.2",
+                "--output",
+                "json",
+            ),
+            "gate",
+        ),
+        gate_reads(by=["doc", "tmpl"], crossed=True, at_least=0.2),
+    ),
+    case(
+        "gate --margin 2 on a 0/1 outcome asks whether 0.02 was meant",
+        lambda: two_files(
+            "gate", pair_rows(NEW), pair_rows(OLD), *PAIRED, "--on", "id", "--margin", "2"
+        ),
+        fails(r"margin=2 on an outcome in \[0, 1\].*did you mean 0\.02\?", code=3),
+    ),
+    case(
+        "gate --at-least 60 on a 0/1 outcome asks whether 0.6 was meant",
+        lambda: retarget(table("new.csv", pair_rows(NEW), *PAIRED, "--at-least", "60"), "gate"),
+        fails(r"at_least=60 on a 0/1 outcome.*did you mean 0\.6\?", code=3),
     ),
     # lm_eval_folder: acc = doc_id % 2 over 40 documents, 20 pass; subjects s0..s7
     case(

@@ -1,10 +1,13 @@
-"""Hostile input for the gate (issue 25): its numeric options and its Markdown report.
+"""Hostile input for the gate (issue 25): its numeric options, its Markdown report, and every
+input and option the statistics take.
 
 Each case states the exact error and a message naming the option at fault, or what must come
 back. A gate given numpy scalars must decide exactly as with the same Python numbers (the
 reference is the same call with ``float``/``int``); a Markdown report must keep one cell per
-column whatever its labels hold. The harness (``tests/hostile.py``) checks that no input
-changed.
+column whatever its labels hold. A gate on a polars, pyarrow or dask table, or with
+``weights=`` or ``crossed=``, reads the interval that ``cluster_ci`` or ``paired_delta`` gives
+on the same input with the same options (the reference, computed in the check), at the Holm
+level the gate reports. The harness (``tests/hostile.py``) checks that no input changed.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from hostile import Case, Raises, Returns, params, run
+import xarray as xr
+from hostile import Case, Raises, Returns, params, quiet, run
 
 import clusterstats as cs
 
@@ -77,6 +81,69 @@ def markdown_keeps_its_columns(n_gates: int) -> Returns:
     return Returns(check)
 
 
+def as_polars(inputs: dict[str, pd.DataFrame]) -> dict[str, object]:
+    pl = pytest.importorskip("polars")
+    return {k: pl.from_pandas(v) for k, v in inputs.items()}
+
+
+def as_arrow(inputs: dict[str, pd.DataFrame]) -> dict[str, object]:
+    pa = pytest.importorskip("pyarrow")
+    return {k: pa.Table.from_pandas(v, preserve_index=False) for k, v in inputs.items()}
+
+
+def as_dask(inputs: dict[str, pd.DataFrame]) -> dict[str, object]:
+    dd = pytest.importorskip("dask.dataframe")
+    return {k: dd.from_pandas(v, npartitions=2) for k, v in inputs.items()}
+
+
+def same_as_pandas(call) -> Returns:
+    """The same gates (labels, verdicts, bounds, levels) as ``call`` on the pandas frames."""
+
+    def check(report) -> None:
+        expected = quiet(call)(**runs())
+        assert [g.group for g in report.gates] == [g.group for g in expected.gates]
+        for mine, theirs in zip(report.gates, expected.gates, strict=True):
+            assert (mine.verdict, mine.confidence) == (theirs.verdict, theirs.confidence)
+            assert (mine.low, mine.high) == pytest.approx((theirs.low, theirs.high), rel=1e-12)
+
+    return Returns(check)
+
+
+def reads(statistic) -> Returns:
+    """A single gate whose bounds are ``statistic(level)``'s on fresh inputs, at its level."""
+
+    def check(report) -> None:
+        (only,) = report.gates
+        expected = quiet(statistic)(level=only.confidence, **runs())
+        assert (only.low, only.high) == pytest.approx((expected.low, expected.high), rel=1e-12)
+        assert only.method == expected.method
+
+    return Returns(check)
+
+
+def weighted(inputs: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """Each item weighs 1, 2 or 3 (by item number), the same in both runs."""
+    return {k: v.assign(w=1.0 + v["item"] % 3) for k, v in inputs.items()}
+
+
+def tasks_dataset(dims: tuple[str, ...] = ("task",)) -> dict[str, xr.Dataset]:
+    """A (…, case, rerun) Dataset of 60 cases of 3 runs per extra-dim label."""
+    rng = np.random.default_rng(26)
+    labels = {"task": ["alpha", "beta"], "model": ["m1", "m2"]}
+    shape = (*(len(labels[d]) for d in dims), 60, 3)
+    y = (rng.random(shape) < 0.7).astype(float)
+    return {
+        "data": xr.Dataset(
+            {"y": ((*dims, "case", "rerun"), y)},
+            coords={**{d: labels[d] for d in dims}, "case": np.arange(60)},
+        )
+    }
+
+
+def labelled(*expected: str) -> Returns:
+    return Returns(lambda report: [g.group for g in report.gates] == list(expected))
+
+
 CASES = [
     # -- numeric options given as numpy scalars are numbers like any other
     Case(
@@ -137,6 +204,130 @@ CASES = [
         lambda: runs(("line\nbreak", "plain")),
         gate(margin=0.1, over="task"),
         markdown_keeps_its_columns(2),
+    ),
+    # -- every input the statistics take, with over=
+    Case(
+        "polars tables, not worse, over=",
+        lambda: as_polars(runs()),
+        quiet(gate(margin=0.1, over="task")),
+        same_as_pandas(gate(margin=0.1, over="task")),
+    ),
+    Case(
+        "polars table, at least, over=",
+        lambda: as_polars(runs()),
+        quiet(at_least(at_least=0.5, over="task")),
+        same_as_pandas(at_least(at_least=0.5, over="task")),
+    ),
+    Case(
+        "pyarrow tables, not worse, over=",
+        lambda: as_arrow(runs()),
+        quiet(gate(margin=0.1, over="task")),
+        same_as_pandas(gate(margin=0.1, over="task")),
+    ),
+    Case(
+        "dask frames, not worse, over=",
+        lambda: as_dask(runs()),
+        quiet(gate(margin=0.1, over="task")),
+        same_as_pandas(gate(margin=0.1, over="task")),
+    ),
+    Case(
+        "clusterstats.testing on a polars table with over=",
+        lambda: as_polars(runs()),
+        lambda data, baseline: __import__("clusterstats.testing").testing.assert_pass_rate_at_least(
+            data, "passed", 0.3, by="doc", over="task"
+        ),
+        same_as_pandas(at_least(at_least=0.3, over="task")),
+    ),
+    Case(
+        "a Dataset with one extra dim names each gate by its label, not letter by letter",
+        tasks_dataset,
+        quiet(lambda data: cs.gate(data, "y", at_least=0.5)),
+        labelled("task=alpha", "task=beta"),
+    ),
+    Case(
+        "a Dataset with two extra dims",
+        lambda: tasks_dataset(("model", "task")),
+        quiet(lambda data: cs.gate(data, "y", at_least=0.5)),
+        labelled(
+            "model=m1, task=alpha",
+            "model=m1, task=beta",
+            "model=m2, task=alpha",
+            "model=m2, task=beta",
+        ),
+    ),
+    # -- every option the statistics take
+    Case(
+        "weights= on the at-least gate",
+        lambda: weighted(runs()),
+        quiet(at_least(at_least=0.3, weights="w")),
+        reads(
+            lambda level, data, baseline: cs.cluster_ci(
+                weighted({"d": data})["d"], "passed", "doc", weights="w", confidence=level
+            )
+        ),
+    ),
+    Case(
+        "weights= on the not-worse gate",
+        lambda: weighted(runs()),
+        quiet(gate(margin=0.1, weights="w")),
+        reads(
+            lambda level, data, baseline: cs.paired_delta(
+                *weighted({"a": data, "b": baseline}).values(),
+                "passed",
+                "doc",
+                on="item",
+                weights="w",
+                confidence=level,
+            )
+        ),
+    ),
+    Case(
+        "crossed= on the at-least gate",
+        runs,
+        quiet(
+            lambda data, baseline: cs.gate(
+                data, "passed", ["doc", "task"], at_least=0.3, crossed=True
+            )
+        ),
+        reads(
+            lambda level, data, baseline: cs.cluster_ci(
+                data, "passed", ["doc", "task"], crossed=True, confidence=level
+            )
+        ),
+    ),
+    # -- a percent where a proportion belongs
+    Case(
+        "at_least=60 on a 0/1 outcome",
+        runs,
+        at_least(at_least=60),
+        Raises(Option, r"at_least=60 on a 0/1 outcome.*did you mean 0\.6\?"),
+    ),
+    Case(
+        "margin=2 on a 0/1 outcome",
+        runs,
+        gate(margin=2),
+        Raises(Option, r"margin=2 on an outcome in \[0, 1\].*did you mean 0\.02\?"),
+    ),
+    # -- one reduction: over= slices never lose the key
+    Case(
+        "over= with two position-indexed frames and no on=",
+        runs,
+        lambda data, baseline: cs.gate(
+            data, "passed", "doc", baseline=baseline, margin=0.1, over="task"
+        ),
+        Raises(cs.AlignmentError, r"both indexes are row positions"),
+    ),
+    Case(
+        "over= column only in the first frame",
+        lambda: {**runs(), "baseline": runs()["baseline"].drop(columns="task")},
+        gate(margin=0.1, over="task"),
+        Raises(cs.ColumnNotFoundError, r"'task' not found in the second frame"),
+    ),
+    Case(
+        "over= group only in the second frame",
+        lambda: {**runs(), "data": runs()["data"].query("task == 'a'")},
+        gate(margin=0.1, over="task"),
+        Raises(cs.AlignmentError, r"over='task': groups only in the second frame: \['b'\]"),
     ),
 ]
 

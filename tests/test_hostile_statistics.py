@@ -11,6 +11,8 @@ are beta quantiles: ``beta.ppf(a/2, x, n-x+1)`` and ``beta.ppf(1-a/2, x+1, n-x)`
 from __future__ import annotations
 
 import math
+import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -1046,6 +1048,107 @@ case(
         r"every cluster has the same pass rate",
         check=check_bounds(*cp_bounds(15, 30)),
     ),
+)
+
+
+# -- sparse paired differences: the side the studentized bootstrap cannot bound ----------------
+# 300 items in 30 documents of 10: both systems pass every item but the few named. Most
+# bootstrap draws hold none of those documents, so their t is infinite on one side; that
+# side is bounded by the discordant items' own clustered rate, cluster_ci's default upper
+# bound on the share of items where one system alone passes (the reference, computed in
+# the check: delta = p(A alone) - p(B alone) <= p(A alone)).
+
+
+def sparse(a_fails=(), b_fails=()) -> dict[str, pd.DataFrame]:
+    a, b = np.ones(300), np.ones(300)
+    a[list(a_fails)], b[list(b_fails)] = 0.0, 0.0
+    return {"data": pd.DataFrame({"item": range(300), "doc": np.arange(300) // 10, "a": a, "b": b})}
+
+
+def rate_upper(failing) -> float:
+    """cluster_ci's default upper bound on the share of the 300 items in ``failing``."""
+    events = np.zeros(300)
+    events[list(failing)] = 1.0
+    data = pd.DataFrame({"doc": np.arange(300) // 10, "e": events})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.ClusterStatsWarning)
+        return cs.cluster_ci(data, "e", by="doc").high
+
+
+def bounded_by_discordance(*, upper=None, lower=None) -> Returns:
+    """The unbounded side is the discordant items' rate bound; the other stays finite."""
+
+    def check(result) -> None:
+        if upper is not None:
+            assert result.high == pytest.approx(rate_upper(upper), rel=1e-12)
+            assert result.low < result.delta < result.high < 0.2
+        if lower is not None:
+            assert result.low == pytest.approx(-rate_upper(lower), rel=1e-12)
+            assert -0.2 < result.low < result.delta < result.high
+        assert any("clustered rate of discordant items" in n for n in result.notes)
+
+    return Returns(check)
+
+
+def compare_sparse(data):
+    """compare's pair a - b, with its interval and notes, from the long frame of a and b and
+    a third system ``c``."""
+    long = pd.concat(
+        [data.assign(y=data[m], model=m)[["item", "doc", "y", "model"]] for m in ("a", "b")]
+        + [
+            data.assign(y=(np.arange(300) % 3 > 0).astype(float), model="c")[
+                ["item", "doc", "y", "model"]
+            ]
+        ]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.ClusterStatsWarning)
+        result = cs.compare(long, "y", by="doc", model="model", on="item")
+    row = result.pairs().query("model_a == 'a' and model_b == 'b'").iloc[0]
+    return SimpleNamespace(low=row["low"], high=row["high"], delta=row["delta"], notes=result.notes)
+
+
+def paired_sparse(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.ClusterStatsWarning)
+        return cs.paired_delta(data, "a", "b", by="doc")
+
+
+case(
+    "paired_delta: B fails one item, A none",
+    lambda: sparse(b_fails=[5]),
+    paired_sparse,
+    bounded_by_discordance(upper=[5]),
+)
+case(
+    "paired_delta: A fails one item, B none",
+    lambda: sparse(a_fails=[5]),
+    paired_sparse,
+    bounded_by_discordance(lower=[5]),
+)
+case(
+    "paired_delta: B fails two items of one document",
+    lambda: sparse(b_fails=[5, 6]),
+    paired_sparse,
+    bounded_by_discordance(upper=[5, 6]),
+)
+case(
+    "paired_delta: B fails three items in three documents",
+    lambda: sparse(b_fails=[5, 57, 140]),
+    paired_sparse,
+    bounded_by_discordance(upper=[5, 57, 140]),
+)
+case(
+    "compare: the pair whose B fails one item, A none",
+    lambda: sparse(b_fails=[5]),
+    compare_sparse,
+    bounded_by_discordance(upper=[5]),
+)
+case(
+    "compare: the pair whose A fails two items",
+    lambda: sparse(a_fails=[5, 150]),
+    compare_sparse,
+    bounded_by_discordance(lower=[5, 150]),
 )
 
 

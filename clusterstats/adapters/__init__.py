@@ -143,10 +143,12 @@ def paired_design(
     case: Hashable = "case",
     labels: tuple[str, str] | None = None,
     weights: Hashable | None = None,
+    over: Any = None,
 ) -> PairedDesign:
-    """Matched items of two sets of results (two frames, two columns, two Datasets)."""
+    """Matched items of two sets of results (two frames, two columns, two Datasets); with
+    ``over``, one set per group of the frames' ``over`` column(s)."""
     if arrow.is_table(data) or arrow.is_table(other):
-        names = dask_adapter.columns_named(by, on, rerun, strata, responded)
+        names = dask_adapter.columns_named(by, on, rerun, strata, responded, over)
         two_columns = not (arrow.is_table(other) or hasattr(other, "columns"))
         weighed = [] if weights is None else [weights]  # read from the first side only
         if two_columns:
@@ -157,6 +159,10 @@ def paired_design(
             data = arrow.to_pandas(data, [outcome, *names, *weighed], matched_on=on)
             other = arrow.to_pandas(other, [outcome, *names], matched_on=on)
     kind = backend(data)
+    if over is not None and kind == "xarray":
+        raise InvalidOptionError(
+            "over= slices a frame; a Dataset's extra dims (e.g. task) are its slices already"
+        )
     if weights is not None and kind == "xarray":
         return _weighted_paired_datasets(
             data, other, outcome, by, weights=weights, case=case, rerun=rerun, how=how,
@@ -184,7 +190,7 @@ def paired_design(
         raise InvalidInputError("paired_delta needs a DataFrame (or two), not arrays")
     _require_by(by, "DataFrame")
     if kind == "dask":
-        names = dask_adapter.columns_named(by, on, rerun, strata, responded)
+        names = dask_adapter.columns_named(by, on, rerun, strata, responded, over)
         weighed = [] if weights is None else [weights]  # read from the first side only
         if dask_adapter.is_dask_frame(other):
             if on is None:
@@ -208,6 +214,7 @@ def paired_design(
         strata=strata,
         nest=nest,
         weights=weights,
+        over=over,
     )
 
 

@@ -9,7 +9,8 @@ statistic: the numbers go to ``clusterstats.core.paired``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -28,6 +29,8 @@ from clusterstats.adapters.frame import (
     label_codes,
     outcome_and_binary,
     outcome_values,
+    over_groups,
+    over_name,
     require_columns,
     small_int_codes,
     stratify,
@@ -35,6 +38,7 @@ from clusterstats.adapters.frame import (
 from clusterstats.core.grouping import item_summaries
 from clusterstats.errors import (
     AlignmentError,
+    ColumnNotFoundError,
     EmptyDataError,
     InvalidClusterError,
     InvalidInputError,
@@ -79,6 +83,18 @@ def _positions(index: pd.Index) -> bool:
         and index.start == 0
         and index.step == 1
     )
+
+
+def _refuse_positions(a: pd.DataFrame, b: pd.DataFrame, on: Any) -> None:
+    """Two frames are never matched on indexes that are both row positions."""
+    if on is None and a is not b and _positions(a.index) and _positions(b.index):
+        raise AlignmentError(
+            "the two frames would be matched on their index, and both indexes are row "
+            "positions (an unnamed 0, 1, 2, ... RangeIndex): reordered rows would pair "
+            "different items without a word; pass on='<item id column>' (or a list of "
+            "columns), or give both frames an index that names the items "
+            "(df.set_index('question_id'))"
+        )
 
 
 def _first_rows(item_codes: np.ndarray, n_items: int) -> np.ndarray:
@@ -153,14 +169,7 @@ def align(
     require_columns(b, [outcome_b, *by_labels])
     if len(a) == 0 or len(b) == 0:
         raise EmptyDataError("one of the two frames has no rows")
-    if on is None and a is not b and _positions(a.index) and _positions(b.index):
-        raise AlignmentError(
-            "the two frames would be matched on their index, and both indexes are row "
-            "positions (an unnamed 0, 1, 2, ... RangeIndex): reordered rows would pair "
-            "different items without a word; pass on='<item id column>' (or a list of "
-            "columns), or give both frames an index that names the items "
-            "(df.set_index('question_id'))"
-        )
+    _refuse_positions(a, b, on)
     keys_a, keys_b = _keys(a, on), _keys(b, on)
     if list(keys_a.columns) != list(keys_b.columns):
         raise AlignmentError("the item keys of the two frames have different columns")
@@ -847,9 +856,12 @@ def paired_design(
     strata: Hashable | None,
     nest: bool,
     weights: Hashable | None = None,
+    over: Any = None,
 ) -> PairedDesign:
     """Two frames matched on ``on`` (or the index), or two columns of one frame, as matched
-    items. ``missing="ipw"`` keeps the items answered on both sides (and counts the rest)."""
+    items; with ``over``, the items of each group of the ``over`` column(s), which both
+    frames need. ``missing="ipw"`` keeps the items answered on both sides (and counts the
+    rest)."""
     if not isinstance(data, pd.DataFrame):
         raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if isinstance(other, pd.DataFrame):
@@ -864,27 +876,90 @@ def paired_design(
         else:
             data = _mask_unanswered(data, [outcome_a], responded)
             frame_b = _mask_unanswered(frame_b, [outcome_b], responded)
-    items = align(
-        data,
-        frame_b,
-        outcome_a,
-        outcome_b,
-        by,
-        on=on,
-        how=how,
-        missing="drop" if missing == "ipw" else missing,
-        rerun=rerun,
-        strata=strata,
-        nest=nest,
-        weights=weights,
-    )
+
+    def matched(a: pd.DataFrame, b: pd.DataFrame) -> PairedItems:
+        return align(
+            a,
+            b,
+            outcome_a,
+            outcome_b,
+            by,
+            on=on,
+            how=how,
+            missing="drop" if missing == "ipw" else missing,
+            rerun=rerun,
+            strata=strata,
+            nest=nest,
+            weights=weights,
+        )
+
+    if over is None:
+        groups: tuple[tuple[Any, PairedItems], ...] = ((None, matched(data, frame_b)),)
+    else:
+        _refuse_positions(data, frame_b, on)  # before slicing, which keeps the positions
+        groups = _matched_groups(data, frame_b, over, how, matched)
     return PairedDesign(
         outcome=str(outcome_b) if isinstance(other, pd.DataFrame) else None,
         by=tuple(str(b) for b in as_labels(by)),
-        over=None,
-        groups=((None, items),),
+        over=over_name(over),
+        groups=groups,
         default_labels=default_labels,
     )
+
+
+@contextmanager
+def _in_group(label: Any, over: Any) -> Iterator[None]:
+    """An error in matching one ``over=`` group's items names the group."""
+    try:
+        yield
+    except (AlignmentError, EmptyDataError, InvalidClusterError, MissingOutcomeError) as error:
+        raise type(error)(f"group {label!r} of {over_name(over)!r}: {error}") from None
+
+
+def _matched_groups(
+    data: pd.DataFrame,
+    other: pd.DataFrame,
+    over: Any,
+    how: str,
+    matched: Callable[[pd.DataFrame, pd.DataFrame], PairedItems],
+) -> tuple[tuple[Any, PairedItems], ...]:
+    """``(label, items)`` per ``over=`` group of ``data`` (sorted labels, as ``cluster_ci``'s
+    groups): each group's rows of both frames, matched. A group that only ``other`` has is
+    an error with ``how="strict"`` and left out with ``how="inner"``."""
+    columns = as_labels(over, role="over") if isinstance(over, (list, tuple)) else [over]
+    for frame, side in ((data, "first"), (other, "second")):
+        for column in columns:
+            if column not in frame.columns:
+                raise ColumnNotFoundError(
+                    column,
+                    list(frame.columns),
+                    where=f" in the {side} frame (over=: both frames need it)",
+                )
+    if other is data:
+        codes, labels = over_groups(data, over)
+        with_items = []
+        for i, label in enumerate(labels):
+            rows = data[codes == i]
+            with _in_group(label, over):
+                with_items.append((label, matched(rows, rows)))
+        return tuple(with_items)
+    both = pd.concat([data[columns], other[columns]], ignore_index=True)
+    codes, labels = over_groups(both, over)
+    codes_a, codes_b = codes[: len(data)], codes[len(data) :]
+    present = np.bincount(codes_a, minlength=len(labels)) > 0
+    only_other = [labels[i] for i in np.flatnonzero(~present)]
+    if only_other and how == "strict":
+        raise AlignmentError(
+            f"over={over_name(over)!r}: groups only in the second frame: {only_other[:5]}"
+            f"{' and more' if len(only_other) > 5 else ''}; pass how='inner' to compare the "
+            "groups both have"
+        )
+    with_items = []
+    for i in np.flatnonzero(present):
+        with _in_group(labels[i], over):
+            items = matched(data[codes_a == i], other[codes_b == i])
+        with_items.append((labels[i], items))
+    return tuple(with_items)
 
 
 def comparison_design(

@@ -9,6 +9,7 @@ product on per-cluster residual totals, and one set of bootstrap draws serves ev
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -396,6 +397,20 @@ def summarize_paired(
         rng=rng,
         outcome_range=(-1.0, 1.0) if binary_values else None,
         null_value=0.0,
+        unbounded_fallback=(
+            (
+                *discordance_bounds(
+                    np.bincount(codes, weights=(diff > 0).astype(float), minlength=n_clusters),
+                    np.bincount(codes, weights=(diff < 0).astype(float), minlength=n_clusters),
+                    np.bincount(codes, minlength=n_clusters).astype(float),
+                    estimand=estimand,
+                    confidence=confidence,
+                ),
+                DISCORDANCE_SOURCE,
+            )
+            if binary_values
+            else None
+        ),
     )
     notes.extend(interval.notes)
     if interval.method in ("cr1", "cr2", "cr2_ik", "cr3", "cr3_ik"):
@@ -471,6 +486,56 @@ class ComparisonSummary(NamedTuple):
     notes: tuple[str, ...] = ()
 
 
+#: Where :func:`discordance_bounds` come from, for the notes.
+DISCORDANCE_SOURCE = (
+    "the upper bound of the clustered rate of discordant items in that direction (delta = "
+    "the share where A alone passes − the share where B alone does)"
+)
+
+
+def discordance_bounds(
+    a_only: NDArray[np.float64],
+    b_only: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    *,
+    estimand: str,
+    confidence: float,
+) -> tuple[float, float]:
+    """Bounds on ``delta = p₊ − p₋`` of two 0/1 systems from the items where A alone passes
+    (share ``p₊``) and where B alone does (``p₋``): ``−U(p₋) ≤ delta ≤ U(p₊)``.
+
+    ``a_only`` and ``b_only`` are per-cluster counts of those items (or upper bounds on
+    them), ``counts`` the items per cluster; ``U`` is the upper bound of ``cluster_ci``'s
+    default interval for a clustered binary rate. Where the discordant items are so few
+    that most bootstrap draws hold none on one side, the studentized bootstrap cannot bound
+    that side; this bounds it by counting them, as a rare rate is bounded, and never claims
+    more than the rate of discordance in that direction allows.
+
+    >>> import numpy as np
+    >>> low, high = discordance_bounds(
+    ...     np.array([1.0, 0, 0, 0]), np.zeros(4), np.full(4, 10.0),
+    ...     estimand="pooled", confidence=0.95)
+    >>> low < 0 < high < 1
+    True
+    """
+    from clusterstats.core.grouping import ClusterSums
+    from clusterstats.core.summary import summarize_interval
+
+    def upper(events: NDArray[np.float64]) -> float:
+        with warnings.catch_warnings():  # the rate's own notes are not the difference's
+            warnings.simplefilter("ignore")
+            return summarize_interval(
+                ClusterSums(counts, events, events, 0.0),  # 0/1 events: squares = totals
+                estimand=estimand,
+                method="auto",
+                confidence=confidence,
+                is_binary=True,
+                n_resamples=0,
+            ).high
+
+    return -upper(b_only), upper(a_only)
+
+
 def degenerate_pairs(
     cluster_totals: NDArray[np.float64],
     counts: NDArray[np.float64],
@@ -525,6 +590,7 @@ def summarize_comparison(
     memberships: Sequence[NDArray[np.intp]] | None = None,
     names: Sequence[str] = (),
     item_products: NDArray[np.float64] | None = None,
+    binary_items: bool = False,
 ) -> ComparisonSummary:
     """Every pairwise difference (or each model against ``baseline``) and rank intervals.
 
@@ -544,7 +610,9 @@ def summarize_comparison(
     it is clipped to ``outcome_range``. ``item_products`` (``(M, M)``, the sums over items of
     the products of two models' per-item values) gives each pair's Moulton ICC, which that
     df needs (:func:`clusterstats.core.summary.uneven_sizes_df`); without it, CR2's
-    Satterthwaite df is used.
+    Satterthwaite df is used. ``binary_items``: ``cluster_totals`` count the passes of 0/1
+    items (one run each, unweighted), so a pairwise bound the bootstrap-t cannot give comes
+    from the discordant items (:func:`discordance_bounds`).
     """
     if memberships is not None:
         return _crossed_comparison(
@@ -654,6 +722,8 @@ def summarize_comparison(
             pair_b,
             confidence=confidence,
             outcome_range=outcome_range,
+            estimand=estimand,
+            binary_items=binary_items,
         )
         used = "bootstrap_t"
     else:
@@ -825,10 +895,15 @@ def _pairwise_studentized(
     *,
     confidence: float,
     outcome_range: tuple[float, float] | None,
+    estimand: str = "pooled",
+    binary_items: bool = False,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], list[str]]:
     """Each pair's bootstrap-t interval joined with its floor (the ``cr3_ik`` interval), the
     larger of the two p-values, and the notes; ``extra_sums`` holds the replicate sums laid out
-    by ``summarize_comparison``."""
+    by ``summarize_comparison``. With ``binary_items`` (``cluster_totals`` count the passes of
+    0/1 items), a side the bootstrap cannot bound is bounded by :func:`discordance_bounds`,
+    with the counts of discordant items bounded by the passes (A alone passes at most
+    ``min(T_A, n − T_B)`` items of a cluster)."""
     n_pairs = delta.shape[0]
     g = counts.shape[0]
     cr1_variance = pairwise_cluster_robust(cluster_totals, counts, "CR1")[1][pair_a, pair_b]
@@ -838,7 +913,7 @@ def _pairwise_studentized(
     count_square_sum, count_sum = extra_sums[:, -2], extra_sums[:, -1]
     low, high = delta - quantile * se, delta + quantile * se
     p_value = p_value.copy()
-    unbounded = clipped = 0
+    unbounded = clipped = counted = 0
     for k in range(n_pairs):
         gap = gap_sum[:, k] / count_sum
         found = studentized_bounds(
@@ -855,12 +930,29 @@ def _pairwise_studentized(
         low[k], high[k] = min(low[k], found.low), max(high[k], found.high)
         if not math.isnan(found.p_value):
             p_value[k] = max(p_value[k], found.p_value)
+        if binary_items and (math.isinf(low[k]) or math.isinf(high[k])):
+            passes_a, passes_b = cluster_totals[:, pair_a[k]], cluster_totals[:, pair_b[k]]
+            bound_low, bound_high = discordance_bounds(
+                np.minimum(passes_a, counts - passes_b),
+                np.minimum(passes_b, counts - passes_a),
+                counts,
+                estimand=estimand,
+                confidence=confidence,
+            )
+            low[k] = bound_low if math.isinf(low[k]) else low[k]
+            high[k] = bound_high if math.isinf(high[k]) else high[k]
+            counted += 1
         if outcome_range is None:
             unbounded += bool(math.isinf(low[k]) or math.isinf(high[k]))
         elif low[k] < outcome_range[0] or high[k] > outcome_range[1]:
             low[k], high[k] = max(low[k], outcome_range[0]), min(high[k], outcome_range[1])
             clipped += 1
     notes = []
+    if counted:
+        notes.append(
+            f"the studentized bootstrap cannot bound {counted} of the {n_pairs} pairs on one "
+            f"side (too many replicates have no spread): that bound is {DISCORDANCE_SOURCE}"
+        )
     if unbounded:
         notes.append(
             f"the studentized bootstrap cannot bound {unbounded} of the {n_pairs} pairs on one "

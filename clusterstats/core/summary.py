@@ -276,6 +276,7 @@ def summarize_interval(
     n_empty_clusters: int = 0,
     outcome_range: tuple[float, float] | None = None,
     null_value: float | None = None,
+    unbounded_fallback: tuple[float, float, str] | None = None,
 ) -> IntervalSummary:
     """Confidence interval of the mean of clustered data, with the context around it.
 
@@ -304,6 +305,10 @@ def summarize_interval(
     null_value : float, optional
         A value to test (e.g. 0 for a paired difference): ``bootstrap_t`` reports its
         bootstrap-t p-value in ``p_value``.
+    unbounded_fallback : (float, float, str), optional
+        Bounds known by another argument, with the reason, for a side that ``bootstrap_t``
+        cannot bound (replicates without spread make its t quantile infinite there): the
+        lower bound, the upper bound and a phrase saying where they come from.
     """
     _require_clusters(sums)
     g = sums.n_clusters
@@ -333,6 +338,7 @@ def summarize_interval(
             n_empty_clusters=n_empty_clusters,
             outcome_range=outcome_range,
             null_value=null_value,
+            unbounded_fallback=unbounded_fallback,
         )
         return _united_with_score(
             base, sums, estimand, method, confidence, is_binary, outcome_range, null_value
@@ -524,7 +530,17 @@ def summarize_interval(
         used_resamples = n_resamples
         limits = (0.0, 1.0) if is_binary else outcome_range
         unbounded = [side for side, v in (("lower", low), ("upper", high)) if math.isinf(v)]
-        if unbounded and limits is None:
+        if unbounded and unbounded_fallback is not None:
+            fallback_low, fallback_high, source = unbounded_fallback
+            low = fallback_low if math.isinf(low) else low
+            high = fallback_high if math.isinf(high) else high
+            notes.append(
+                f"{boot_t.degenerate_share:.1%} of the bootstrap replicates have no spread "
+                "(every drawn cluster alike), so the studentized bootstrap cannot bound the "
+                f"{' and '.join(unbounded)} side: the {' and '.join(unbounded)} bound is "
+                f"{source}"
+            )
+        elif unbounded and limits is None:
             notes.append(
                 f"the studentized bootstrap cannot bound the {' and '.join(unbounded)} side: "
                 f"{boot_t.degenerate_share:.1%} of the replicates have no spread (every drawn "

@@ -230,6 +230,8 @@ def read_table(
     outcome: str | None = None,
     lm_eval_filter: str | None = None,
     runs: str | None = None,
+    score: str | None = None,
+    key: str | None = None,
 ) -> pd.DataFrame:
     """Read a table of graded rows for the command line, with one-line errors.
 
@@ -241,13 +243,20 @@ def read_table(
     (``"7"`` and ``"007"``) by reading them as one number. For lm-evaluation-harness
     samples, ``outcome`` is the metric read (only the tasks that report it),
     ``lm_eval_filter`` and ``runs`` are :func:`~clusterstats.read_lm_eval`'s ``filter`` and
-    ``runs``.
+    ``runs``; for inspect_ai logs, ``score`` and ``key`` are
+    :func:`~clusterstats.read_inspect`'s.
     """
     from clusterstats.readers import read_inspect, read_lm_eval
     from clusterstats.readers.formats import log_format
 
     if file_format == "auto":
         file_format = log_format(path) or "auto"
+    if file_format != "inspect" and (score is not None or key is not None):
+        option = "--score" if score is not None else "--key"
+        raise InvalidOptionError(
+            f"{option} is for inspect_ai logs (--format inspect); "
+            f"{str(path)!r} is read as {'a table' if file_format == 'auto' else file_format}"
+        )
     if file_format != "lm-eval" and (lm_eval_filter is not None or runs is not None):
         option = "--filter" if lm_eval_filter is not None else "--runs"
         raise InvalidOptionError(
@@ -263,7 +272,7 @@ def read_table(
         if file_format == "lm-eval":
             return read_lm_eval(path, metric=outcome, filter=lm_eval_filter, runs=runs)
         try:
-            return read_inspect(path)
+            return read_inspect(path, score=score, key=key)
         except ImportError as error:
             raise InvalidOptionError(f"--format inspect: {error}") from None
     name = encoding or "utf-8"
@@ -481,6 +490,8 @@ def _read(args: argparse.Namespace, path: str, labels: Sequence[str] = ()) -> pd
         outcome=getattr(args, "outcome", None),
         lm_eval_filter=args.filter,
         runs=args.runs,
+        score=args.score,
+        key=args.key,
     )
 
 
@@ -810,11 +821,14 @@ def _annotate(args: argparse.Namespace) -> Iterable[str]:
         from clusterstats.inspect import annotate
     except ImportError as error:
         raise InvalidOptionError(str(error)) from None
-    path = Path(args.log)
-    if not path.is_file():
-        raise FileReadError(path, "no such log file (a .eval or .json inspect_ai log)")
-    log = annotate(path, cluster=args.by, scorer=args.scorer, output=args.output)
-    written = args.output or args.log
+    log = annotate(
+        Path(args.log),
+        cluster=args.by,
+        scorer=args.scorer,
+        output=args.output,
+        in_place=args.in_place,
+    )
+    written = log.location
     for score in log.results.scores:
         group = {k: m.value for k, m in score.metrics.items() if m.group == "cluster_ci"}
         if group:
@@ -988,6 +1002,19 @@ def _lm_eval_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _inspect_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--score",
+        default=None,
+        help="inspect_ai logs: the scorer whose value is the outcome, when samples carry several",
+    )
+    parser.add_argument(
+        "--key",
+        default=None,
+        help="inspect_ai logs: the entry of a dict-valued score that is the outcome",
+    )
+
+
 def _input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
@@ -997,6 +1024,7 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--encoding", default=None, help="as in clusterstats ci")
     _lm_eval_options(parser)
+    _inspect_options(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1033,6 +1061,7 @@ def build_parser() -> argparse.ArgumentParser:
         "byte-order mark)",
     )
     _lm_eval_options(ci)
+    _inspect_options(ci)
     ci.add_argument("--outcome", required=True, help="outcome column (0/1 or a score)")
     ci.add_argument(
         "--by",
@@ -1195,7 +1224,17 @@ def build_parser() -> argparse.ArgumentParser:
     annotation.add_argument("log", help="a .eval or .json inspect_ai log file")
     annotation.add_argument("--by", help="sample metadata field naming the cluster")
     annotation.add_argument("--scorer", help="the scorer to annotate (default: every one)")
-    annotation.add_argument("--output", help="write the annotated log here (default: in place)")
+    written = annotation.add_mutually_exclusive_group()
+    written.add_argument(
+        "--output",
+        help="write the annotated log here (default: LOG-clustered.eval beside LOG)",
+    )
+    written.add_argument(
+        "--in-place",
+        action="store_true",
+        dest="in_place",
+        help="write the annotated log back to LOG (atomically: a temporary file, then a rename)",
+    )
     annotation.set_defaults(func=_annotate)
 
     harness = sub.add_parser(
@@ -1251,6 +1290,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gate.add_argument("--encoding", default=None, help="as in clusterstats ci")
     _lm_eval_options(gate)
+    _inspect_options(gate)
     gate.add_argument("--outcome", required=True, help="outcome column (higher is better)")
     gate.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
     gate.add_argument("--baseline", help="the baseline's results on the same items")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 __all__ = [
     "AlignmentError",
@@ -197,3 +199,12 @@ def warn(message: str, category: type[Warning]) -> None:
         frame = frame.f_back
         level += 1
     warnings.warn(message, category, stacklevel=level)
+
+
+@contextmanager
+def held_back() -> Iterator[None]:
+    """Hold back clusterstats' warnings inside a computation whose notes belong to another
+    (e.g. the rate that bounds a paired difference): the caller reports what matters."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClusterStatsWarning)
+        yield

@@ -14,7 +14,9 @@ score) and pass ``missing=`` to ``cluster_ci`` (``"fail"``, ``"ipw"``, ...).
 
 from __future__ import annotations
 
+import logging
 import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,12 +31,19 @@ except ImportError as error:  # pragma: no cover - exercised without inspect_ai 
         'pip install "clusterstats[inspect]"'
     ) from error
 
-from clusterstats.errors import EmptyDataError, InvalidInputError, TooFewClustersError
+from clusterstats.errors import (
+    ClusterStatsError,
+    EmptyDataError,
+    FileReadError,
+    InvalidInputError,
+    InvalidOptionError,
+)
 from clusterstats.readers import score_entry
 
 __all__ = [
     "METRIC_NAME",
     "annotate",
+    "annotated_path",
     "cluster_ci",
     "metric_values",
     "paired_delta",
@@ -94,9 +103,24 @@ def scores_frame(
     return frame
 
 
-# What a metric computed on too few finished samples gives: no values (Inspect leaves them
-# out), rather than an exception that would end the user's eval.
-_NOT_YET = (TooFewClustersError, EmptyDataError)
+_logger = logging.getLogger("clusterstats")
+
+
+def _not_computed(
+    name: str, keys: Sequence[str], cause: BaseException, logged: set[str]
+) -> dict[str, float]:
+    """NaN for every value of the group, and one logged warning naming the cause: a metric
+    that cannot be computed (one cluster, no scores, a missing metadata field) must never
+    end the user's eval, whose own metrics then stand beside it. Inspect also computes
+    metrics on the samples finished so far while the eval runs, so each metric logs each
+    cause once (``logged`` holds what it has logged)."""
+    message = f"clusterstats/{name}: no value ({type(cause).__name__}: {cause})"
+    if message not in logged:
+        logged.add(message)
+        _logger.warning(message)
+    return dict.fromkeys(keys, math.nan)
+
+
 #: The keys of the paired metric group, in order.
 PAIRED_KEYS = ("delta", "lower", "upper", "se", "p_value", "n_items", "n_clusters")
 
@@ -176,7 +200,9 @@ def cluster_ci(
     Returns
     -------
     Metric
-        An Inspect metric.
+        An Inspect metric. When it cannot be computed (one cluster, no scores, a metadata
+        field a sample lacks) its values are NaN and a warning naming the cause is logged:
+        the eval, and Inspect's own metrics, are never lost to it.
 
     Examples
     --------
@@ -186,11 +212,15 @@ def cluster_ci(
     True
     """
 
+    logged: set[str] = set()
+
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
         from clusterstats.mean import cluster_ci as interval
 
-        frame = scores_frame(scores, cluster=cluster, strata=strata, key=key)
         try:
+            if not scores:
+                raise EmptyDataError("no sample was scored")
+            frame = scores_frame(scores, cluster=cluster, strata=strata, key=key)
             result = interval(
                 frame,
                 "value",
@@ -200,10 +230,8 @@ def cluster_ci(
                 method=method,
                 confidence=confidence,
             )
-        except _NOT_YET:
-            # Inspect also computes metrics on the samples finished so far, while the eval
-            # runs: one cluster has no interval yet, which must not end the eval
-            return dict.fromkeys(METRIC_KEYS)
+        except ClusterStatsError as error:
+            return _not_computed("cluster_ci", METRIC_KEYS, error, logged)
         _log_method(compute, result.method, estimand)
         return metric_values(result)
 
@@ -217,6 +245,8 @@ def paired_delta(
     estimand: str = "pooled",
     method: str = "auto",
     confidence: float = 0.95,
+    score: str | None = None,
+    key: str | None = None,
 ) -> Metric:
     """This task's scores minus a baseline log's, paired on the samples both scored, as an
     Inspect metric (``clusterstats/paired_delta``).
@@ -240,11 +270,19 @@ def paired_delta(
         As in ``paired_delta`` (default ``"auto"``).
     confidence : float
         Nominal coverage.
+    score : str, optional
+        The baseline log's scorer to compare with, when its samples carry several (as
+        ``read_inspect``'s ``score``).
+    key : str, optional
+        For a dict-valued scorer: the entry to read, in the baseline's scores and in this
+        task's when they are dicts too.
 
     Returns
     -------
     Metric
-        An Inspect metric.
+        An Inspect metric. When it cannot be computed (one cluster, no scores, a metadata
+        field a sample lacks) its values are NaN and a warning naming the cause is logged:
+        the eval, and Inspect's own metrics, are never lost to it.
 
     Examples
     --------
@@ -256,19 +294,25 @@ def paired_delta(
 
     # Read the baseline now, when the task is defined: Inspect computes metrics inside its
     # event loop, where reading another log would nest one loop in another.
-    old = read_inspect(baseline, cluster=cluster).rename(
+    old = read_inspect(baseline, score=score, key=key, cluster=cluster).rename(
         columns={"sample_id": "sample", "epoch": "run", "score": "value"}
     )
     old = old[old["value"].notna()].assign(sample=lambda d: d["sample"].astype(str))
     old["cluster"] = old["sample"] if cluster is None else old[cluster]
     old = old[["sample", "run", "cluster", "value"]]
 
+    logged: set[str] = set()
+
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
         from clusterstats.paired import paired_delta as difference
 
-        new = scores_frame(scores, cluster=cluster)
-        new["run"] = new.groupby("sample").cumcount()
         try:
+            if not scores:
+                raise EmptyDataError("no sample was scored")
+            # the same entry of this task's scores when they are dicts too
+            dicts = any(isinstance(one.score.value, dict) for one in scores)
+            new = scores_frame(scores, cluster=cluster, key=key if dicts else None)
+            new["run"] = new.groupby("sample").cumcount()
             result = difference(
                 new,
                 old,
@@ -281,8 +325,8 @@ def paired_delta(
                 method=method,
                 confidence=confidence,
             )
-        except _NOT_YET:  # as in cluster_ci: the samples finished so far
-            return dict.fromkeys(PAIRED_KEYS)
+        except ClusterStatsError as error:  # as in cluster_ci: never end the eval
+            return _not_computed("paired_delta", PAIRED_KEYS, error, logged)
         _log_method(compute, result.method, estimand)
         values = (
             result.delta,
@@ -318,16 +362,21 @@ def annotate(
     cluster: str | None = None,
     scorer: str | None = None,
     output: str | Path | None = None,
+    in_place: bool = False,
 ) -> Any:
     """Add the clustered metric to an existing Inspect log and recompute its metrics from the
     logged scores (Inspect's ``recompute_metrics``; no model is called), keeping the log's
     own metrics.
 
+    Annotating again replaces the metric added before (the same registered name) instead of
+    adding a second group beside it. A log given by path is written to a new file by default
+    (``<name>-clustered.eval`` beside it), never half-written: the file is written under a
+    temporary name in the same folder and then renamed over the target.
+
     Parameters
     ----------
     log : EvalLog, str or path
-        The log, or the path of a ``.eval``/``.json`` log file (then the annotated log is
-        written back to it, unless ``output`` says where).
+        The log, or the path of a ``.eval``/``.json`` log file.
     metric : Metric, optional
         The metric to add (default ``cluster_ci(cluster=cluster)``).
     cluster : str, optional
@@ -337,43 +386,59 @@ def annotate(
         metrics; one whose metrics are a dict per score key, as a dict-valued scorer's are,
         is left as it is).
     output : str or path, optional
-        Where to write the annotated log (default: back to ``log`` when it is a path; an
-        ``EvalLog`` given as such is annotated in place and not written).
+        Where to write the annotated log. Default: for a path, a new file beside it
+        (``<stem>-clustered<suffix>``); an ``EvalLog`` given as such is annotated in memory
+        and not written.
+    in_place : bool
+        For a path: write the annotated log back to it (atomically) instead of a new file.
 
     Returns
     -------
     EvalLog
-        The log, with the metric group in ``results.scores[...].metrics``.
+        The log, with the metric group in ``results.scores[...].metrics``; its ``location``
+        is the file written, if any.
 
     Raises
     ------
+    FileReadError
+        A path that is not an Inspect log (a text file named ``.eval``, a CSV).
     InvalidInputError
         A log without samples (a header-only read), whose scores cannot be recomputed; an
         unknown ``scorer``; only dict-valued scorers.
+    InvalidOptionError
+        Both ``output`` and ``in_place``.
     """
     from inspect_ai._util.registry import registry_log_name, registry_params
-    from inspect_ai.log import read_eval_log, recompute_metrics, write_eval_log
+    from inspect_ai.log import recompute_metrics
     from inspect_ai.log._log import EvalMetricDefinition
 
-    location = None
+    if output is not None and in_place:
+        raise InvalidOptionError("annotate writes to output= or in place (in_place=True), not both")
+    source = None
     if isinstance(log, (str, Path)):
-        location = str(log)
-        log = read_eval_log(location)
+        source = Path(log)
+        log = _read_log(source)
     if not log.samples:
         raise InvalidInputError(
             "the log has no samples (read with header_only?): its metrics cannot be recomputed"
         )
     chosen = metric if metric is not None else cluster_ci(cluster=cluster)
-    definition = EvalMetricDefinition(
-        name=registry_log_name(chosen), options=dict(registry_params(chosen))
-    )
+    name = registry_log_name(chosen)
+    definition = EvalMetricDefinition(name=name, options=dict(registry_params(chosen)))
+
+    def replaced(metrics: Any) -> list[Any]:
+        """The metric list with this metric's earlier definition (a previous annotate) out
+        and the new one at the end."""
+        kept = [m for m in (metrics or []) if getattr(m, "name", None) != name]
+        return [*kept, definition]
+
     if log.eval.metrics is not None:
         if not isinstance(log.eval.metrics, list):
             raise InvalidInputError(
                 "the log's metrics are a dict per score key; annotate a log whose metrics are "
                 "a list (or give the metric in the task)"
             )
-        log.eval.metrics = [*log.eval.metrics, definition]
+        log.eval.metrics = replaced(log.eval.metrics)
     else:
         scorers = list(log.eval.scorers or [])
         if scorer is not None:
@@ -388,9 +453,51 @@ def annotate(
                 "metric in the task, with key= to pick the entry"
             )
         for entry in chosen_scorers:
-            entry.metrics = [*(entry.metrics or []), definition]
+            entry.metrics = replaced(entry.metrics)
     recompute_metrics(log)
-    target = output if output is not None else location
+    target = Path(output) if output is not None else None
+    if target is None and source is not None:
+        target = source if in_place else annotated_path(source)
     if target is not None:
-        write_eval_log(log, str(target))
+        _write_atomically(log, target)
+        log.location = str(target)
     return log
+
+
+def annotated_path(source: str | Path) -> Path:
+    """Where ``annotate`` writes the annotated copy of a log by default:
+    ``<stem>-clustered<suffix>`` beside it (annotating that copy again writes back to it)."""
+    source = Path(source)
+    if source.stem.endswith("-clustered"):
+        return source
+    return source.with_name(f"{source.stem}-clustered{source.suffix}")
+
+
+def _read_log(path: Path) -> Any:
+    """The Inspect log at ``path``, or a FileReadError that says what the file is not."""
+    from inspect_ai.log import read_eval_log
+
+    if not path.is_file():
+        raise FileReadError(path, "no such log file (a .eval or .json inspect_ai log)")
+    try:
+        return read_eval_log(str(path))
+    except Exception as error:  # zip, JSON and schema errors of a file that is not a log
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise FileReadError(
+            path,
+            f"not an inspect_ai log ({type(error).__name__}{': ' + first[:120] if first else ''})",
+        ) from None
+
+
+def _write_atomically(log: Any, target: Path) -> None:
+    """Write ``log`` to ``target`` through a temporary file in the same folder and a rename,
+    so that a failure never leaves a half-written log (nor touches an existing one)."""
+    from inspect_ai.log import write_eval_log
+
+    temporary = target.with_name(f".{target.stem}.{os.getpid()}.partial{target.suffix}")
+    try:
+        write_eval_log(log, str(temporary))
+        os.replace(temporary, target)
+    finally:
+        if temporary.exists():
+            temporary.unlink()

@@ -462,7 +462,7 @@ def _crossed(s: Any, items: PairedItems, design: PairedDesign, options: opt.Pair
         raise InvalidOptionError(str(error)) from None
     low, high, notes = _clipped(interval, items)
     unpaired = sum(
-        crossed_variance(cluster_sums(side, items.codes), items.members).variance
+        crossed_variance(cluster_sums(side, items.codes), items.members, names=design.by).variance
         for side in (items.a, items.b)
     )
     return s._replace(

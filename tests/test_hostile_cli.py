@@ -201,6 +201,9 @@ NEW, OLD = (lambda i: int(i % 3 == 0)), (lambda i: int(i % 2 == 1))
 # row by row: row r holds item 75 + r % 25 - 25 * (r // 25))
 WITHIN_DOCS = lambda r: 75 + r % 25 - 25 * (r // 25)  # noqa: E731
 PAIRED = ("--outcome", "passed", "--by", "doc")
+# the committed log of three scorers (includes, flaky and the dict-valued details) on 12
+# samples in 4 documents, 3 epochs (tools/make_inspect_fixtures.py)
+INSPECT_LOG = next((Path(__file__).parent / "fixtures" / "inspect" / "complete").glob("*.eval"))
 
 # 100 items in 25 docs, crossed with 4 templates (i % 4), weights 1..3 (i % 3 + 1); passed
 # when i % 3 == 0 (NEW's rule)
@@ -720,6 +723,56 @@ CASES = [
         "gate --at-least 60 on a 0/1 outcome asks whether 0.6 was meant",
         lambda: retarget(table("new.csv", pair_rows(NEW), *PAIRED, "--at-least", "60"), "gate"),
         fails(r"at_least=60 on a 0/1 outcome.*did you mean 0\.6\?", code=3),
+    ),
+    case(
+        "an inspect log with several scorers without --score names --score",
+        lambda: command("ci", str(INSPECT_LOG), "--outcome", "score", "--by", "doc"),
+        fails(r"several scores \['details', 'flaky', 'includes'\].*--score on the command"),
+        NEEDS_INSPECT,
+    ),
+    case(
+        "--score picks the scorer of an inspect log",
+        lambda: command(
+            "ci",
+            str(INSPECT_LOG),
+            "--outcome",
+            "score",
+            "--by",
+            "doc",
+            "--score",
+            "includes",
+            "--output",
+            "json",
+        ),
+        # the fixture's includes scores (tests/test_inspect_logs.py reads them): 21 of the 33
+        # scored (sample, epoch) runs pass, the 3 others errored
+        result(estimate=21 / 33, n_rows=33, n_clusters=4),
+        NEEDS_INSPECT,
+    ),
+    case(
+        "a dict-valued score without --key names --key",
+        lambda: command(
+            "ci", str(INSPECT_LOG), "--outcome", "score", "--by", "doc", "--score", "details"
+        ),
+        fails(r"keys \['correct', 'length'\]\); pass key= \(--key on the command line\)"),
+        NEEDS_INSPECT,
+    ),
+    case(
+        "--score on a CSV says it is for inspect logs",
+        lambda: table("rows.csv", rows_csv(), *CI, "--score", "includes"),
+        fails(r"--score is for inspect_ai logs \(--format inspect\)"),
+    ),
+    case(
+        "annotate on a text file named .eval",
+        lambda: retarget(table("run.eval", "not a log at all\n"), "annotate"),
+        fails(r"run\.eval': not an inspect_ai log", code=2),
+        NEEDS_INSPECT,
+    ),
+    case(
+        "annotate on a CSV",
+        lambda: retarget(table("rows.csv", rows_csv()), "annotate"),
+        fails(r"rows\.csv': not an inspect_ai log", code=2),
+        NEEDS_INSPECT,
     ),
     # lm_eval_folder: acc = doc_id % 2 over 40 documents, 20 pass; subjects s0..s7
     case(

@@ -1152,6 +1152,62 @@ case(
 )
 
 
+# -- crossed groupings with a single level -----------------------------------------------------
+# Questions q crossed with templates t, where every row has the one template "only": the
+# two-way variance needs two clusters in every grouping, so the error names the grouping.
+
+
+def one_template() -> dict[str, pd.DataFrame]:
+    rng = np.random.default_rng(7)
+    return {
+        "data": pd.DataFrame(
+            {
+                "item": range(200),
+                "q": np.arange(200) // 4,
+                "t": "only",
+                "half": np.where(np.arange(200) < 100, "first", "second"),
+                "y": (rng.random(200) < 0.6).astype(float),
+            }
+        )
+    }
+
+
+SINGLE_LEVEL = r"crossed grouping 't' has a single level"
+case(
+    "cluster_ci crossed: a grouping with one level",
+    one_template,
+    lambda data: cs.cluster_ci(data, "y", by=["q", "t"], crossed=True),
+    Raises(cs.TooFewClustersError, SINGLE_LEVEL),
+)
+case(
+    "cluster_ci crossed, over=: the group and the grouping are named",
+    one_template,
+    lambda data: cs.cluster_ci(data, "y", by=["q", "t"], crossed=True, over="half"),
+    Raises(cs.TooFewClustersError, r"group 'first' of 'half': " + SINGLE_LEVEL),
+)
+case(
+    "paired_delta crossed: a grouping with one level",
+    one_template,
+    lambda data: cs.paired_delta(
+        data, data.assign(y=1.0 - data["y"]), "y", by=["q", "t"], on="item", crossed=True
+    ),
+    Raises(cs.TooFewClustersError, SINGLE_LEVEL),
+)
+case(
+    "compare crossed: a grouping with one level",
+    one_template,
+    lambda data: cs.compare(
+        pd.concat([data.assign(model="a"), data.assign(model="b", y=1.0 - data["y"])]),
+        "y",
+        by=["q", "t"],
+        model="model",
+        on="item",
+        crossed=True,
+    ),
+    Raises(cs.TooFewClustersError, SINGLE_LEVEL),
+)
+
+
 @pytest.mark.parametrize("case", params(CASES))
 def test_hostile(case):
     run(case)

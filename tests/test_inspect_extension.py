@@ -101,28 +101,48 @@ def test_annotate_adds_the_metric_and_keeps_the_logs_own(logs, tmp_path):
     assert not _group(read_eval_log(without))
 
 
-def test_cli_annotate_in_place(logs, tmp_path):
+def test_cli_annotate_writes_a_new_file_unless_in_place(logs, tmp_path):
     _, without = logs
     copy = tmp_path / "copy.eval"
     shutil.copyfile(without, copy)
-    done = subprocess.run(
-        [sys.executable, "-m", "clusterstats", "annotate", str(copy), "--by", "doc"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    original = copy.read_bytes()
+
+    def annotate_cli(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "clusterstats", "annotate", *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    done = annotate_cli(str(copy), "--by", "doc")
     assert done.returncode == 0, done.stderr
     assert "cluster_ci estimate" in done.stdout
-    assert done.stdout.strip().endswith(f"wrote {copy}")
-    assert "upper" in _group(read_eval_log(str(copy)))
-    missing = subprocess.run(
-        [sys.executable, "-m", "clusterstats", "annotate", str(tmp_path / "nope.eval")],
-        capture_output=True,
-        text=True,
-        check=False,
+    beside = tmp_path / "copy-clustered.eval"
+    assert done.stdout.strip().endswith(f"wrote {beside}")
+    assert copy.read_bytes() == original  # the user's log is not rewritten by default
+    assert "upper" in _group(read_eval_log(str(beside)))
+    in_place = annotate_cli(str(copy), "--by", "doc", "--in-place")
+    assert in_place.returncode == 0, in_place.stderr
+    assert in_place.stdout.strip().endswith(f"wrote {copy}")
+    assert _group(read_eval_log(str(copy)))["upper"].value == pytest.approx(
+        _group(read_eval_log(str(beside)))["upper"].value
     )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy-clustered.eval", "copy.eval"]
+    missing = annotate_cli(str(tmp_path / "nope.eval"))
     assert missing.returncode == 2
     assert "no such log file" in missing.stderr
+
+
+def test_annotating_twice_replaces_the_metric(logs, tmp_path):
+    _, without = logs
+    once = annotate(without, cluster="doc", output=tmp_path / "once.eval")
+    twice = annotate(str(tmp_path / "once.eval"), cluster="doc", output=tmp_path / "twice.eval")
+    names = [name for score in twice.results.scores for name in score.metrics]
+    assert not [name for name in names if name.endswith("2")], names
+    assert _group(twice)["upper"].value == _group(once)["upper"].value
+    definitions = [m.name for s in twice.eval.scorers for m in s.metrics]
+    assert definitions.count("clusterstats/cluster_ci") == 1
 
 
 def test_inspect_finds_the_metric_through_the_entry_point(logs, tmp_path):
@@ -173,7 +193,7 @@ def test_scores_frame_errors():
         scores_frame(plain, cluster="doc")
 
 
-def test_the_metric_on_the_first_finished_samples_gives_no_values_instead_of_raising():
+def test_the_metric_on_the_first_finished_samples_gives_nan_instead_of_raising(caplog):
     # Inspect computes metrics while the eval runs; the first samples may all lie in one
     # document, which has no interval yet: that must not end the user's eval
     from inspect_ai.scorer import SampleScore, Score
@@ -182,7 +202,13 @@ def test_the_metric_on_the_first_finished_samples_gives_no_values_instead_of_rai
         SampleScore(score=Score(value=v), sample_id=i, sample_metadata={"doc": "d0"})
         for i, v in enumerate((1, 0, 1))
     ]
-    assert cluster_ci(cluster="doc")(first) == dict.fromkeys(METRIC_KEYS)
+    with caplog.at_level("WARNING", logger="clusterstats"):
+        values = cluster_ci(cluster="doc")(first)
+    assert set(values) == set(METRIC_KEYS)
+    assert all(np.isnan(v) for v in values.values())
+    assert "clusterstats/cluster_ci: no value (TooFewClustersError: found 1 cluster" in caplog.text
+    assert all(np.isnan(v) for v in cluster_ci(cluster="doc")([]).values())
+    assert "no sample was scored" in caplog.text
     more = [
         *first,
         *(
@@ -194,6 +220,43 @@ def test_the_metric_on_the_first_finished_samples_gives_no_values_instead_of_rai
         values = cluster_ci(cluster="doc")(more)
     assert values["n_clusters"] == 2
     assert values["estimate"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    ("docs_of", "metric", "cause"),
+    [
+        (lambda i: "d0", lambda: cluster_ci(cluster="doc"), "found 1 cluster"),
+        (
+            lambda i: f"d{i // 2}",
+            lambda: cluster_ci(cluster="doc", strata="topic"),
+            "has no metadata field 'topic'",
+        ),
+        (
+            lambda i: f"d{i // 2}",
+            lambda: cluster_ci(cluster="doc", method="korn_graubard", key="x"),
+            "key='x' is for dict-valued scores",
+        ),
+    ],
+    ids=["one document", "a metadata field no sample has", "a key for plain scores"],
+)
+def test_a_metric_that_cannot_be_computed_leaves_the_eval_intact(
+    tmp_path, run_on_mock_model, caplog, docs_of, metric, cause
+):
+    from inspect_ai.scorer import accuracy
+
+    with warnings.catch_warnings(), caplog.at_level("WARNING", logger="clusterstats"):
+        warnings.simplefilter("ignore")
+        log = run_on_mock_model(tmp_path, 12, docs_of, (), 1, [accuracy(), metric()])
+    written = read_eval_log(log.location)
+    assert written.status == "success"
+    scores = {
+        name: m.value for score in written.results.scores for name, m in score.metrics.items()
+    }
+    assert scores["accuracy"] == pytest.approx(8 / 12)  # passes unless i % 3 == 0
+    group = _group(written)
+    assert set(group) == set(METRIC_KEYS)
+    assert all(np.isnan(m.value) for m in group.values())
+    assert cause in caplog.text
 
 
 def test_paired_metric_against_a_baseline_log(tmp_path, run_on_mock_model):
@@ -241,3 +304,61 @@ def _group_named(log, name):
         for key, m in score.metrics.items()
         if m.group == name
     }
+
+
+def test_paired_metric_against_a_committed_log_with_several_scorers(tmp_path, run_on_mock_model):
+    """The committed fixture log has three scorers (``includes``, ``flaky`` and the
+    dict-valued ``details``): ``score=`` and ``key=`` pick the baseline's value."""
+    from pathlib import Path
+
+    from clusterstats.inspect import paired_delta
+
+    fixture = next((Path(__file__).parent / "fixtures" / "inspect" / "complete").glob("*.eval"))
+    with pytest.raises(cs.InvalidOptionError, match="score="):
+        paired_delta(str(fixture), cluster="doc")
+    metrics = [
+        paired_delta(str(fixture), cluster="doc", score="includes"),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        new = run_on_mock_model(tmp_path, 12, lambda i: f"doc{i // 3}", (), 2, metrics)
+        expected = cs.paired_delta(
+            cs.read_inspect(new.location, cluster="doc"),
+            cs.read_inspect(fixture, score="includes", cluster="doc"),
+            "score",
+            "doc",
+            on="sample_id",
+            rerun="epoch",
+            how="inner",
+        )
+    group = _group_named(read_eval_log(new.location), "paired_delta")
+    assert group["delta"].value == pytest.approx(expected.delta, rel=1e-12)
+    assert group["upper"].value == pytest.approx(expected.high, rel=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        by_key = paired_delta(str(fixture), cluster="doc", score="details", key="correct")
+    baseline = cs.read_inspect(fixture, score="details", key="correct", cluster="doc")
+    assert baseline["score"].dropna().eq(1.0).all()  # the fixture's "correct" entry
+    assert callable(by_key)
+
+
+def test_annotate_never_leaves_a_half_written_log(logs, tmp_path, monkeypatch):
+    """A write that fails halfway (a full disk, a killed process) leaves the log as it was
+    and no partial file beside it: annotate writes a temporary file and renames it."""
+    import inspect_ai.log
+
+    _, without = logs
+    copy = tmp_path / "copy.eval"
+    shutil.copyfile(without, copy)
+    original = copy.read_bytes()
+
+    def fails_halfway(log, location, *args, **kwargs):
+        with open(location, "wb") as handle:
+            handle.write(b"PK\x03\x04 half a zip")
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(inspect_ai.log, "write_eval_log", fails_halfway)
+    with pytest.raises(OSError, match="No space left"):
+        annotate(copy, cluster="doc", in_place=True)
+    assert copy.read_bytes() == original
+    assert [p.name for p in tmp_path.iterdir()] == ["copy.eval"]

@@ -33,6 +33,7 @@ from clusterstats.core.summary import (
 from clusterstats.core.variance import centred_estimate, iid_variance
 from clusterstats.errors import (
     DegenerateDataError,
+    TooFewClustersError,
 )
 
 __all__ = [
@@ -90,11 +91,21 @@ def _intersection_codes(memberships: Sequence[NDArray[np.intp]], subset: tuple[i
     return np.unique(stacked, axis=0, return_inverse=True)[1].ravel()
 
 
-def _subsets(memberships: Sequence[NDArray[np.intp]]):
+def _subsets(memberships: Sequence[NDArray[np.intp]], names: Sequence[str] = ()):
     """``(subset, codes, G)`` for every non-empty set of the groupings, smallest first: the
-    positions of its groupings, each cell's code in their intersection, and its clusters."""
+    positions of its groupings, each cell's code in their intersection, and its clusters.
+    A grouping with a single level is an error naming it (``names``, when given): every
+    intersection has at least the levels of each of its groupings, so it is the only case."""
     if len(memberships) < 2:
         raise ValueError("crossed clustering needs at least two groupings")
+    for position, codes in enumerate(memberships):
+        if int(np.max(codes)) < 1:
+            which = f"{names[position]!r}" if len(names) > position else f"{position}"
+            raise TooFewClustersError(
+                f"crossed grouping {which} has a single level: a cluster-robust variance needs "
+                "at least two clusters in every grouping; cluster by the other column(s) "
+                "alone (crossed=False), or add rows from other levels"
+            )
     for size in range(1, len(memberships) + 1):
         for subset in itertools.combinations(range(len(memberships)), size):
             codes = _intersection_codes(memberships, subset)
@@ -107,7 +118,9 @@ def _subsets(memberships: Sequence[NDArray[np.intp]]):
             yield subset, codes, g
 
 
-def crossed_variance(sums: ClusterSums, memberships: Sequence[NDArray[np.intp]]) -> CrossedVariance:
+def crossed_variance(
+    sums: ClusterSums, memberships: Sequence[NDArray[np.intp]], *, names: Sequence[str] = ()
+) -> CrossedVariance:
     """Cameron–Gelbach–Miller multi-way cluster-robust variance of the pooled mean.
 
     Parameters
@@ -138,7 +151,7 @@ def crossed_variance(sums: ClusterSums, memberships: Sequence[NDArray[np.intp]])
     residuals = sums.totals - sums.counts * centred_estimate(sums, "pooled")
     terms = []
     total = 0.0
-    for subset, codes, g in _subsets(memberships):
+    for subset, codes, g in _subsets(memberships, names):
         e = np.bincount(codes, weights=residuals, minlength=g)
         variance = g / (g - 1.0) * float(e @ e) / n**2
         terms.append((subset, g, variance))
@@ -215,7 +228,7 @@ def summarize_crossed(
             f"all {int(n_rows)} outcomes equal {point:g}: a continuous outcome with no "
             "variation has no estimable uncertainty"
         )
-    crossed = crossed_variance(sums, memberships)
+    crossed = crossed_variance(sums, memberships, names=names)
     notes = [_describe(names, crossed)]
     if crossed.fallback:
         largest = max(crossed.terms, key=lambda t: t[2])
@@ -266,6 +279,8 @@ def crossed_pairwise(
     cluster_totals: NDArray[np.float64],
     counts: NDArray[np.float64],
     memberships: Sequence[NDArray[np.intp]],
+    *,
+    names: Sequence[str] = (),
 ) -> CrossedPairwise:
     """Multi-way variances of every pairwise difference of ``M`` models' pooled means, from
     per-cell sums ``cluster_totals`` (cells × models) and items per cell ``counts``.
@@ -291,7 +306,7 @@ def crossed_pairwise(
     own_largest = np.zeros(m)
     terms = []
     singles = []
-    for subset, codes, g in _subsets(memberships):
+    for subset, codes, g in _subsets(memberships, names):
         summed = np.zeros((g, m))
         np.add.at(summed, codes, residuals)
         covariance = g / (g - 1.0) * (summed.T @ summed) / n**2

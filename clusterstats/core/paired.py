@@ -9,7 +9,6 @@ product on per-cluster residual totals, and one set of bootstrap draws serves ev
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -520,10 +519,10 @@ def discordance_bounds(
     """
     from clusterstats.core.grouping import ClusterSums
     from clusterstats.core.summary import summarize_interval
+    from clusterstats.errors import held_back
 
     def upper(events: NDArray[np.float64]) -> float:
-        with warnings.catch_warnings():  # the rate's own notes are not the difference's
-            warnings.simplefilter("ignore")
+        with held_back():  # the rate's own notes are not the difference's
             return summarize_interval(
                 ClusterSums(counts, events, events, 0.0),  # 0/1 events: squares = totals
                 estimand=estimand,
@@ -818,7 +817,7 @@ def _crossed_comparison(
         raise ValueError(
             f"method {method!r} has no crossed form for compare; use 'auto' (= 'cr1') or 'cr1'"
         )
-    found = crossed_pairwise(cluster_totals, counts, memberships)
+    found = crossed_pairwise(cluster_totals, counts, memberships, names=names)
     m = cluster_totals.shape[1]
     if baseline is None:
         pair_a, pair_b = np.triu_indices(m, k=1)

@@ -123,8 +123,8 @@ def score_entry(value: Any, key: str | None, *, what: str) -> Any:
     if isinstance(value, dict):
         if key is None:
             raise InvalidOptionError(
-                f"{what} is a dict (keys {sorted(value)}); pass key= to say which entry is "
-                "the outcome"
+                f"{what} is a dict (keys {sorted(value)}); pass key= (--key on the command "
+                "line) to say which entry is the outcome"
             )
         if key not in value:
             raise InvalidOptionError(f"{what}: key={key!r} is not one of its keys {sorted(value)}")
@@ -160,7 +160,8 @@ def _inspect_row(
     if reason is None and scores:
         if score is None and len(scores) > 1:
             raise InvalidOptionError(
-                f"samples carry several scores {sorted(scores)}; pick one with score="
+                f"samples carry several scores {sorted(scores)}; pick one with score= "
+                "(--score on the command line)"
             )
         scorer = score if score is not None else next(iter(scores))
         if scorer not in scores:

@@ -10,13 +10,15 @@ Each case builds its inputs afresh, calls the library once, and states what must
 * ``Returns(check=...)``: a result, no library warning, and ``check`` on it.
 
 Every case also runs the **mutation check**: the inputs are copied before the call and
-compared after it (frames, Series, arrays and Datasets exactly, files byte for byte), so a
-call that changes the caller's data fails whatever it returns.
+compared after it (pandas, polars, pyarrow and dask tables, Series, arrays and Datasets
+exactly, files byte for byte, folders by a hash of every file below them), so a call that
+changes the caller's data fails whatever it returns.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 import warnings
 from collections.abc import Callable, Iterable
@@ -89,13 +91,37 @@ def params(cases: Iterable[Case]) -> list[Any]:
     return [pytest.param(case, id=case.name, marks=case.marks) for case in cases]
 
 
+def _folder_digest(folder: Path) -> dict[str, str]:
+    """Every file below ``folder`` (hidden ones too), by relative path, hashed."""
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def _table_kind(value: Any) -> str | None:
+    """"polars", "pyarrow" or "dask" for a table of those libraries, else None."""
+    module = type(value).__module__.partition(".")[0]
+    return module if module in ("polars", "pyarrow", "dask", "dask_expr") else None
+
+
 def _snapshot(value: Any) -> Any:
     if isinstance(value, (pd.DataFrame, pd.Series, pd.Index, xr.Dataset, xr.DataArray)):
         return value.copy(deep=True)
     if isinstance(value, np.ndarray):
         return value.copy()
     if isinstance(value, Path):
+        if value.is_dir():
+            return _folder_digest(value)
         return value.read_bytes() if value.is_file() else None
+    kind = _table_kind(value)
+    if kind in ("dask", "dask_expr"):
+        return value.compute()  # what the lazy frame holds, computed before the call
+    if kind == "polars":
+        return value.clone()
+    if kind == "pyarrow":
+        return value  # immutable: compared with itself after the call, schema and all
     try:
         return copy.deepcopy(value)
     except Exception:  # pragma: no cover - generators, modules: nothing to compare
@@ -112,13 +138,27 @@ def _assert_unchanged(name: str, before: Any, after: Any) -> None:
     elif isinstance(after, pd.Index):
         pd.testing.assert_index_equal(after, before, exact=True, obj=message)
     elif isinstance(after, (xr.Dataset, xr.DataArray)):
-        xr.testing.assert_identical(after, before)
+        try:
+            xr.testing.assert_identical(after, before)
+        except AssertionError as error:
+            raise AssertionError(f"{message}: {error}") from None
     elif isinstance(after, np.ndarray):
         assert after.dtype == before.dtype, message
         assert after.shape == before.shape, message
         np.testing.assert_array_equal(after, before, err_msg=message)
     elif isinstance(after, Path):
-        assert (after.read_bytes() if after.is_file() else None) == before, message
+        if after.is_dir():
+            assert _folder_digest(after) == before, message
+        else:
+            assert (after.read_bytes() if after.is_file() else None) == before, message
+    elif _table_kind(after) in ("dask", "dask_expr"):
+        computed = after.compute()
+        pd.testing.assert_frame_equal(computed, before, check_exact=True, obj=message)
+    elif _table_kind(after) == "polars":
+        assert after.equals(before), message
+        assert after.schema == before.schema, message
+    elif _table_kind(after) == "pyarrow":
+        assert after.equals(before, check_metadata=True), message
     elif before is not None and isinstance(after, (list, dict, tuple, str, int, float)):
         assert type(after) is type(before), message
         if isinstance(after, float) and np.isnan(after):

@@ -101,7 +101,7 @@ def _folder_digest(folder: Path) -> dict[str, str]:
 
 
 def _table_kind(value: Any) -> str | None:
-    """"polars", "pyarrow" or "dask" for a table of those libraries, else None."""
+    """ "polars", "pyarrow" or "dask" for a table of those libraries, else None."""
     module = type(value).__module__.partition(".")[0]
     return module if module in ("polars", "pyarrow", "dask", "dask_expr") else None
 

@@ -391,7 +391,7 @@ def test_bootstrap_t_pair_that_one_cluster_carries_is_bounded_by_its_discordant_
     assert res.high[0] == pytest.approx(expected, rel=1e-12)
     assert res.delta[0] == pytest.approx(5 / 150)
     assert res.low[0] < res.delta[0] < res.high[0] < 1.0
-    assert any("clustered rate of discordant items" in note for note in res.notes)
+    assert any("clustered rate of items where" in note for note in res.notes)
 
 
 def test_compare_auto_switches_to_cr2_above_2000_clusters():

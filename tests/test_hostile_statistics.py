@@ -1085,7 +1085,7 @@ def bounded_by_discordance(*, upper=None, lower=None) -> Returns:
         if lower is not None:
             assert result.low == pytest.approx(-rate_upper(lower), rel=1e-12)
             assert -0.2 < result.low < result.delta < result.high
-        assert any("clustered rate of discordant items" in n for n in result.notes)
+        assert any("clustered rate of items where" in n for n in result.notes)
 
     return Returns(check)
 

@@ -405,7 +405,7 @@ def summarize_paired(
                     estimand=estimand,
                     confidence=confidence,
                 ),
-                DISCORDANCE_SOURCE,
+                *DISCORDANCE_SOURCES,
             )
             if binary_values
             else None
@@ -485,10 +485,12 @@ class ComparisonSummary(NamedTuple):
     notes: tuple[str, ...] = ()
 
 
-#: Where :func:`discordance_bounds` come from, for the notes.
-DISCORDANCE_SOURCE = (
-    "the upper bound of the clustered rate of discordant items in that direction (delta = "
-    "the share where A alone passes − the share where B alone does)"
+#: Where :func:`discordance_bounds` come from, for the notes: the lower bound, the upper.
+DISCORDANCE_SOURCES = (
+    "minus the upper bound of the clustered rate of items where B alone passes (delta = "
+    "A − B is at least minus that share)",
+    "the upper bound of the clustered rate of items where A alone passes (delta = A − B "
+    "is at most that share)",
 )
 
 
@@ -950,7 +952,8 @@ def _pairwise_studentized(
     if counted:
         notes.append(
             f"the studentized bootstrap cannot bound {counted} of the {n_pairs} pairs on one "
-            f"side (too many replicates have no spread): that bound is {DISCORDANCE_SOURCE}"
+            "side (too many replicates have no spread): such a lower bound is "
+            f"{DISCORDANCE_SOURCES[0]}, such an upper bound {DISCORDANCE_SOURCES[1]}"
         )
     if unbounded:
         notes.append(

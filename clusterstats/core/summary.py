@@ -276,7 +276,7 @@ def summarize_interval(
     n_empty_clusters: int = 0,
     outcome_range: tuple[float, float] | None = None,
     null_value: float | None = None,
-    unbounded_fallback: tuple[float, float, str] | None = None,
+    unbounded_fallback: tuple[float, float, str, str] | None = None,
 ) -> IntervalSummary:
     """Confidence interval of the mean of clustered data, with the context around it.
 
@@ -305,10 +305,10 @@ def summarize_interval(
     null_value : float, optional
         A value to test (e.g. 0 for a paired difference): ``bootstrap_t`` reports its
         bootstrap-t p-value in ``p_value``.
-    unbounded_fallback : (float, float, str), optional
-        Bounds known by another argument, with the reason, for a side that ``bootstrap_t``
-        cannot bound (replicates without spread make its t quantile infinite there): the
-        lower bound, the upper bound and a phrase saying where they come from.
+    unbounded_fallback : (float, float, str, str), optional
+        Bounds known by another argument, for a side that ``bootstrap_t`` cannot bound
+        (replicates without spread make its t quantile infinite there): the lower bound, the
+        upper bound, and a phrase for each saying where it comes from.
     """
     _require_clusters(sums)
     g = sums.n_clusters
@@ -531,14 +531,18 @@ def summarize_interval(
         limits = (0.0, 1.0) if is_binary else outcome_range
         unbounded = [side for side, v in (("lower", low), ("upper", high)) if math.isinf(v)]
         if unbounded and unbounded_fallback is not None:
-            fallback_low, fallback_high, source = unbounded_fallback
-            low = fallback_low if math.isinf(low) else low
-            high = fallback_high if math.isinf(high) else high
+            fallback_low, fallback_high, low_source, high_source = unbounded_fallback
+            sources = []
+            if math.isinf(low):
+                low = fallback_low
+                sources.append(f"the lower bound, {fallback_low:.4g}, is {low_source}")
+            if math.isinf(high):
+                high = fallback_high
+                sources.append(f"the upper bound, {fallback_high:.4g}, is {high_source}")
             notes.append(
                 f"{boot_t.degenerate_share:.1%} of the bootstrap replicates have no spread "
                 "(every drawn cluster alike), so the studentized bootstrap cannot bound the "
-                f"{' and '.join(unbounded)} side: the {' and '.join(unbounded)} bound is "
-                f"{source}"
+                f"{' and '.join(unbounded)} side: {'; '.join(sources)}"
             )
         elif unbounded and limits is None:
             notes.append(

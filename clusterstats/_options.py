@@ -107,6 +107,8 @@ PASS_METHODS: tuple[str, ...] = PAIRED_METHODS
 #: Rao-Wu bootstrap within strata).
 STRATIFIED_PAIRED_METHODS: tuple[str, ...] = ("auto", "cr1", "bootstrap", "bootstrap_percentile")
 FEWER_RUNS: tuple[str, ...] = ("raise", "drop")
+#: Which runs of an lm-evaluation-harness task run more than once into one folder are read.
+LM_EVAL_RUNS: tuple[str, ...] = ("latest", "all")
 
 
 # -- single options -------------------------------------------------------------------------

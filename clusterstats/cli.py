@@ -12,14 +12,13 @@ printed once, and never when the output already shows the same text as a note.
 from __future__ import annotations
 
 import argparse
-import codecs
 import io
 import json
 import math
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -27,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from clusterstats import _display as fmt
+from clusterstats import _options as opt
 from clusterstats import datasets
 from clusterstats._options import COMPARE_METHODS, PAIRED_METHODS
 from clusterstats._result import GroupedResults
@@ -35,293 +35,21 @@ from clusterstats.core.variance import ESTIMANDS
 from clusterstats.errors import (
     AlignmentError,
     ClusterStatsError,
-    FileReadError,
     InvalidOptionError,
 )
 from clusterstats.mean import ClusterCI, cluster_ci
-from clusterstats.readers import kind_of, load_json
+from clusterstats.readers.tables import FILE_FORMATS, one_line, read_table
 
-TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".jsonl", ".json")
+#: What ``--output`` writes: the statistics' tables, ``ci``'s, and the reports' (Markdown).
+OUTPUTS: tuple[str, ...] = ("text", "csv", "json")
+CI_OUTPUTS: tuple[str, ...] = ("text", "table", "csv", "json")
+REPORT_OUTPUTS: tuple[str, ...] = ("text", "markdown", "csv", "json")
 
 
 def _version() -> str:
     from clusterstats import __version__
 
     return __version__
-
-
-# -- reading a table ------------------------------------------------------------------------
-
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-
-
-def _read_json_lines(path: Path, encoding: str) -> pd.DataFrame:
-    records = []
-    with open(path, encoding=encoding) as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = load_json(line, path, f"line {number}")
-            except json.JSONDecodeError as error:
-                hint = (
-                    "; for one JSON array of objects, name the file .json"
-                    if number == 1 and line.lstrip().startswith("[")
-                    else ""
-                )
-                raise FileReadError(
-                    path,
-                    f"line {number} is not valid JSON ({error.msg} at column {error.colno})" + hint,
-                ) from None
-            if not isinstance(record, dict):
-                raise FileReadError(
-                    path,
-                    f"line {number} is a JSON {type(record).__name__}, not an object; JSON "
-                    "Lines needs one object (one graded row) per line",
-                )
-            records.append(record)
-    return pd.DataFrame.from_records(records)
-
-
-def _read_parquet(path: Path, encoding: str) -> pd.DataFrame:
-    try:
-        import pyarrow  # noqa: F401 - pandas needs it for Parquet
-    except ImportError:
-        raise FileReadError(
-            path, "reading Parquet needs pyarrow, an optional package: pip install pyarrow"
-        ) from None
-    try:
-        return pd.read_parquet(path)
-    except (OSError, ValueError) as error:  # pyarrow.ArrowInvalid is a ValueError
-        raise FileReadError(path, f"not a readable Parquet file ({_one_line(error)})") from None
-
-
-def _header(path: Path, separator: str, encoding: str) -> list[str]:
-    """The header row as written, before pandas renames a repeated name ``x`` to ``x.1``."""
-    first = pd.read_csv(
-        path, sep=separator, encoding=encoding, header=None, nrows=1, dtype=str, na_filter=False
-    )
-    return [str(name) for name in first.iloc[0]]
-
-
-def _read_delimited(separator: str) -> Callable[[Path, str], pd.DataFrame]:
-    kind = "CSV" if separator == "," else "TSV"
-
-    def read(path: Path, encoding: str) -> pd.DataFrame:
-        try:
-            header = _header(path, separator, encoding)
-            frame = pd.read_csv(path, sep=separator, encoding=encoding)
-        except pd.errors.EmptyDataError:
-            raise FileReadError(path, "the file has no header row and no data") from None
-        except pd.errors.ParserError as error:
-            raise FileReadError(path, f"malformed {kind} ({_one_line(error)})") from None
-        repeated = sorted({name for name in header if header.count(name) > 1})
-        if repeated:
-            raise FileReadError(
-                path,
-                f"the header names column {repeated[0]!r} {header.count(repeated[0])} times; "
-                "give each column its own name",
-            )
-        others = [s for s in (",", "\t", ";", "|") if s != separator]
-        if len(header) == 1 and any(s in header[0] for s in others):
-            used = next(s for s in others if s in header[0])
-            raise FileReadError(
-                path,
-                f"the header {header[0]!r} is one column: the file seems separated by "
-                f"{used!r}, not by {separator!r}; a .csv file is read as comma-separated and a "
-                ".tsv file as tab-separated",
-            )
-        return frame
-
-    return read
-
-
-def _read_json(path: Path, encoding: str) -> pd.DataFrame:
-    text = path.read_bytes().decode(encoding)
-    try:
-        parsed = load_json(text, path, "an object")
-    except json.JSONDecodeError as error:
-        raise FileReadError(
-            path,
-            f"not a JSON table ({error.msg} at line {error.lineno} column {error.colno}); for "
-            "one JSON object per line, name the file .jsonl",
-        ) from None
-    if isinstance(parsed, list):
-        for number, item in enumerate(parsed, start=1):
-            if not isinstance(item, dict):
-                raise FileReadError(
-                    path,
-                    f"item {number} of the JSON array is {kind_of(item)}, not an object; a JSON "
-                    "table is an array of objects (one graded row each) or an object of columns",
-                )
-        return pd.DataFrame.from_records(parsed)
-    if not isinstance(parsed, dict):
-        raise FileReadError(
-            path,
-            f"the file holds {kind_of(parsed)}, not a JSON table (an array of objects, one graded "
-            "row each, or an object of columns)",
-        )
-    try:
-        # types as written (dtype=False): pandas' default would turn "1" into 1 and "007"
-        # into 7, and read columns named like dates (created_at, timestamp) as dates
-        return pd.read_json(io.StringIO(text), dtype=False)
-    except ValueError as error:
-        raise FileReadError(
-            path,
-            f"not a JSON table ({_one_line(error)}); a JSON table is an array of objects (one "
-            "graded row each) or an object of columns; for one object per line, name the file "
-            ".jsonl",
-        ) from None
-
-
-_READERS: dict[str, Callable[[Path, str], pd.DataFrame]] = {
-    ".csv": _read_delimited(","),
-    ".tsv": _read_delimited("\t"),
-    ".parquet": _read_parquet,
-    ".jsonl": _read_json_lines,
-    ".json": _read_json,
-}
-
-
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split())
-
-
-def _merged_labels(
-    path: Path, frame: pd.DataFrame, labels: Sequence[str], sep: str, encoding: str
-) -> None:
-    """FileReadError if a label column read as numbers joins ids that differ as text.
-
-    A CSV has no types: pandas reads a column of digits as numbers, so ``"7"`` and ``"007"``
-    (or ``"1"`` and ``"1.0"``) would become one cluster without a word.
-    """
-    numeric = [
-        column
-        for column in dict.fromkeys(labels)
-        if column in frame.columns
-        and pd.api.types.is_numeric_dtype(frame[column])
-        and not pd.api.types.is_bool_dtype(frame[column])
-    ]
-    if not numeric:
-        return
-    texts = pd.read_csv(path, sep=sep, encoding=encoding, usecols=numeric, dtype=str)
-    for column in numeric:
-        pairs = pd.DataFrame({"number": frame[column], "text": texts[column].str.strip()})
-        pairs = pairs.dropna().drop_duplicates()
-        merged = pairs[pairs["number"].duplicated(keep=False)]
-        if len(merged):
-            number = merged["number"].iloc[0]
-            first, second = merged.loc[merged["number"] == number, "text"].iloc[:2]
-            raise FileReadError(
-                path,
-                f"column {column!r} holds ids {first!r} and {second!r}, different text but the "
-                f"same number ({number.item()!r}), so their rows would be taken as one; make "
-                "the ids distinct as numbers, or write them with a letter (e.g. q007) so they "
-                "are read as text",
-            )
-
-
-def read_table(
-    path: str,
-    file_format: str = "auto",
-    encoding: str | None = None,
-    *,
-    labels: Sequence[str] = (),
-    outcome: str | None = None,
-    lm_eval_filter: str | None = None,
-    runs: str | None = None,
-    score: str | None = None,
-    key: str | None = None,
-) -> pd.DataFrame:
-    """Read a table of graded rows for the command line, with one-line errors.
-
-    ``file_format="auto"`` reads inspect_ai logs and lm-evaluation-harness samples by the
-    names the harnesses give their files (``*.eval``, ``samples_<task>_<date>.jsonl``, or a
-    folder of them), and any other file as a table by its extension. ``encoding`` (default
-    UTF-8, with or without a byte-order mark) is for text tables only; ``labels`` are the
-    cluster and group columns, checked not to merge ids of a CSV that differ as text
-    (``"7"`` and ``"007"``) by reading them as one number. For lm-evaluation-harness
-    samples, ``outcome`` is the metric read (only the tasks that report it),
-    ``lm_eval_filter`` and ``runs`` are :func:`~clusterstats.read_lm_eval`'s ``filter`` and
-    ``runs``; for inspect_ai logs, ``score`` and ``key`` are
-    :func:`~clusterstats.read_inspect`'s.
-    """
-    from clusterstats.readers import read_inspect, read_lm_eval
-    from clusterstats.readers.formats import log_format
-
-    if file_format == "auto":
-        file_format = log_format(path) or "auto"
-    if file_format != "inspect" and (score is not None or key is not None):
-        option = "--score" if score is not None else "--key"
-        raise InvalidOptionError(
-            f"{option} is for inspect_ai logs (--format inspect); "
-            f"{str(path)!r} is read as {'a table' if file_format == 'auto' else file_format}"
-        )
-    if file_format != "lm-eval" and (lm_eval_filter is not None or runs is not None):
-        option = "--filter" if lm_eval_filter is not None else "--runs"
-        raise InvalidOptionError(
-            f"{option} is for lm-evaluation-harness samples (--format lm-eval); "
-            f"{str(path)!r} is read as {'a table' if file_format == 'auto' else file_format}"
-        )
-    if file_format in ("inspect", "lm-eval"):
-        if encoding is not None:
-            raise InvalidOptionError(
-                f"--encoding is for .csv, .tsv, .json and .jsonl tables; --format {file_format} "
-                "files are always UTF-8: drop --encoding"
-            )
-        if file_format == "lm-eval":
-            return read_lm_eval(path, metric=outcome, filter=lm_eval_filter, runs=runs)
-        try:
-            return read_inspect(path, score=score, key=key)
-        except ImportError as error:
-            raise InvalidOptionError(f"--format inspect: {error}") from None
-    name = encoding or "utf-8"
-    try:
-        # UTF-8 files saved by Excel or Notepad start with a byte-order mark: skip it
-        effective = "utf-8-sig" if codecs.lookup(name).name == "utf-8" else name
-    except LookupError:
-        raise FileReadError(
-            path,
-            f"unknown encoding {name!r}; pass --encoding with a Python codec name (e.g. latin-1)",
-        ) from None
-    file = Path(path)
-    if not file.exists():
-        raise FileReadError(file, "no such file")
-    if file.is_dir():
-        raise FileReadError(
-            file,
-            "it is a folder; give a file, or --format inspect / --format lm-eval for a folder "
-            "of logs",
-        )
-    suffix = file.suffix.lower()
-    if suffix not in _READERS:
-        raise FileReadError(
-            file,
-            f"unknown file type {suffix or '(no extension)'!r}; expected one of "
-            f"{', '.join(TABLE_SUFFIXES)}, or --format inspect / lm-eval",
-        )
-    if file.stat().st_size == 0:
-        raise FileReadError(file, "the file is empty")
-    try:
-        frame = _READERS[suffix](file, effective)
-        if suffix in (".csv", ".tsv"):
-            _merged_labels(file, frame, labels, "," if suffix == ".csv" else "\t", effective)
-    except UnicodeDecodeError as error:
-        if codecs.lookup(name).name == "utf-8" and file.read_bytes()[:2] in _UTF16_BOMS:
-            problem = (
-                "it is UTF-16 text (it starts with a UTF-16 byte-order mark); pass --encoding "
-                "utf-16 or save the file as UTF-8"
-            )
-        else:
-            byte = error.object[error.start : error.start + 1].hex()
-            problem = (
-                f"it is not {name} text (byte 0x{byte} at position {error.start}); pass "
-                "--encoding (e.g. --encoding latin-1) or save the file as UTF-8"
-            )
-        raise FileReadError(file, problem) from None
-    if len(frame) == 0:
-        raise FileReadError(file, "the file has no data rows")
-    return frame
 
 
 # -- writing results ------------------------------------------------------------------------
@@ -500,9 +228,7 @@ def _design_options(parser: argparse.ArgumentParser, *, methods: Sequence[str]) 
     parser.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
     parser.add_argument("--method", default="auto", choices=tuple(methods))
     parser.add_argument("--confidence", type=float, default=0.95)
-    parser.add_argument(
-        "--missing", default="drop", choices=("drop", "fail", "pass", "raise", "ipw")
-    )
+    parser.add_argument("--missing", default="drop", choices=opt.MISSING_OR_IPW)
     parser.add_argument("--responded", help="response indicator column (true = answered)")
     parser.add_argument("--strata", help="stratum column of a stratified design")
     parser.add_argument(
@@ -511,7 +237,7 @@ def _design_options(parser: argparse.ArgumentParser, *, methods: Sequence[str]) 
     parser.add_argument(
         "--lonely",
         default="fail",
-        choices=("fail", "adjust", "average", "certainty"),
+        choices=opt.LONELY,
         help="with --strata: what a stratum with one cluster does",
     )
     parser.add_argument("--n-resamples", type=int, default=9999, dest="n_resamples")
@@ -996,7 +722,7 @@ def _lm_eval_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--runs",
         default=None,
-        choices=("latest", "all"),
+        choices=opt.LM_EVAL_RUNS,
         help="lm-evaluation-harness samples: a task run several times into one folder, the "
         "newest run (default, with a warning) or every run (a run column)",
     )
@@ -1019,7 +745,7 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
         default="auto",
-        choices=("auto", "inspect", "lm-eval"),
+        choices=FILE_FORMATS,
         help="as in clusterstats ci",
     )
     parser.add_argument("--encoding", default=None, help="as in clusterstats ci")
@@ -1048,7 +774,7 @@ def build_parser() -> argparse.ArgumentParser:
     ci.add_argument(
         "--format",
         default="auto",
-        choices=("auto", "inspect", "lm-eval"),
+        choices=FILE_FORMATS,
         help="auto: inspect_ai logs and lm-evaluation-harness samples by their file names "
         "(*.eval, samples_<task>_<date>.jsonl, or a folder of them), other files by extension; "
         "inspect: inspect_ai .eval/.json logs (one row per sample and epoch, outcome column "
@@ -1077,7 +803,7 @@ def build_parser() -> argparse.ArgumentParser:
     _design_options(ci, methods=METHODS)
     _crossed_option(ci)
     _weights_option(ci)
-    ci.add_argument("--output", default="text", choices=("text", "table", "csv", "json"))
+    ci.add_argument("--output", default="text", choices=CI_OUTPUTS)
     ci.set_defaults(func=_ci)
 
     paired = sub.add_parser(
@@ -1097,11 +823,11 @@ def build_parser() -> argparse.ArgumentParser:
         "the files have an item id",
     )
     paired.add_argument("--rerun", help="run id column, when items have several rows")
-    paired.add_argument("--how", default="strict", choices=("strict", "inner"))
+    paired.add_argument("--how", default="strict", choices=opt.ALIGNMENTS)
     _design_options(paired, methods=PAIRED_METHODS)
     _crossed_option(paired)
     _weights_option(paired)
-    paired.add_argument("--output", default="text", choices=("text", "csv", "json"))
+    paired.add_argument("--output", default="text", choices=OUTPUTS)
     paired.set_defaults(func=_paired)
 
     comparison = sub.add_parser(
@@ -1115,12 +841,12 @@ def build_parser() -> argparse.ArgumentParser:
     comparison.add_argument("--on", action="append", help="item key column(s) (repeat)")
     comparison.add_argument("--rerun", help="run id column, when items have several rows")
     comparison.add_argument("--baseline", help="compare every model with this one only")
-    comparison.add_argument("--how", default="strict", choices=("strict", "inner"))
-    comparison.add_argument("--adjust", default="holm", choices=("holm", "bh", "none"))
+    comparison.add_argument("--how", default="strict", choices=opt.ALIGNMENTS)
+    comparison.add_argument("--adjust", default="holm", choices=opt.ADJUSTMENTS)
     _design_options(comparison, methods=COMPARE_METHODS)
     _crossed_option(comparison)
     _weights_option(comparison)
-    comparison.add_argument("--output", default="text", choices=("text", "csv", "json"))
+    comparison.add_argument("--output", default="text", choices=OUTPUTS)
     comparison.set_defaults(func=_compare)
 
     for name, what in (
@@ -1142,10 +868,10 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "passk":
             reruns.add_argument("--k", type=int, required=True, help="runs per attempt")
             reruns.add_argument("--hat", action="store_true", help="pass^k: all k runs pass")
-            reruns.add_argument("--fewer-runs", default="raise", choices=("raise", "drop"))
+            reruns.add_argument("--fewer-runs", default="raise", choices=opt.FEWER_RUNS)
             reruns.add_argument("--n-resamples", type=int, default=9999, dest="n_resamples")
             reruns.add_argument("--seed", type=int, default=None)
-        reruns.add_argument("--output", default="text", choices=("text", "csv", "json"))
+        reruns.add_argument("--output", default="text", choices=OUTPUTS)
         reruns.set_defaults(func=_rerun_statistic)
 
     reporting = sub.add_parser("report", help="what to report: a table and sentences")
@@ -1159,9 +885,9 @@ def build_parser() -> argparse.ArgumentParser:
     reporting.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
     reporting.add_argument("--method", default="auto", choices=tuple(METHODS))
     reporting.add_argument("--confidence", type=float, default=0.95)
-    reporting.add_argument("--missing", default="drop", choices=("drop", "fail", "pass", "raise"))
+    reporting.add_argument("--missing", default="drop", choices=opt.MISSING)
     reporting.add_argument("--responded", help="response indicator column")
-    reporting.add_argument("--output", default="text", choices=("text", "markdown", "csv", "json"))
+    reporting.add_argument("--output", default="text", choices=REPORT_OUTPUTS)
     reporting.set_defaults(func=_report)
 
     check = sub.add_parser("check", help="which grouping the outcome clusters by")
@@ -1176,8 +902,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--time", help="a time column, for a check over time windows")
     check.add_argument("--window", help="with --time: the window (e.g. 1D, 1h)")
     check.add_argument("--confidence", type=float, default=0.95)
-    check.add_argument("--missing", default="drop", choices=("drop", "fail", "pass", "raise"))
-    check.add_argument("--output", default="text", choices=("text", "csv", "json"))
+    check.add_argument("--missing", default="drop", choices=opt.MISSING)
+    check.add_argument("--output", default="text", choices=OUTPUTS)
     check.set_defaults(func=_check)
 
     missing = sub.add_parser("missing", help="how missing responses could move the estimate")
@@ -1189,7 +915,7 @@ def build_parser() -> argparse.ArgumentParser:
     missing.add_argument("--responded", help="response indicator column")
     missing.add_argument("--confidence", type=float, default=0.95)
     missing.add_argument("--threshold", type=float, help="the value a conclusion rests on")
-    missing.add_argument("--output", default="text", choices=("text", "csv", "json"))
+    missing.add_argument("--output", default="text", choices=OUTPUTS)
     missing.set_defaults(func=_missing)
 
     planning = sub.add_parser("plan", help="what the next eval budget should buy, from a pilot")
@@ -1206,7 +932,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="pair row i with row i (the --by labels must agree row by row); use --on when "
         "the files have an item id",
     )
-    planning.add_argument("--missing", default="drop", choices=("drop", "fail", "pass", "raise"))
+    planning.add_argument("--missing", default="drop", choices=opt.MISSING)
     planning.add_argument("--responded", help="response indicator column")
     planning.add_argument("--confidence", type=float, default=0.95)
     planning.add_argument("--cost-per-cluster", type=float, dest="cost_per_cluster")
@@ -1214,7 +940,7 @@ def build_parser() -> argparse.ArgumentParser:
     planning.add_argument("--target-half-width", type=float, dest="target_half_width")
     planning.add_argument("--effect", type=float, help="with --other: the difference to detect")
     planning.add_argument("--power", type=float, default=0.8)
-    planning.add_argument("--output", default="text", choices=("text", "csv", "json"))
+    planning.add_argument("--output", default="text", choices=OUTPUTS)
     planning.set_defaults(func=_plan)
 
     annotation = sub.add_parser(
@@ -1256,11 +982,11 @@ def build_parser() -> argparse.ArgumentParser:
     harness.add_argument(
         "--runs",
         default=None,
-        choices=("latest", "all"),
+        choices=opt.LM_EVAL_RUNS,
         help="a task run several times into one folder: the newest run (default, with a "
         "warning) or every run",
     )
-    harness.add_argument("--output", default="text", choices=("text", "markdown", "csv", "json"))
+    harness.add_argument("--output", default="text", choices=REPORT_OUTPUTS)
     harness.set_defaults(func=_lm_eval)
 
     gate = sub.add_parser(
@@ -1285,7 +1011,7 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument(
         "--format",
         default="auto",
-        choices=("auto", "inspect", "lm-eval"),
+        choices=FILE_FORMATS,
         help="as in clusterstats ci",
     )
     gate.add_argument("--encoding", default=None, help="as in clusterstats ci")
@@ -1319,7 +1045,7 @@ def build_parser() -> argparse.ArgumentParser:
     _design_options(gate, methods=METHODS)
     _crossed_option(gate)
     _weights_option(gate)
-    gate.add_argument("--output", default="text", choices=("text", "markdown", "csv", "json"))
+    gate.add_argument("--output", default="text", choices=REPORT_OUTPUTS)
     gate.add_argument(
         "--summary",
         help="also append the Markdown report to this file (e.g. $GITHUB_STEP_SUMMARY)",
@@ -1365,7 +1091,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(words)
     except _UsageError as error:
-        print(f"clusterstats: error: {_one_line(error)}", file=sys.stderr)
+        print(f"clusterstats: error: {one_line(error)}", file=sys.stderr)
         return error_status
     shown: Iterable[str] = ()
     failure = None
@@ -1378,7 +1104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # print; later writes (the interpreter's final flush) go nowhere.
             _silence_stdout()
         except (ClusterStatsError, OSError) as exc:
-            failure = _one_line(exc)
+            failure = one_line(exc)
     _print_warnings(caught, shown)
     if failure is not None:
         print(f"clusterstats: error: {failure}", file=sys.stderr)

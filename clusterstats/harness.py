@@ -356,7 +356,7 @@ def lm_eval_table(
     0   qa    acc   0.75      0.75          20
     """
     level = opt.check_confidence(confidence)
-    opt.check_choice("runs", "latest" if runs is None else runs, ("latest", "all"))
+    opt.check_choice("runs", "latest" if runs is None else runs, opt.LM_EVAL_RUNS)
     # the options of every row's interval, checked once: an error here is the call's
     opt.interval_options(method=method, estimand=estimand, confidence=level, rng=rng)
     with warnings.catch_warnings():

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from clusterstats._options import check_choice
+from clusterstats._options import LM_EVAL_RUNS, check_choice
 from clusterstats.errors import (
     EmptyDataError,
     FileReadError,
@@ -577,7 +577,7 @@ def read_lm_eval(
     1  my-model  mmlu       1  1.0          s1
     """
     if runs is not None:
-        check_choice("runs", runs, ("latest", "all"))
+        check_choice("runs", runs, LM_EVAL_RUNS)
     check_choice("rows", rows, ("documents", "repeats"))
     if rows == "repeats" and (metric is not None or filter is not None):
         given = "metric" if metric is not None else "filter"

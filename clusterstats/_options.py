@@ -1,11 +1,17 @@
-"""Vocabularies and option validation: every public function's options are checked here, once.
+"""Vocabularies and option validation shared by several public functions.
 
 Each public function turns its keyword options into one frozen value (``IntervalOptions``,
-``PairedOptions``, ...) through a ``*_options`` function of this module before any data is
-touched, as scipy's ``_bootstrap_iv`` does: a bad option is an
-:class:`~clusterstats.errors.InvalidOptionError` that names it, whatever the backend. The
-numeric core owns the names of what it computes (interval methods, estimands); the names of
-policies live here.
+``PairedOptions``, ...) before any data is touched, as scipy's ``_bootstrap_iv`` does: a bad
+option is an :class:`~clusterstats.errors.InvalidOptionError` that names it, whatever the
+backend. The numeric core owns the names of what it computes (interval methods, estimands).
+
+What lives here, by rule: the vocabularies of policies that more than one module (or the
+command line) names; the primitive checks (a choice, a confidence, a seed, a number of the
+planning formulas); the option objects that several functions share (``IntervalOptions``
+for ``cluster_ci`` and everything built on it, ``PairedOptions`` for ``paired_delta``,
+``compare`` and the gate); and the rules for combining features (weights, crossed
+clustering, strata). An option object or check used by one module only lives beside its
+function (``PlanOptions`` in ``planning``, ``PassOptions`` in ``reruns``).
 """
 
 from __future__ import annotations
@@ -172,17 +178,6 @@ def check_unit_interval(name: str, value: Any, *, upper_open: bool = False) -> f
     if isinstance(value, bool) or not ok:
         bounds = "[0, 1)" if upper_open else "between 0 and 1"
         raise InvalidOptionError(f"{name} must be {bounds}, got {value!r}")
-    return number
-
-
-def check_positive(name: str, value: Any) -> float:
-    """A positive, finite number."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InvalidOptionError(f"{name} must be a number, got {value!r}") from None
-    if isinstance(value, bool) or not number > 0 or math.isinf(number):
-        raise InvalidOptionError(f"{name} must be positive and finite, got {value!r}")
     return number
 
 
@@ -625,83 +620,14 @@ def compare_options(
     return options
 
 
-@dataclass(frozen=True)
-class PassOptions:
-    """Options of ``pass_at_k``, ``pass_hat_k`` and ``flakiness``."""
-
-    k: int = 1
-    method: str = "auto"
-    confidence: float = 0.95
-    fewer_runs: str = "raise"
-    n_resamples: int = 9999
-    rng: Seed = Seed(None)
+# -- the numbers of the planning formulas (plan, pilot_plan, the gate, simulate) -------------
 
 
-def pass_options(
-    *,
-    k: Any,
-    method: Any = "auto",
-    confidence: Any = 0.95,
-    fewer_runs: Any = "raise",
-    n_resamples: Any = 9999,
-    rng: Any = None,
-) -> PassOptions:
-    """Validate the options of ``pass_at_k`` and ``pass_hat_k``."""
-    level = check_confidence(confidence)
-    if isinstance(k, bool) or not (isinstance(k, (int, np.integer)) and k >= 1):
-        raise InvalidOptionError(f"k must be a positive integer, got {k!r}")
-    check_choice("method", method, PASS_METHODS)
-    check_choice("fewer_runs", fewer_runs, FEWER_RUNS)
-    return PassOptions(
-        k=int(k),
-        method=method,
-        confidence=level,
-        fewer_runs=fewer_runs,
-        n_resamples=check_n_resamples(
-            n_resamples, level, resampling=str(method).startswith("bootstrap")
-        ),
-        rng=check_seed(rng),
-    )
-
-
-def flakiness_options(*, method: Any = "auto", confidence: Any = 0.95) -> PassOptions:
-    """Validate the options of ``flakiness``."""
-    level = check_confidence(confidence)
-    check_choice("method", method, METHODS)
-    return PassOptions(method=method, confidence=level)
-
-
-# -- the numbers of the planning formulas (plan, pilot_plan and the formula helpers) ---------
-
-
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """``repr(value)``, shortened for an integer too long to print."""
     if isinstance(value, numbers.Integral) and abs(int(value)) > 10**30:
         return f"an integer of {len(str(abs(int(value))))} digits"
     return repr(value)
-
-
-def check_plan_costs(cost_per_cluster: Any, cost_per_row: Any) -> tuple[float, float] | None:
-    """Both costs (positive numbers) or neither: ``(per cluster, per row)`` or None."""
-    if (cost_per_cluster is None) != (cost_per_row is None):
-        raise InvalidOptionError("give both cost_per_cluster and cost_per_row, or neither")
-    if cost_per_cluster is None:
-        return None
-    return (
-        check_plan_number("cost_per_cluster", cost_per_cluster, above=0),
-        check_plan_number("cost_per_row", cost_per_row, above=0),
-    )
-
-
-def check_plan_effect(effect: Any) -> float:
-    """The magnitude of an effect to detect: a nonzero finite number (its sign is dropped)."""
-    magnitude = abs(check_plan_number("effect", effect))
-    if magnitude == 0:
-        raise InvalidOptionError(
-            "effect must be nonzero (the difference to detect; its sign does not matter), "
-            f"got {effect!r}"
-        )
-    return magnitude
 
 
 def check_plan_number(
@@ -720,13 +646,13 @@ def check_plan_number(
     ``above``/``below`` strict) and, with ``whole``, a whole number. ``why`` ends the message
     of a value out of bounds (what the bound means, or what to do)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise InvalidOptionError(f"{name} must be a number, got {_shown(value)}")
+        raise InvalidOptionError(f"{name} must be a number, got {shown(value)}")
     try:
         number = float(value)
     except OverflowError:
         number = math.inf
     if math.isnan(number):
-        raise InvalidOptionError(f"{name} must be a number, got {_shown(value)}")
+        raise InvalidOptionError(f"{name} must be a number, got {shown(value)}")
     low = (f"at least {at_least:g}", at_least) if at_least is not None else None
     if above is not None:
         low = ("positive" if above == 0 else f"greater than {above:g}", above)
@@ -750,161 +676,9 @@ def check_plan_number(
     )
     tail = f"; {why}" if why else ""
     if not ok:
-        raise InvalidOptionError(f"{name} must be {rule}, got {_shown(value)}{tail}")
+        raise InvalidOptionError(f"{name} must be {rule}, got {shown(value)}{tail}")
     if not math.isfinite(number):
         raise InvalidOptionError(
-            f"{name} must be finite{f' ({rule})' if rule else ''}, got {_shown(value)}{tail}"
+            f"{name} must be finite{f' ({rule})' if rule else ''}, got {shown(value)}{tail}"
         )
     return number
-
-
-def check_plan_confidence(value: Any, *, two_sided: bool = True) -> float:
-    """The planning functions' confidence: :func:`check_confidence` (a number, with a
-    two-sided quantile that is neither 0 nor infinite, which also serves one-sided uses)."""
-    return check_confidence(value)
-
-
-@dataclass(frozen=True)
-class PlanOptions:
-    """Options of ``plan``, validated: the design, the row variance, and what to plan for."""
-
-    n_clusters: float
-    cluster_size: float
-    icc: float
-    variance: float
-    confidence: float
-    icc_range: tuple[float, float] | None
-    costs: tuple[float, float] | None  # (per cluster, per row)
-    target_half_width: float | None
-    effect: float | None  # the magnitude to detect
-    power: float
-    difference: tuple[float, float] | None  # (variance, ICC) of the paired differences
-    size_cv: float = 0.0  # coefficient of variation of the cluster sizes
-
-
-def plan_options(
-    *,
-    n_clusters: Any,
-    cluster_size: Any,
-    icc: Any,
-    variance: Any = None,
-    proportion: Any = None,
-    confidence: Any = 0.95,
-    icc_range: Any = None,
-    cost_per_cluster: Any = None,
-    cost_per_row: Any = None,
-    target_half_width: Any = None,
-    effect: Any = None,
-    power: Any = 0.8,
-    difference_variance: Any = None,
-    difference_icc: Any = None,
-    size_cv: Any = 0.0,
-) -> PlanOptions:
-    """Validate the options of ``plan``: every number finite and in its range (at least 2
-    clusters, a mean cluster size of at least 1, ICCs in [0, 1], proportions strictly
-    between 0 and 1, positive variances, costs and half-widths, a power strictly between 0
-    and 1), an ``icc_range`` that contains ``icc``, and the options that go together."""
-    k = check_plan_number(
-        "n_clusters",
-        n_clusters,
-        at_least=2,
-        whole=True,
-        why="one cluster has no estimable between-cluster variance, so plan for 2 or more",
-    )
-    m = check_plan_number(
-        "cluster_size", cluster_size, at_least=1, why="it is the mean number of rows per cluster"
-    )
-    if not math.isfinite(2.0 * k * m):
-        raise InvalidOptionError(
-            f"n_clusters={_shown(n_clusters)} clusters of cluster_size={_shown(cluster_size)} "
-            "rows are beyond floating-point range; plan a smaller design"
-        )
-    rho = check_plan_number(
-        "icc",
-        icc,
-        at_least=0,
-        at_most=1,
-        why="use 0 for a negative estimate: it means no detectable clustering",
-    )
-    level = check_plan_confidence(confidence)
-    if (variance is None) == (proportion is None):
-        raise InvalidOptionError(
-            "give the row variance as variance= or a pass rate as proportion= (one of them, "
-            "not both)"
-        )
-    if proportion is not None:
-        p = check_plan_number(
-            "proportion",
-            proportion,
-            above=0,
-            below=1,
-            why="a pass rate of 0 or 1 has no row variance; plan with the rate you expect "
-            "(0.5 gives the widest interval)",
-        )
-        sigma2 = p * (1.0 - p)
-    else:
-        sigma2 = check_plan_number("variance", variance, above=0)
-    span = None
-    if icc_range is not None:
-        if isinstance(icc_range, (str, bytes)) or not isinstance(icc_range, (Sequence, np.ndarray)):
-            raise InvalidOptionError(f"icc_range must be a pair (low, high), got {icc_range!r}")
-        if len(icc_range) != 2:
-            raise InvalidOptionError(
-                f"icc_range must be a pair (low, high), got {len(icc_range)} values: {icc_range!r}"
-            )
-        low, high = (
-            check_plan_number(f"icc_range[{i}]", bound, at_least=0, at_most=1)
-            for i, bound in enumerate(icc_range)
-        )
-        if low > high:
-            raise InvalidOptionError(
-                f"icc_range must be (low, high) with low <= high, got {icc_range!r}"
-            )
-        if not low <= rho <= high:
-            raise InvalidOptionError(
-                f"icc={icc!r} lies outside icc_range={icc_range!r}: the plausible range must "
-                "contain the planned icc"
-            )
-        span = (low, high)
-    costs = check_plan_costs(cost_per_cluster, cost_per_row)
-    target = None
-    if target_half_width is not None:
-        target = check_plan_number("target_half_width", target_half_width, above=0)
-    strength = check_plan_number("power", power, above=0, below=1)
-    difference = None
-    if difference_variance is not None or difference_icc is not None:
-        if difference_variance is None or difference_icc is None:
-            raise InvalidOptionError("a paired plan needs difference_variance and difference_icc")
-        difference = (
-            check_plan_number("difference_variance", difference_variance, above=0),
-            check_plan_number(
-                "difference_icc",
-                difference_icc,
-                at_least=0,
-                at_most=1,
-                why="use 0 for a negative estimate: it means no detectable clustering",
-            ),
-        )
-    elif effect is not None:
-        raise InvalidOptionError("effect= needs difference_variance= and difference_icc=")
-    magnitude = None if effect is None else check_plan_effect(effect)
-    cv = check_plan_number(
-        "size_cv",
-        size_cv,
-        at_least=0,
-        why="it is the coefficient of variation of the cluster sizes (0 for equal sizes)",
-    )
-    return PlanOptions(
-        n_clusters=k,
-        cluster_size=m,
-        icc=rho,
-        variance=sigma2,
-        confidence=level,
-        icc_range=span,
-        costs=costs,
-        target_half_width=target,
-        effect=magnitude,
-        power=strength,
-        difference=difference,
-        size_cv=cv,
-    )

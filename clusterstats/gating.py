@@ -422,7 +422,7 @@ def gate(
     >>> clusterstats.gate(cot, "correct", by="task", at_least=0.9).verdict
     'fail'
     """
-    confidence = opt.check_plan_confidence(confidence)
+    confidence = opt.check_confidence(confidence)
     if (baseline is None) == (at_least is None):
         raise InvalidOptionError(
             "a gate asks one question: pass baseline= and margin= (not worse than the "

@@ -324,6 +324,179 @@ class Plan:
         )
 
 
+# -- the options of plan, validated ----------------------------------------------------------
+
+
+def check_plan_costs(cost_per_cluster: Any, cost_per_row: Any) -> tuple[float, float] | None:
+    """Both costs (positive numbers) or neither: ``(per cluster, per row)`` or None."""
+    if (cost_per_cluster is None) != (cost_per_row is None):
+        raise InvalidOptionError("give both cost_per_cluster and cost_per_row, or neither")
+    if cost_per_cluster is None:
+        return None
+    return (
+        opt.check_plan_number("cost_per_cluster", cost_per_cluster, above=0),
+        opt.check_plan_number("cost_per_row", cost_per_row, above=0),
+    )
+
+
+def check_plan_effect(effect: Any) -> float:
+    """The magnitude of an effect to detect: a nonzero finite number (its sign is dropped)."""
+    magnitude = abs(opt.check_plan_number("effect", effect))
+    if magnitude == 0:
+        raise InvalidOptionError(
+            "effect must be nonzero (the difference to detect; its sign does not matter), "
+            f"got {effect!r}"
+        )
+    return magnitude
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """Options of ``plan``, validated: the design, the row variance, and what to plan for."""
+
+    n_clusters: float
+    cluster_size: float
+    icc: float
+    variance: float
+    confidence: float
+    icc_range: tuple[float, float] | None
+    costs: tuple[float, float] | None  # (per cluster, per row)
+    target_half_width: float | None
+    effect: float | None  # the magnitude to detect
+    power: float
+    difference: tuple[float, float] | None  # (variance, ICC) of the paired differences
+    size_cv: float = 0.0  # coefficient of variation of the cluster sizes
+
+
+def plan_options(
+    *,
+    n_clusters: Any,
+    cluster_size: Any,
+    icc: Any,
+    variance: Any = None,
+    proportion: Any = None,
+    confidence: Any = 0.95,
+    icc_range: Any = None,
+    cost_per_cluster: Any = None,
+    cost_per_row: Any = None,
+    target_half_width: Any = None,
+    effect: Any = None,
+    power: Any = 0.8,
+    difference_variance: Any = None,
+    difference_icc: Any = None,
+    size_cv: Any = 0.0,
+) -> PlanOptions:
+    """Validate the options of ``plan``: every number finite and in its range (at least 2
+    clusters, a mean cluster size of at least 1, ICCs in [0, 1], proportions strictly
+    between 0 and 1, positive variances, costs and half-widths, a power strictly between 0
+    and 1), an ``icc_range`` that contains ``icc``, and the options that go together."""
+    k = opt.check_plan_number(
+        "n_clusters",
+        n_clusters,
+        at_least=2,
+        whole=True,
+        why="one cluster has no estimable between-cluster variance, so plan for 2 or more",
+    )
+    m = opt.check_plan_number(
+        "cluster_size", cluster_size, at_least=1, why="it is the mean number of rows per cluster"
+    )
+    if not math.isfinite(2.0 * k * m):
+        raise InvalidOptionError(
+            f"n_clusters={opt.shown(n_clusters)} clusters of "
+            f"cluster_size={opt.shown(cluster_size)} rows are beyond floating-point range; plan "
+            "a smaller design"
+        )
+    rho = opt.check_plan_number(
+        "icc",
+        icc,
+        at_least=0,
+        at_most=1,
+        why="use 0 for a negative estimate: it means no detectable clustering",
+    )
+    level = opt.check_confidence(confidence)
+    if (variance is None) == (proportion is None):
+        raise InvalidOptionError(
+            "give the row variance as variance= or a pass rate as proportion= (one of them, "
+            "not both)"
+        )
+    if proportion is not None:
+        p = opt.check_plan_number(
+            "proportion",
+            proportion,
+            above=0,
+            below=1,
+            why="a pass rate of 0 or 1 has no row variance; plan with the rate you expect "
+            "(0.5 gives the widest interval)",
+        )
+        sigma2 = p * (1.0 - p)
+    else:
+        sigma2 = opt.check_plan_number("variance", variance, above=0)
+    span = None
+    if icc_range is not None:
+        if isinstance(icc_range, (str, bytes)) or not isinstance(icc_range, (Sequence, np.ndarray)):
+            raise InvalidOptionError(f"icc_range must be a pair (low, high), got {icc_range!r}")
+        if len(icc_range) != 2:
+            raise InvalidOptionError(
+                f"icc_range must be a pair (low, high), got {len(icc_range)} values: {icc_range!r}"
+            )
+        low, high = (
+            opt.check_plan_number(f"icc_range[{i}]", bound, at_least=0, at_most=1)
+            for i, bound in enumerate(icc_range)
+        )
+        if low > high:
+            raise InvalidOptionError(
+                f"icc_range must be (low, high) with low <= high, got {icc_range!r}"
+            )
+        if not low <= rho <= high:
+            raise InvalidOptionError(
+                f"icc={icc!r} lies outside icc_range={icc_range!r}: the plausible range must "
+                "contain the planned icc"
+            )
+        span = (low, high)
+    costs = check_plan_costs(cost_per_cluster, cost_per_row)
+    target = None
+    if target_half_width is not None:
+        target = opt.check_plan_number("target_half_width", target_half_width, above=0)
+    strength = opt.check_plan_number("power", power, above=0, below=1)
+    difference = None
+    if difference_variance is not None or difference_icc is not None:
+        if difference_variance is None or difference_icc is None:
+            raise InvalidOptionError("a paired plan needs difference_variance and difference_icc")
+        difference = (
+            opt.check_plan_number("difference_variance", difference_variance, above=0),
+            opt.check_plan_number(
+                "difference_icc",
+                difference_icc,
+                at_least=0,
+                at_most=1,
+                why="use 0 for a negative estimate: it means no detectable clustering",
+            ),
+        )
+    elif effect is not None:
+        raise InvalidOptionError("effect= needs difference_variance= and difference_icc=")
+    magnitude = None if effect is None else check_plan_effect(effect)
+    cv = opt.check_plan_number(
+        "size_cv",
+        size_cv,
+        at_least=0,
+        why="it is the coefficient of variation of the cluster sizes (0 for equal sizes)",
+    )
+    return PlanOptions(
+        n_clusters=k,
+        cluster_size=m,
+        icc=rho,
+        variance=sigma2,
+        confidence=level,
+        icc_range=span,
+        costs=costs,
+        target_half_width=target,
+        effect=magnitude,
+        power=strength,
+        difference=difference,
+        size_cv=cv,
+    )
+
+
 def plan(
     *,
     n_clusters: float,
@@ -421,7 +594,7 @@ def plan(
     >>> [(o[0], round(o[4], 1)) for o in p.options]
     [('current', 181.8), ('double the depth', 190.5), ('double the clusters', 363.6)]
     """
-    o = opt.plan_options(
+    o = plan_options(
         n_clusters=n_clusters,
         cluster_size=cluster_size,
         icc=icc,
@@ -699,7 +872,7 @@ def pilot_plan(
     >>> p.n_clusters, p.clusters_needed > p.n_clusters
     (91.0, True)
     """
-    confidence = opt.check_plan_confidence(confidence)
+    confidence = opt.check_confidence(confidence)
     opt.check_choice("missing", missing, opt.MISSING)
     plan_options = _pilot_options(
         power=power,
@@ -749,13 +922,13 @@ def _pilot_options(
         target_width = opt.check_plan_number("target_half_width", target_half_width, above=0)
     return {
         "power": opt.check_plan_number("power", power, above=0, below=1),
-        "costs": opt.check_plan_costs(cost_per_cluster, cost_per_row),
+        "costs": check_plan_costs(cost_per_cluster, cost_per_row),
         "cost_per_cluster": cost_per_cluster,
         "cost_per_row": cost_per_row,
         "target_half_width": target_half_width,
         "target_width": target_width,
         "effect": effect,
-        "size": None if effect is None else opt.check_plan_effect(effect),
+        "size": None if effect is None else check_plan_effect(effect),
     }
 
 
@@ -1139,7 +1312,7 @@ def wilson_interval(successes: float, n: float, *, confidence: float = 0.95) -> 
     [0.071, 0.139]
     """
     x, trials = _successes_of(successes, n)
-    return _wilson(x / trials, trials, opt.check_plan_confidence(confidence), f"n={n!r}")
+    return _wilson(x / trials, trials, opt.check_confidence(confidence), f"n={n!r}")
 
 
 #: Above this many trials the Wilson half-width's ``z²/(4n²)`` term falls below the
@@ -1228,7 +1401,7 @@ def adjusted_wilson_interval(
         )
     n_eff = rows / deff
     return _wilson(
-        x / rows, n_eff, opt.check_plan_confidence(confidence), f"an effective n of {n_eff:g}"
+        x / rows, n_eff, opt.check_confidence(confidence), f"an effective n of {n_eff:g}"
     )
 
 
@@ -1288,7 +1461,7 @@ def rule_of_three(
     >>> round(rule_of_three(300, n_clusters=30), 4)  # about 3/30
     0.095
     """
-    confidence = opt.check_plan_confidence(confidence, two_sided=False)
+    confidence = opt.check_confidence(confidence)
     rows = opt.check_plan_number("n_rows", n_rows, at_least=1, whole=True)
     if n_clusters is None:
         if icc is not None:

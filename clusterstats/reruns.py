@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -35,6 +35,52 @@ from clusterstats.errors import (
 )
 
 __all__ = ["Flakiness", "PassAtK", "flakiness", "pass_at_k", "pass_hat_k", "to_case_rerun"]
+
+
+@dataclass(frozen=True)
+class PassOptions:
+    """Options of ``pass_at_k``, ``pass_hat_k`` and ``flakiness``."""
+
+    k: int = 1
+    method: str = "auto"
+    confidence: float = 0.95
+    fewer_runs: str = "raise"
+    n_resamples: int = 9999
+    rng: opt.Seed = field(default_factory=lambda: opt.Seed(None))
+
+
+def pass_options(
+    *,
+    k: Any,
+    method: Any = "auto",
+    confidence: Any = 0.95,
+    fewer_runs: Any = "raise",
+    n_resamples: Any = 9999,
+    rng: Any = None,
+) -> PassOptions:
+    """Validate the options of ``pass_at_k`` and ``pass_hat_k``."""
+    level = opt.check_confidence(confidence)
+    if isinstance(k, bool) or not (isinstance(k, (int, np.integer)) and k >= 1):
+        raise InvalidOptionError(f"k must be a positive integer, got {k!r}")
+    opt.check_choice("method", method, opt.PASS_METHODS)
+    opt.check_choice("fewer_runs", fewer_runs, opt.FEWER_RUNS)
+    return PassOptions(
+        k=int(k),
+        method=method,
+        confidence=level,
+        fewer_runs=fewer_runs,
+        n_resamples=opt.check_n_resamples(
+            n_resamples, level, resampling=str(method).startswith("bootstrap")
+        ),
+        rng=opt.check_seed(rng),
+    )
+
+
+def flakiness_options(*, method: Any = "auto", confidence: Any = 0.95) -> PassOptions:
+    """Validate the options of ``flakiness``."""
+    level = opt.check_confidence(confidence)
+    opt.check_choice("method", method, opt.METHODS)
+    return PassOptions(method=method, confidence=level)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -472,7 +518,7 @@ def _lead_notes(notes: list[str], moments: np.ndarray, n_short: int, short: str)
 
 
 def build_pass_statistic(
-    statistic: str, design: CaseDesign, options: opt.PassOptions
+    statistic: str, design: CaseDesign, options: PassOptions
 ) -> PassAtK | GroupedResults[PassAtK]:
     """pass@k or pass^k on a design of per-case moments."""
     _check_design(statistic, design)
@@ -551,7 +597,7 @@ def build_pass_statistic(
 
 
 def build_flakiness(
-    design: CaseDesign, options: opt.PassOptions
+    design: CaseDesign, options: PassOptions
 ) -> Flakiness | GroupedResults[Flakiness]:
     """``flakiness`` on a design of per-case moments."""
     _check_design("flakiness", design)
@@ -734,7 +780,7 @@ def pass_at_k(
     >>> res.name, round(res.estimate, 4), res.n_cases
     ('pass@2', 0.6944, 24)
     """
-    options = opt.pass_options(
+    options = pass_options(
         k=k,
         method=method,
         confidence=confidence,
@@ -822,7 +868,7 @@ def pass_hat_k(
     >>> [round(clusterstats.pass_hat_k(ds, "reward", k=k).estimate, 3) for k in (1, 2, 3, 4)]
     [0.42, 0.273, 0.22, 0.2]
     """
-    options = opt.pass_options(
+    options = pass_options(
         k=k,
         method=method,
         confidence=confidence,
@@ -899,7 +945,7 @@ def flakiness(
     >>> res.n_flaky, res.n_cases, round(res.disagreement, 4)
     (16, 24, 0.25)
     """
-    options = opt.flakiness_options(method=method, confidence=confidence)
+    options = flakiness_options(method=method, confidence=confidence)
     _check_labels(outcome, case=case, rerun=rerun, over=over)
     design = adapters.case_design(data, outcome, by=by, case=case, rerun=rerun, over=over)
     return build_flakiness(design, options)

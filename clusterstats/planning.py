@@ -327,6 +327,17 @@ class Plan:
 # -- the options of plan, validated ----------------------------------------------------------
 
 
+def checked_icc(name: str, value: Any) -> float:
+    """An ICC of the planning formulas: a number in [0, 1]."""
+    return opt.check_plan_number(
+        name,
+        value,
+        at_least=0,
+        at_most=1,
+        why="use 0 for a negative estimate: it means no detectable clustering",
+    )
+
+
 def check_plan_costs(cost_per_cluster: Any, cost_per_row: Any) -> tuple[float, float] | None:
     """Both costs (positive numbers) or neither: ``(per cluster, per row)`` or None."""
     if (cost_per_cluster is None) != (cost_per_row is None):
@@ -406,13 +417,7 @@ def plan_options(
             f"cluster_size={opt.shown(cluster_size)} rows are beyond floating-point range; plan "
             "a smaller design"
         )
-    rho = opt.check_plan_number(
-        "icc",
-        icc,
-        at_least=0,
-        at_most=1,
-        why="use 0 for a negative estimate: it means no detectable clustering",
-    )
+    rho = checked_icc("icc", icc)
     level = opt.check_confidence(confidence)
     if (variance is None) == (proportion is None):
         raise InvalidOptionError(
@@ -464,13 +469,7 @@ def plan_options(
             raise InvalidOptionError("a paired plan needs difference_variance and difference_icc")
         difference = (
             opt.check_plan_number("difference_variance", difference_variance, above=0),
-            opt.check_plan_number(
-                "difference_icc",
-                difference_icc,
-                at_least=0,
-                at_most=1,
-                why="use 0 for a negative estimate: it means no detectable clustering",
-            ),
+            checked_icc("difference_icc", difference_icc),
         )
     elif effect is not None:
         raise InvalidOptionError("effect= needs difference_variance= and difference_icc=")
@@ -1242,13 +1241,7 @@ def kish_design_effect(cluster_size: float, icc: float) -> float:
     m = opt.check_plan_number(
         "cluster_size", cluster_size, at_least=1, why="it is the mean number of rows per cluster"
     )
-    rho = opt.check_plan_number(
-        "icc",
-        icc,
-        at_least=0,
-        at_most=1,
-        why="use 0 for a negative estimate: it means no detectable clustering",
-    )
+    rho = checked_icc("icc", icc)
     return design_effect_kish(m, rho)
 
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 import numpy as np
-from scipy import special
 
+from clusterstats.core._lazy import special
 from clusterstats.core.bootstrap import generator as bootstrap_generator
 from clusterstats.core.intervals import METHODS, Method
 from clusterstats.core.missing import IPW_METHODS

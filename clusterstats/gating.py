@@ -25,12 +25,12 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from scipy import special
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats._design import MeanDesign, PairedDesign
 from clusterstats._result import GroupedResults, Result, label_of, merged_metrics, metric_key
+from clusterstats.core._lazy import special
 from clusterstats.core.planning import ScaledDesign
 from clusterstats.errors import ClusterStatsError, InvalidOptionError
 from clusterstats.mean import build_cluster_ci, interval_design

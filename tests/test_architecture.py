@@ -37,7 +37,16 @@ STATISTICS = {
     "planning",
     "diagnostics",
 }
-STDLIB = {"math", "typing", "dataclasses", "__future__", "collections", "numbers", "itertools"}
+STDLIB = {
+    "math",
+    "typing",
+    "dataclasses",
+    "__future__",
+    "collections",
+    "numbers",
+    "itertools",
+    "importlib",  # core/_lazy.py: scipy imported when first used
+}
 
 
 def modules() -> list[Path]:

@@ -31,8 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
+from clusterstats.core._lazy import special
 from clusterstats.core.variance import design_effect_unequal
 
 __all__ = [

@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
+from clusterstats.core._lazy import special
 from clusterstats.core.grouping import ClusterSums
 
 __all__ = [

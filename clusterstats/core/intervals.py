@@ -11,7 +11,8 @@ from typing import Literal, get_args
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
+
+from clusterstats.core._lazy import special
 
 __all__ = [
     "AUTO_BOOTSTRAP_MAX_CLUSTERS",

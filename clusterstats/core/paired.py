@@ -14,8 +14,8 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special, stats
 
+from clusterstats.core._lazy import special, stats
 from clusterstats.core.bootstrap import CHUNK_ELEMENTS, studentized_bounds
 from clusterstats.core.intervals import auto_method
 from clusterstats.core.variance import moulton_icc_of, satterthwaite_df_cr2, working_model_df

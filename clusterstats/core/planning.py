@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, special
 
+from clusterstats.core._lazy import optimize, special
 from clusterstats.core.variance import working_model_bias, working_model_df
 
 __all__ = [

@@ -35,8 +35,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import special, stats
 
+from clusterstats.core._lazy import special, stats
 from clusterstats.core.grouping import ClusterSums
 
 __all__ = ["ScoreInterval", "cluster_score_interval", "cluster_score_test"]

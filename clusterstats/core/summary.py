@@ -11,9 +11,9 @@ import math
 from typing import Any, NamedTuple
 
 import numpy as np
-from scipy import special
 
 from clusterstats.core import intervals as iv
+from clusterstats.core._lazy import special
 from clusterstats.core.beta_binomial import (
     MAX_ICC,
     inverted_korn_graubard,

@@ -28,8 +28,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import special
 
+from clusterstats.core._lazy import special
 from clusterstats.core.grouping import ClusterSums
 
 __all__ = [

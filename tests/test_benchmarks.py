@@ -33,6 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
         ("studies/coverage_real_data.py", "worst K ≥ 20"),
         ("studies/power_real_data.py", "realised power"),
         ("studies/coverage_sparse_paired.py", "coverage after"),
+        ("benchmarks/startup.py", "import clusterstats adds"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):

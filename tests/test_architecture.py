@@ -226,3 +226,15 @@ def test_public_docstrings_cite_no_internal_material(name):
     doc = inspect.getdoc(obj) or ""
     for internal in ("REPORT", "seed 0", "seed article", "Seed 0", "§"):
         assert internal not in doc, f"{name} cites internal material: {internal!r}"
+
+
+def test_every_interval_method_is_a_named_construction():
+    """The interval methods are a table of named constructions in the core: every method of
+    the vocabulary but the ones resolved before (``auto``, the ``bootstrap`` alias, the
+    unions with the score interval) has exactly one entry, and nothing else has one."""
+    from clusterstats.core.constructions import CONSTRUCTIONS
+    from clusterstats.core.intervals import METHODS, SCORE_UNIONS
+
+    resolved_before = {"auto", "bootstrap", *SCORE_UNIONS}
+    assert set(CONSTRUCTIONS) == set(METHODS) - resolved_before
+    assert set(SCORE_UNIONS.values()) <= set(CONSTRUCTIONS)

@@ -13,19 +13,27 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from clusterstats.core import intervals as iv
-from clusterstats.core._lazy import special
 from clusterstats.core.beta_binomial import (
-    MAX_ICC,
-    inverted_korn_graubard,
     restricted_icc,
     tail_counts,
 )
-from clusterstats.core.bootstrap import bootstrap_interval, generator, studentized_interval
+from clusterstats.core.constructions import (
+    CONSTRUCTIONS,
+    UNBOUNDED_SCORE,
+    Built,
+    DesignFloor,
+    Setting,
+    design_based_floor,
+    guarded_variance,
+    naive_interval,
+    score_bounds,
+    uneven_sizes_df,
+    zero_variance_interval,
+)
 from clusterstats.core.grouping import ClusterSums
-from clusterstats.core.score import cluster_score_interval, cluster_score_test
+from clusterstats.core.score import cluster_score_test
 from clusterstats.core.variance import (
     ICCEstimate,
-    centred_estimate,
     cluster_robust,
     design_effect_kish,
     design_effect_unequal,
@@ -33,9 +41,7 @@ from clusterstats.core.variance import (
     icc_anova,
     icc_interval,
     iid_variance,
-    moulton_icc,
     row_variance,
-    working_model_df,
 )
 from clusterstats.errors import (
     DegenerateDataError,
@@ -47,12 +53,18 @@ from clusterstats.errors import (
 
 __all__ = [
     "DesignEffectSummary",
+    "DesignFloor",
     "ICCSummary",
     "IntervalSummary",
     "default_design_effect",
+    "design_based_floor",
+    "guarded_variance",
+    "naive_interval",
     "summarize_design_effect",
     "summarize_icc",
     "summarize_interval",
+    "uneven_sizes_df",
+    "zero_variance_interval",
 ]
 
 
@@ -110,13 +122,6 @@ def _require_clusters(sums: ClusterSums) -> None:
         )
 
 
-def naive_interval(sums: ClusterSums, point: float, is_binary: bool, confidence: float):
-    n_rows = float(sums.counts.sum())
-    if is_binary:
-        return iv.wilson(point, n_rows, confidence)
-    return iv.t_interval(point, iid_variance(sums), n_rows - 1.0, confidence)
-
-
 def _is_zero_variance(variance: float, sums: ClusterSums) -> bool:
     """Whether a variance of the mean is zero up to rounding, relative to the rows' spread.
 
@@ -140,40 +145,6 @@ def few_clusters_notes(g: int, method: str, *, unit: str = "clusters") -> list[s
     )
     warn(message, FewClustersWarning)
     return [message]
-
-
-def zero_variance_interval(
-    point: float,
-    iid_var: float,
-    n_rows: float,
-    confidence: float,
-    *,
-    is_binary: bool,
-    n_eff: float,
-    basis: str,
-    unit: str,
-    variance: str,
-) -> tuple[float, float, float, float, str, str]:
-    """The interval when the design-based variance is zero (every ``unit`` has the same
-    mean), never a zero-width one: a binary outcome gets Clopper–Pearson on ``n_eff`` (from
-    ``basis``), a continuous one the iid t interval; both warn. Returns ``(low, high, se,
-    df, method, message)``."""
-    if not is_binary:
-        low, high = iv.t_interval(point, iid_var, n_rows - 1.0, confidence)
-        message = (
-            f"the between-{unit} variance is exactly zero (every {unit} has the same mean); "
-            "the interval falls back to treating rows as independent and may be too narrow"
-        )
-        warn(message, DegenerateDataWarning)
-        return low, high, math.sqrt(iid_var), n_rows - 1.0, "naive_fallback", message
-    if point in (0.0, 1.0):
-        what = f"all {int(n_rows)} outcomes are {int(point)}"
-    else:
-        what = f"every {unit} has the same pass rate"
-    low, high, message = iv.clopper_pearson_fallback(
-        point, n_eff, confidence, reason=f"{what}, so the {variance} is zero", basis=basis
-    )
-    return low, high, math.nan, math.nan, "clopper_pearson_fallback", message
 
 
 def design_variance_summary(
@@ -357,37 +328,30 @@ def summarize_interval(
     icc_est = icc_anova(sums)
     naive_low, naive_high = naive_interval(sums, point, is_binary, confidence)
 
-    degenerate = _is_zero_variance(cr1.variance, sums)
-    design_effect = n_eff = math.nan
-    # The design effect is that of the variance the interval uses (se^2 over s^2 / N), set
-    # below from se unless a branch sets it itself (the model-based tests, the fallbacks).
-    effect_set = False
-    used_resamples: int | None = None
-    p_value = math.nan
-
     if not is_binary and constant_up_to_rounding(sums, point):
         exactly = "" if iid_var == 0.0 else " up to rounding"
         raise DegenerateDataError(
             f"all {int(n_rows)} outcomes equal {point:g}{exactly}: a continuous outcome with "
             "no variation has no estimable uncertainty"
         )
-    # The naive interval is the iid comparison as is; the inverted interval needs no variance
-    # (unless a pilot ICC is supplied for degenerate data: then the fallback uses it).
-    # Its likelihood needs whole successes: per-case pass probabilities that are all equal
-    # (flagged binary by the rerun statistics so that they get the fallback) do not qualify.
+    if method not in CONSTRUCTIONS:
+        raise ValueError(f"unknown method {method!r}; expected one of {iv.METHODS}")
+    # The inverted interval needs no variance (unless a pilot ICC is supplied for degenerate
+    # data: then the fallback uses it). Its likelihood needs whole successes: per-case pass
+    # probabilities that are all equal (flagged binary by the rerun statistics so that they
+    # get the fallback) do not qualify.
+    successes, whole = None, False
     if method in ("korn_graubard_inverted", "korn_graubard_hybrid"):
         successes = sums.totals + sums.shift * sums.counts
         whole = bool(np.all(np.abs(successes - np.rint(successes)) <= 1e-9 * sums.counts))
-    else:
-        successes, whole = None, False
     inverted_copes = whole and icc_prior is None
-    if degenerate and method != "naive" and not inverted_copes:
+    if _is_zero_variance(cr1.variance, sums) and method != "naive" and not inverted_copes:
         if icc_prior is None:
             n_eff, basis = float(g), f"the number of clusters ({g})"
         else:
             n_eff = n_rows / design_effect_kish(n_rows / g, icc_prior)
             basis = f"n / (1 + (m - 1) * icc) with the supplied icc={icc_prior:g}"
-        low, high, se, df, method, message = zero_variance_interval(
+        low, high, se, df, fallback, message = zero_variance_interval(
             point,
             iid_var,
             n_rows,
@@ -398,168 +362,37 @@ def summarize_interval(
             unit="cluster",
             variance="cluster-robust variance",
         )
-        notes.append(message)
-        effect_set = True
-    elif method in ("naive", "cr1", "cr2", "cr2_ik", "cr3", "cr3_ik"):
-        if method == "naive":
-            low, high = naive_low, naive_high
-            se, df = math.sqrt(iid_var), n_rows - 1.0
-        else:
-            pv = cr1 if method == "cr1" else cluster_robust(sums, estimand, method[:3].upper())
-            if method.endswith("_ik"):
-                pv = pv._replace(df=uneven_sizes_df(sums, estimand, jackknife=method == "cr3_ik"))
-            se, df = math.sqrt(pv.variance), pv.df
-            low, high = iv.t_interval(point, pv.variance, pv.df, confidence)
-            if is_binary and (low < 0.0 or high > 1.0):
-                low, high = max(low, 0.0), min(high, 1.0)
-                notes.append("the symmetric interval crossed [0, 1] and was clipped")
-    elif method in ("wilson", "korn_graubard"):
-        se, df = math.sqrt(cr1.variance), cr1.df
-        low, high, cap_note = iv.effective_n_interval(
-            method, point, cr1.variance, cr1.df, n_rows, confidence, cap=cap_n_eff
-        )
-        if cap_note:
-            notes.append(cap_note)
-    elif method == "korn_graubard_guarded":
-        variance, df = guarded_variance(sums, estimand, icc_est.icc)
-        se = math.sqrt(variance)
-        low, high, cap_note = iv.effective_n_interval(
-            "korn_graubard", point, variance, df, n_rows, confidence, cap=cap_n_eff
-        )
-        if cap_note:
-            notes.append(cap_note)
-    elif method in ("korn_graubard_inverted", "korn_graubard_hybrid"):
-        design = None
-        if method == "korn_graubard_hybrid":
-            design = design_based_floor(sums, estimand, point, confidence)
-        found = inverted_korn_graubard(
-            successes,
-            sums.counts,
-            point,
+        built = Built(low, high, se, df, [message], math.nan, math.nan, method=fallback)
+    else:
+        setting = Setting(
+            sums=sums,
             estimand=estimand,
             confidence=confidence,
-            min_design_effect=0.0 if design is None else design.floor,
-        )
-        low, high, df = found.low, found.high, math.nan
-        if point in (0.0, 1.0) and found.icc == MAX_ICC:
-            message = (
-                f"all {int(n_rows)} outcomes are {int(point)}: the data cannot show how "
-                f"strongly they cluster, so the interval assumes the largest ICC searched "
-                f"({found.icc:g}), about one independent observation per cluster; pass "
-                "icc= (e.g. from a pilot) to use a known ICC instead"
-            )
-            warn(message, DegenerateDataWarning)
-            notes.append(message)
-        # The design effect the test used at the estimate, on its binomial scale
-        # (p (1 - p) / N): the model's, or (hybrid) the design-based one where it is larger.
-        tested = design_effect_unequal(sums.counts, found.icc, estimand)
-        model = tested
-        if design is not None and design.floor > tested:
-            df = design.df
-            tested = max(tested, design.design_effect)
-        n0 = n_rows / tested
-        se = math.sqrt(point * (1.0 - point) / n0)
-        # Reported like every other method's, over s^2 / N = p (1 - p) / (N - 1).
-        design_effect = tested * (n_rows - 1.0) / n_rows
-        n_eff = n_rows / design_effect
-        effect_set = True
-        if design is not None and design.design_effect > 1.25 * model:
-            to_reported = (n_rows - 1.0) / n_rows
-            notes.append(
-                f"the design-based (CR2) variance is {design.design_effect / model:.3g} times "
-                f"the beta-binomial model's at the estimate (design effect "
-                f"{design.design_effect * to_reported:.4g} against {model * to_reported:.4g}): "
-                f"the interval uses it, referred to t with {df:.3g} df for the uneven cluster "
-                "sizes"
-            )
-        # Say so when the design effect under a bound differs by more than a quarter from
-        # the one at the estimate: that is what makes the interval lopsided or wide.
-        at_bounds = [v for v in (found.icc_low, found.icc_high) if not math.isnan(v)]
-        deffs = [design_effect_unequal(sums.counts, v, estimand) for v in at_bounds]
-        if df != df and any(not 0.8 <= d / tested <= 1.25 for d in deffs):
-            notes.append(
-                "the interval re-estimates the ICC under each candidate rate (beta-binomial "
-                f"maximum likelihood): {found.icc:.3f} at the estimate, "
-                + ", ".join(
-                    f"{v:.3f} at the {side} bound"
-                    for side, v in (("lower", found.icc_low), ("upper", found.icc_high))
-                    if not math.isnan(v)
-                )
-            )
-    elif method == "score":
-        low, high = _score_bounds(sums, estimand, confidence, is_binary, outcome_range)
-        se, df = math.sqrt(cr1.variance), g - 1.0
-        if null_value is not None:
-            p_value = cluster_score_test(sums, estimand, null_value)
-        if math.isinf(low) or math.isinf(high):
-            notes.append(_UNBOUNDED_SCORE)
-    elif method in ("bootstrap_bca", "bootstrap_percentile"):
-        boot = bootstrap_interval(
-            sums,
-            estimand,
-            kind=method.removeprefix("bootstrap_"),
-            confidence=confidence,
+            is_binary=is_binary,
+            point=point,
+            cr1=cr1,
+            iid_var=iid_var,
+            icc=icc_est.icc,
+            successes=successes,
+            cap_n_eff=cap_n_eff,
             n_resamples=n_resamples,
-            rng=generator(rng),
-            indices=bootstrap_indices,
+            rng=rng,
+            bootstrap_indices=bootstrap_indices,
+            outcome_range=outcome_range,
+            null_value=null_value,
+            unbounded_fallback=unbounded_fallback,
         )
-        low, high, se, df = boot.low, boot.high, boot.standard_error, math.nan
-        used_resamples = n_resamples
-        if boot.note:
-            notes.append(boot.note)
-    elif method == "bootstrap_t":
-        # The studentised bootstrap widens the jackknife (CR3) interval, with the df of
-        # uneven sizes, on the side where the estimate's distribution is skewed; it never
-        # narrows it, so its coverage is at least that interval's (and CR2's).
-        pv = cluster_robust(sums, estimand, "CR3")
-        cr2_low, cr2_high = iv.t_interval(
-            point, pv.variance, uneven_sizes_df(sums, estimand, jackknife=True), confidence
-        )
-        boot_t = studentized_interval(
-            sums,
-            estimand,
-            confidence=confidence,
-            n_resamples=n_resamples,
-            rng=generator(rng),
-            indices=bootstrap_indices,
-            null=null_value,
-        )
-        p_value = boot_t.p_value
-        low, high = min(boot_t.low, cr2_low), max(boot_t.high, cr2_high)
-        se, df = math.sqrt(pv.variance), math.nan
-        used_resamples = n_resamples
-        limits = (0.0, 1.0) if is_binary else outcome_range
-        unbounded = [side for side, v in (("lower", low), ("upper", high)) if math.isinf(v)]
-        if unbounded and unbounded_fallback is not None:
-            fallback_low, fallback_high, low_source, high_source = unbounded_fallback
-            sources = []
-            if math.isinf(low):
-                low = fallback_low
-                sources.append(f"the lower bound, {fallback_low:.4g}, is {low_source}")
-            if math.isinf(high):
-                high = fallback_high
-                sources.append(f"the upper bound, {fallback_high:.4g}, is {high_source}")
-            notes.append(
-                f"{boot_t.degenerate_share:.1%} of the bootstrap replicates have no spread "
-                "(every drawn cluster alike), so the studentized bootstrap cannot bound the "
-                f"{' and '.join(unbounded)} side: {'; '.join(sources)}"
-            )
-        elif unbounded and limits is None:
-            notes.append(
-                f"the studentized bootstrap cannot bound the {' and '.join(unbounded)} side: "
-                f"{boot_t.degenerate_share:.1%} of the replicates have no spread (every drawn "
-                "cluster alike), so the bound is infinite; more clusters would pin it down"
-            )
-        if limits is not None and (low < limits[0] or high > limits[1]):
-            low, high = max(low, limits[0]), min(high, limits[1])
-            notes.append(
-                f"the interval reached beyond [{limits[0]:g}, {limits[1]:g}] and was clipped"
-            )
-    else:
-        raise ValueError(f"unknown method {method!r}; expected one of {iv.METHODS}")
+        built = CONSTRUCTIONS[method](setting, method)
+    method = built.method or method
+    low, high, se, df = built.low, built.high, built.se, built.df
+    notes.extend(built.notes)
 
     notes.extend(few_clusters_notes(g, method))
-    if not effect_set and iid_var > 0 and math.isfinite(se) and se > 0:
+    # The design effect is that of the variance the interval uses (se^2 over s^2 / N),
+    # unless the construction set it itself (the model-based tests, the fallbacks).
+    design_effect = math.nan if built.design_effect is None else built.design_effect
+    n_eff = math.nan if built.n_eff is None else built.n_eff
+    if built.design_effect is None and iid_var > 0 and math.isfinite(se) and se > 0:
         design_effect = se * se / iid_var
         n_eff = n_rows / design_effect
 
@@ -595,32 +428,10 @@ def summarize_interval(
         naive_low=float(naive_low),
         naive_high=float(naive_high),
         widening=widening,
-        n_resamples=used_resamples,
+        n_resamples=built.n_resamples,
         notes=tuple(notes),
-        p_value=p_value,
+        p_value=built.p_value,
     )
-
-
-_UNBOUNDED_SCORE = (
-    "the cluster score interval is unbounded: the clusters carry fewer than about t^2 "
-    "clusters' worth of rows (a few clusters hold most of them), so no value on that side "
-    "can be rejected; more clusters would bound it"
-)
-
-
-def _score_bounds(
-    sums: ClusterSums,
-    estimand: str,
-    confidence: float,
-    is_binary: bool,
-    outcome_range: tuple[float, float] | None,
-) -> tuple[float, float]:
-    """The cluster score interval, clipped to the range the mean cannot leave."""
-    low, high = cluster_score_interval(sums, estimand, confidence)
-    limits = (0.0, 1.0) if is_binary else outcome_range
-    if limits is not None:
-        low, high = max(low, limits[0]), min(high, limits[1])
-    return low, high
 
 
 def _united_with_score(
@@ -644,7 +455,7 @@ def _united_with_score(
     the interval reported."""
     if base.method != iv.SCORE_UNIONS[method]:
         return base
-    score_low, score_high = _score_bounds(sums, estimand, confidence, is_binary, outcome_range)
+    score_low, score_high = score_bounds(sums, estimand, confidence, is_binary, outcome_range)
     low, high = min(base.low, score_low), max(base.high, score_high)
     notes = list(base.notes)
     widened = [
@@ -658,7 +469,7 @@ def _united_with_score(
             f"[{low:.4g}, {high:.4g}] instead of [{base.low:.4g}, {base.high:.4g}]"
         )
     if math.isinf(low) or math.isinf(high):
-        notes.append(_UNBOUNDED_SCORE)
+        notes.append(UNBOUNDED_SCORE)
     p_value = base.p_value
     if null_value is not None:
         # The union excludes the null only when both tests reject it: the larger p-value.
@@ -687,80 +498,6 @@ def _united_with_score(
         notes=tuple(notes),
         p_value=p_value,
     )
-
-
-def uneven_sizes_df(sums: ClusterSums, estimand: str, *, jackknife: bool = False) -> float:
-    """Degrees of freedom of the CR2 (``jackknife``: CR3) variance that reflect uneven
-    cluster sizes: the Satterthwaite df under a random-effects working model with the
-    Moulton ICC (Imbens & Kolesár 2016; :func:`~clusterstats.core.variance.working_model_df`),
-    never more than the variance's own (independent-rows) Satterthwaite df, so that
-    ``cr2_ik`` and ``cr3_ik`` are never narrower than ``cr2`` and ``cr3``. Equal sizes give
-    ``G - 1``; a few large clusters that carry the pooled mean give about as many df as there
-    are such clusters."""
-    working = working_model_df(sums.counts, moulton_icc(sums), estimand, jackknife=jackknife)
-    kind = "CR3" if jackknife else "CR2"
-    own = cluster_robust(sums, estimand, kind).df if estimand == "pooled" else sums.n_clusters - 1
-    # within rounding of the variance's own df (equal sizes: both G - 1) it is that, to the bit
-    return float(own if working >= own * (1.0 - 1e-12) else working)
-
-
-class DesignFloor(NamedTuple):
-    """The design-based part of ``korn_graubard_hybrid`` at the estimate."""
-
-    design_effect: float  # the CR2 variance over p (1 - p) / N
-    df: float  # the df of uneven sizes (uneven_sizes_df)
-    floor: float  # design_effect * (t_df / t_{G-1})^2: the smallest design effect tested
-
-
-def design_based_floor(
-    sums: ClusterSums, estimand: str, point: float, confidence: float
-) -> DesignFloor:
-    """The smallest design effect ``korn_graubard_hybrid`` lets its test use at any
-    candidate rate: the design effect of the CR2 variance, ``N V_CR2 / (p (1 - p))``,
-    widened by ``(t_df / t_{G-1})^2`` with the df of uneven sizes (:func:`uneven_sizes_df`).
-
-    The beta-binomial test of ``korn_graubard_inverted`` is calibrated for ``G`` clusters
-    that are alike; the design-based variance describes what the model misses (clusters
-    whose heterogeneity grows with their size, as in real benchmarks), and the stretch is
-    the loss of degrees of freedom when a few large clusters carry the estimate, in the way
-    Korn & Graubard (1998) stretch their effective n. With equal cluster sizes there is no
-    stretch. The floor is 0 when the estimate is 0 or 1 (the model alone speaks there).
-    """
-    g = sums.n_clusters
-    df = uneven_sizes_df(sums, estimand)
-    spread = point * (1.0 - point)
-    if not spread > 0:
-        return DesignFloor(0.0, df, 0.0)
-    n_rows = float(sums.counts.sum())
-    design_effect = n_rows * cluster_robust(sums, estimand, "CR2").variance / spread
-    alpha = 1.0 - confidence
-    # at least 1: the df never exceed G - 1 (equal sizes: CR2's df is G - 1 up to rounding)
-    stretch = max(special.stdtrit(df, alpha / 2) / special.stdtrit(g - 1.0, alpha / 2), 1.0)
-    return DesignFloor(design_effect, df, float(design_effect * stretch**2))
-
-
-def guarded_variance(sums: ClusterSums, estimand: str, icc: float) -> tuple[float, float]:
-    """Variance and df of ``korn_graubard_guarded``.
-
-    The variance is the larger of the CR2 variance and the variance a binary mean would have
-    under exchangeable correlation with the estimated (ANOVA, truncated at 0) ICC,
-    ``p (1 - p) deff / N`` with the unequal-size design effect. The design-based variance
-    alone is blind to what the sample did not show: when the few clusters with a rare outcome
-    happen to be small, it is tiny although a large cluster could as easily have carried the
-    outcome. The df is CR2's Satterthwaite df, reduced by ``effective_clusters_df`` when a
-    few clusters carry the residuals.
-    """
-    cr2 = cluster_robust(sums, estimand, "CR2")
-    p = cr2.estimate
-    rho = icc if icc > 0 else 0.0  # NaN (undefined) and negative ICCs count as 0
-    n_rows = float(sums.counts.sum())
-    model = p * (1.0 - p) * design_effect_unequal(sums.counts, rho, estimand) / n_rows
-    centred = centred_estimate(sums, estimand)
-    if estimand == "pooled":
-        residuals = sums.totals - centred * sums.counts
-    else:
-        residuals = sums.centred_means - centred
-    return max(cr2.variance, model), iv.effective_clusters_df(residuals, cr2.df)
 
 
 def _icc_undefined_reason(sums: ClusterSums) -> str | None:

@@ -27,9 +27,11 @@ import numpy as np
 
 from clusterstats.core._lazy import special
 from clusterstats.core.bootstrap import generator as bootstrap_generator
+from clusterstats.core.crossed import CROSSED_METHODS
 from clusterstats.core.intervals import METHODS, Method
 from clusterstats.core.missing import IPW_METHODS
 from clusterstats.core.variance import ESTIMANDS
+from clusterstats.core.weighted import WEIGHTED_METHODS
 from clusterstats.errors import InvalidOptionError
 
 __all__ = [
@@ -254,7 +256,6 @@ def check_weights(
     weights: Any, *, estimand: Any, missing: Any, method: Any, crossed: Any, icc: Any
 ) -> Hashable | None:
     """The weight column's label, and the options it does not go with as errors."""
-    from clusterstats.core.weighted import WEIGHTED_METHODS
 
     if weights is None:
         return None
@@ -299,7 +300,6 @@ def check_crossed(
     methods: Sequence[str] | None = None,
 ) -> bool:
     """``crossed`` as a flag, and the options it does not go with as errors naming them."""
-    from clusterstats.core.crossed import CROSSED_METHODS
 
     allowed = CROSSED_METHODS if methods is None else tuple(methods)
     crossed = check_flag("crossed", crossed)

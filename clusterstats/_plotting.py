@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from clusterstats.core.planning import effective_n
+
 INSTALL_HINT = "plots need matplotlib, an optional extra: pip install 'clusterstats[plot]'"
 
 
@@ -61,9 +65,6 @@ def budget_curve(
 ) -> Any:
     """Effective n against rows per cluster: for the current clusters (approaching the
     ceiling K/ρ) and for the current total rows spread over fewer, deeper clusters."""
-    import numpy as np
-
-    from clusterstats.core.planning import effective_n
 
     ax = _axes(ax, 3.6)
     top = max(4.0 * cluster_size, 20.0)

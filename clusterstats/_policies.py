@@ -24,6 +24,7 @@ from clusterstats import _display as fmt
 from clusterstats._design import MeanDesign, MeanGroup, ResponseRows
 from clusterstats.core import missing as mi
 from clusterstats.core.grouping import ClusterSums, ClusterTable
+from clusterstats.core.intervals import BINARY_ONLY_METHODS
 from clusterstats.errors import (
     ClusterStatsError,
     ClusterStatsWarning,
@@ -193,7 +194,6 @@ def naming_group(label: Any, over: Any, *, kind: str = "group") -> Iterator[None
 
 def check_binary_method(method: str, is_binary: bool, group: Any = None, over: Any = None) -> None:
     """Methods for 0/1 outcomes refuse scores (naming the ``over=`` group that has them)."""
-    from clusterstats.core.intervals import BINARY_ONLY_METHODS
 
     if method in BINARY_ONLY_METHODS and not is_binary:
         where = "" if over is None else f" in group {group!r} of {over!r}"

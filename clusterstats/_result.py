@@ -17,8 +17,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
+import pandas as pd
+import xarray as xr
 
 from clusterstats import _display as fmt
+from clusterstats._plotting import forest
 from clusterstats.errors import GroupNotFoundError, InvalidInputError, MetricKeyError
 
 __all__ = ["GroupedResults", "Result", "label_of", "metric_key"]
@@ -127,7 +130,6 @@ class Result:
     def to_frame(self):
         """A one-row pandas DataFrame whose columns are ``columns``, in order; ``by`` is joined
         with ``", "`` and ``notes`` with ``"; "``."""
-        import pandas as pd
 
         return pd.DataFrame([self._row()], columns=list(type(self).columns))
 
@@ -284,7 +286,6 @@ class GroupedResults(Generic[R]):
 
     def to_frame(self):
         """A DataFrame with one row per group: one column per dim, then the result's columns."""
-        import pandas as pd
 
         rows = [
             {**dict(zip(self.dims, key, strict=True)), **r._row()}
@@ -326,8 +327,6 @@ class GroupedResults(Generic[R]):
         """An xarray Dataset over the dims: one variable per numeric column (``estimate``,
         ``low``, ``high``, ...); the text columns that are the same for every group
         (``method``, ``estimand``, ...) and ``confidence`` become attributes."""
-        import numpy as np
-        import xarray as xr
 
         keys = self._keys()
         coords = {d: list(dict.fromkeys(k[i] for k in keys)) for i, d in enumerate(self.dims)}
@@ -366,7 +365,6 @@ class GroupedResults(Generic[R]):
         -------
         matplotlib Axes
         """
-        from clusterstats._plotting import forest
 
         first = self.results[0] if self.results else None
         if first is None or not hasattr(first, "naive_low") or not hasattr(first, "estimate"):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
@@ -16,7 +17,12 @@ from clusterstats import _policies as policy
 from clusterstats import adapters
 from clusterstats._design import ComparisonDesign
 from clusterstats._result import label_of, merged_metrics, numeric_metrics
+from clusterstats.core.crossed import summarize_crossed
 from clusterstats.core.grouping import ClusterSums
+from clusterstats.core.paired import summarize_comparison
+from clusterstats.core.strata import summarize_stratified
+from clusterstats.core.summary import summarize_interval
+from clusterstats.core.weighted import summarize_weighted
 from clusterstats.errors import DegenerateDataWarning, InvalidOptionError, warn
 
 __all__ = ["Comparison", "build_comparison", "compare"]
@@ -155,7 +161,6 @@ class Comparison:
 
     def leaderboard(self):
         """One row per model, best first, with the columns of ``LEADERBOARD_COLUMNS``."""
-        import pandas as pd
 
         frame = pd.DataFrame(
             {
@@ -175,7 +180,6 @@ class Comparison:
     def pairs(self):
         """One row per comparison ``model_a - model_b``, with the columns of
         ``PAIR_COLUMNS``."""
-        import pandas as pd
 
         return pd.DataFrame(
             {
@@ -301,8 +305,6 @@ def build_comparison(
     design: ComparisonDesign, options: opt.PairedOptions, *, baseline: Any = None
 ) -> Comparison:
     """``compare`` on a design."""
-    from clusterstats.core.paired import summarize_comparison
-    from clusterstats.core.summary import summarize_interval
 
     if design.strata is not None:
         policy.check_lonely(design.strata, design.strata_labels, options.lonely)
@@ -373,8 +375,6 @@ def build_comparison(
         for j in range(len(design.models)):
             sums = ClusterSums(counts, totals[:, j], squares[:, j])
             if weighted is not None:
-                from clusterstats.core.weighted import summarize_weighted
-
                 ci = summarize_weighted(
                     weighted[j],
                     method="auto",
@@ -384,8 +384,6 @@ def build_comparison(
                     lonely=options.lonely,
                 )
             elif members is not None:
-                from clusterstats.core.crossed import summarize_crossed
-
                 ci = summarize_crossed(
                     sums,
                     members,
@@ -395,8 +393,6 @@ def build_comparison(
                     is_binary=is_binary,
                 )
             elif design.strata is not None:
-                from clusterstats.core.strata import summarize_stratified
-
                 ci = summarize_stratified(
                     sums,
                     design.strata,

@@ -10,10 +10,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+from pandas.tseries.frequencies import to_offset
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
+from clusterstats import _policies as policy
 from clusterstats import adapters
+from clusterstats._plotting import forest
 from clusterstats._result import label_of
 from clusterstats.core.crossed import crossed_variance_of_rows
 from clusterstats.core.grouping import cluster_sums
@@ -122,7 +125,6 @@ class Report:
 
     def to_frame(self):
         """One row per group with the columns of ``columns``."""
-        import pandas as pd
 
         rows = []
         for group, r, icc, median, sentence in zip(
@@ -237,7 +239,6 @@ class Report:
         -------
         matplotlib Axes
         """
-        from clusterstats._plotting import forest
 
         first = self.results[0]
         return forest(
@@ -321,7 +322,6 @@ def report(
     >>> print(rep.sentences()[0])  # doctest: +ELLIPSIS
     Meta-Llama-3.1-70B-Instruct: 12,032 examples in 91 src clusters are worth about 387 ...
     """
-    from clusterstats import _policies as policy
 
     opt.check_choice("missing", missing, opt.MISSING)
     options = opt.interval_options(
@@ -499,7 +499,6 @@ def _same_label(a: Any, b: Any) -> bool:
 
 def _check_window(window: Any) -> None:
     """A window must be a fixed, positive pandas frequency (``"10min"``, ``"1h"``, ``"2D"``)."""
-    from pandas.tseries.frequencies import to_offset
 
     if not isinstance(window, str):
         raise InvalidOptionError(

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal
 
 import numpy as np
+import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
@@ -203,7 +204,6 @@ class GateReport:
     def to_frame(self):
         """One row per gate, the columns of :class:`Gate` (``by`` joined with ``", "``,
         ``notes`` with ``"; "``)."""
-        import pandas as pd
 
         return pd.DataFrame([g._row() for g in self.gates], columns=list(Gate.columns))
 

@@ -38,7 +38,9 @@ from clusterstats.errors import (
     InvalidInputError,
     InvalidOptionError,
 )
-from clusterstats.readers import score_entry
+from clusterstats.mean import cluster_ci as interval
+from clusterstats.paired import paired_delta as difference
+from clusterstats.readers import read_inspect, score_entry
 
 __all__ = [
     "METRIC_NAME",
@@ -215,7 +217,6 @@ def cluster_ci(
     logged: set[str] = set()
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
-        from clusterstats.mean import cluster_ci as interval
 
         try:
             if not scores:
@@ -290,8 +291,6 @@ def paired_delta(
     >>> # in a task: Task(..., metrics=[paired_delta("logs/baseline.eval", cluster="doc")])
     """
 
-    from clusterstats.readers import read_inspect
-
     # Read the baseline now, when the task is defined: Inspect computes metrics inside its
     # event loop, where reading another log would nest one loop in another.
     old = read_inspect(baseline, score=score, key=key, cluster=cluster).rename(
@@ -304,7 +303,6 @@ def paired_delta(
     logged: set[str] = set()
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
-        from clusterstats.paired import paired_delta as difference
 
         try:
             if not scores:

@@ -21,16 +21,22 @@ from clusterstats import _options as opt
 from clusterstats import _policies as policy
 from clusterstats import adapters
 from clusterstats._design import MeanDesign, MeanGroup
+from clusterstats._plotting import forest
 from clusterstats._result import GroupedResults, Result, label_of
 from clusterstats.core import intervals as iv
+from clusterstats.core import missing as mi
+from clusterstats.core.crossed import memberships_of, summarize_crossed
 from clusterstats.core.intervals import Method
+from clusterstats.core.strata import summarize_stratified
 from clusterstats.core.summary import (
     few_clusters_notes,
     summarize_design_effect,
     summarize_icc,
     summarize_interval,
 )
+from clusterstats.core.summary import summarize_interval as interval
 from clusterstats.core.variance import icc_anova, iid_variance
+from clusterstats.core.weighted import kish_effect, summarize_weighted
 from clusterstats.errors import ClusterStatsError, FewClustersWarning, InvalidOptionError, warn
 
 __all__ = [
@@ -250,7 +256,6 @@ class ClusterCI(Result):
         -------
         matplotlib Axes
         """
-        from clusterstats._plotting import forest
 
         return forest(
             [label_of(self.outcome, self.by)],
@@ -484,8 +489,6 @@ def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOpti
     if options.weights is not None:
         return _weighted_interval_of(group, design, options, applied)
     if applied.strata is not None:
-        from clusterstats.core.strata import summarize_stratified
-
         policy.check_lonely(applied.strata, applied.strata_labels, options.lonely)
         try:
             s = summarize_stratified(
@@ -547,7 +550,6 @@ def _weighted_interval_of(
 ) -> ClusterCI:
     """One weighted (Hájek) ``ClusterCI`` (``weights=``): the group's weighted sums of the
     clusters with a usable outcome."""
-    from clusterstats.core.weighted import kish_effect, summarize_weighted
 
     ws, ids = group.weighted, group.weighted_ids
     if ws is None or ids is None:  # pragma: no cover - the adapter sets both with weights
@@ -616,7 +618,6 @@ def _crossed_interval_of(
     """One ``ClusterCI`` under crossed clustering (``crossed=True``): the design's clusters
     are the cells, combinations of the groupings; each cell's code in every grouping comes
     from its label."""
-    from clusterstats.core.crossed import memberships_of, summarize_crossed
 
     labels = design.cluster_names(group.cluster_ids[applied.kept])
     memberships = memberships_of(labels, len(design.by))
@@ -664,8 +665,6 @@ def _ipw_interval_of(
     group: MeanGroup, index: int, design: MeanDesign, options: opt.IntervalOptions
 ) -> ClusterCI:
     """One ``ClusterCI`` by inverse-probability weighting (``missing="ipw"``)."""
-    from clusterstats.core import missing as mi
-    from clusterstats.core.summary import summarize_interval as interval
 
     rows = None if design.responses is None else design.responses[index]
     fitted = policy.ipw_fit(

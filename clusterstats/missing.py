@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
@@ -113,7 +114,6 @@ class MissingReport:
 
     def to_frame(self):
         """The sensitivity table: one row per analysis, with the columns of ``columns``."""
-        import pandas as pd
 
         rows = [
             {
@@ -131,7 +131,6 @@ class MissingReport:
 
     def per_cluster(self):
         """One row per cluster: ``cluster``, ``rows``, ``missing``, ``missing_rate``."""
-        import pandas as pd
 
         rows = np.asarray(self.cluster_rows)
         missing = np.asarray(self.cluster_missing)
@@ -147,7 +146,6 @@ class MissingReport:
     def by_reason(self):
         """Missing rows per reason: ``reason``, ``rows``, ``share`` (of the missing rows),
         ``clusters`` (empty without ``reason=``)."""
-        import pandas as pd
 
         frame = pd.DataFrame(list(self.reasons), columns=["reason", "rows", "clusters"])
         frame.insert(2, "share", frame["rows"] / max(self.n_missing, 1))
@@ -155,7 +153,6 @@ class MissingReport:
 
     def delta_table(self):
         """The δ-adjusted estimates: ``delta``, ``estimate``."""
-        import pandas as pd
 
         return pd.DataFrame(list(self.deltas), columns=["delta", "estimate"])
 

@@ -21,6 +21,12 @@ from clusterstats import adapters
 from clusterstats._design import PairedDesign, PairedItems
 from clusterstats._result import GroupedResults, Result, label_of
 from clusterstats.core import intervals as iv
+from clusterstats.core.crossed import crossed_variance, summarize_crossed
+from clusterstats.core.grouping import cluster_sums
+from clusterstats.core.missing import hajek_cluster_propensity
+from clusterstats.core.paired import summarize_paired
+from clusterstats.core.strata import stratified_variance, summarize_stratified
+from clusterstats.core.weighted import summarize_weighted, weighted_sums
 from clusterstats.errors import ClusterStatsError, InvalidOptionError
 from clusterstats.mean import grouped
 
@@ -237,7 +243,6 @@ def _ipw_paired(
 ) -> PairedDelta:
     """A ``PairedDelta`` by inverse-probability weighting of the items answered on both
     sides, with cluster response propensities and the stacked sandwich variance."""
-    from clusterstats.core.missing import hajek_cluster_propensity
 
     label_a, label_b = labels
     codes = items.codes
@@ -320,8 +325,6 @@ def _ipw_paired(
 def _stratified(s: Any, items: PairedItems, options: opt.PairedOptions) -> Any:
     """Replace the interval, test and unpaired SE of a paired summary by their stratified
     versions (R survey's linearisation of the per-item differences)."""
-    from clusterstats.core.grouping import cluster_sums
-    from clusterstats.core.strata import stratified_variance, summarize_stratified
 
     strata = items.strata
     policy.check_lonely(strata, items.strata_labels, options.lonely)
@@ -380,7 +383,6 @@ def _weighted(s: Any, items: PairedItems, options: opt.PairedOptions) -> Any:
     """Replace the estimate, interval, test and side means of a paired summary by their
     weighted (Hájek) versions: the weighted mean of the per-item differences, with its
     linearised cluster-robust variance (stratified with ``strata``)."""
-    from clusterstats.core.weighted import summarize_weighted, weighted_sums
 
     if items.weights is None:  # pragma: no cover - the adapter sets them with weights
         raise InvalidOptionError("weights= needs the items' weights")
@@ -439,8 +441,6 @@ def _crossed(s: Any, items: PairedItems, design: PairedDesign, options: opt.Pair
     """Replace the interval, test and unpaired SE of a paired summary by their crossed
     versions: the multi-way variance of the per-item differences (Cameron, Gelbach & Miller
     2011)."""
-    from clusterstats.core.crossed import crossed_variance, summarize_crossed
-    from clusterstats.core.grouping import cluster_sums
 
     if items.members is None:
         raise InvalidOptionError(
@@ -485,7 +485,6 @@ def _crossed(s: Any, items: PairedItems, design: PairedDesign, options: opt.Pair
 def _paired_of(
     items: PairedItems, labels: tuple[str, str], design: PairedDesign, options: opt.PairedOptions
 ) -> PairedDelta:
-    from clusterstats.core.paired import summarize_paired
 
     label_a, label_b = labels
     stratified = items.strata is not None

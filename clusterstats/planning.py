@@ -14,15 +14,25 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import _policies as policy
 from clusterstats import adapters
 from clusterstats._design import MeanDesign, PairedDesign
+from clusterstats._plotting import budget_curve
 from clusterstats.core import intervals as iv
 from clusterstats.core import planning as pl
-from clusterstats.core.variance import design_effect_kish
+from clusterstats.core.grouping import cluster_sums
+from clusterstats.core.summary import (
+    constant_up_to_rounding,
+    default_design_effect,
+    summarize_icc,
+    summarize_interval,
+    uneven_sizes_df,
+)
+from clusterstats.core.variance import design_effect_kish, moulton_icc, row_variance
 from clusterstats.errors import (
     ClusterStatsWarning,
     DegenerateDataError,
@@ -30,6 +40,8 @@ from clusterstats.errors import (
     InvalidOptionError,
     TooFewClustersError,
 )
+from clusterstats.mean import build_cluster_ci
+from clusterstats.paired import build_paired_delta, matched_design
 
 __all__ = [
     "Plan",
@@ -180,7 +192,6 @@ class Plan:
 
     def to_frame(self):
         """The options table: one row per design, with the columns of ``columns``."""
-        import pandas as pd
 
         return pd.DataFrame(list(self.options), columns=list(self.columns))
 
@@ -201,7 +212,6 @@ class Plan:
     def icc_table(self):
         """How the answers move over the plausible ICC range: ``icc``, ``n_eff``,
         ``half_width``, ``clusters_needed``."""
-        import pandas as pd
 
         return pd.DataFrame(
             list(self.by_icc), columns=["icc", "n_eff", "half_width", "clusters_needed"]
@@ -313,7 +323,6 @@ class Plan:
         -------
         matplotlib Axes
         """
-        from clusterstats._plotting import budget_curve
 
         return budget_curve(
             self.n_clusters,
@@ -885,8 +894,6 @@ def pilot_plan(
             data, outcome, by, responded=responded, case=case, rerun=rerun
         )
     else:
-        from clusterstats.paired import matched_design
-
         design = matched_design(
             data,
             other,
@@ -949,15 +956,6 @@ def build_pilot_plan(
     """``pilot_plan`` on a design of one group: a :class:`MeanDesign` plans its mean, a
     :class:`PairedDesign` (matched with ``how="inner"``) its paired difference. The gate
     plans each of its slices from the design it reads the slice's interval from."""
-    from clusterstats.core.grouping import cluster_sums
-    from clusterstats.core.summary import (
-        default_design_effect,
-        summarize_interval,
-        uneven_sizes_df,
-    )
-    from clusterstats.core.variance import moulton_icc
-    from clusterstats.mean import build_cluster_ci
-    from clusterstats.paired import build_paired_delta
 
     level = power
     paired = isinstance(design, PairedDesign)
@@ -1170,8 +1168,6 @@ def _is_label(a: Any, b: Any) -> bool:
 def _pilot_moments(sums: Any, what: str, confidence: float, *, paired: bool) -> tuple[Any, float]:
     """The ICC summary and the row variance of a pilot (or of its per-item differences), or
     the error that says why the pilot cannot give them and what to do instead."""
-    from clusterstats.core.summary import constant_up_to_rounding, summarize_icc
-    from clusterstats.core.variance import row_variance
 
     instead = (
         "or plan from numbers with plan(..., difference_variance=..., difference_icc=...)"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import numpy as np
+import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
@@ -289,7 +290,6 @@ class Flakiness(Result):
 
     def per_case(self):
         """One row per case: ``case``, ``runs``, ``passes``, ``disagreement``, ``flaky``."""
-        import pandas as pd
 
         runs = np.asarray(self.case_runs, dtype=float)
         passes = np.asarray(self.case_passes, dtype=float)

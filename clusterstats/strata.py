@@ -17,6 +17,8 @@ from clusterstats import _policies as policy
 from clusterstats import adapters
 from clusterstats._design import MeanDesign
 from clusterstats.core.intervals import Method
+from clusterstats.core.variance import estimate
+from clusterstats.core.weighted import subset
 from clusterstats.mean import build_cluster_ci
 
 __all__ = ["stratum_table"]
@@ -33,8 +35,6 @@ def _per_stratum(design: MeanDesign) -> MeanDesign:
         inside = group.strata == code
         weighted, weighted_ids = group.weighted, group.weighted_ids
         if weighted is not None and weighted_ids is not None:
-            from clusterstats.core.weighted import subset
-
             chosen = np.isin(weighted_ids, group.cluster_ids[inside])
             weighted, weighted_ids = subset(weighted, chosen), weighted_ids[chosen]
         groups.append(
@@ -65,7 +65,6 @@ class _LonelyRow:
 def _lonely_row(label: Any, sums: Any, strata: Hashable, lonely: str, n_rows: int) -> _LonelyRow:
     """The row of a stratum with a single cluster: its mean (weighted, for the weighted
     sums), and no interval of its own."""
-    from clusterstats.core.variance import estimate
 
     return _LonelyRow(
         estimate=estimate(sums, "pooled"),

@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 import pandas as pd
+import xarray as xr
 
 from clusterstats._design import (
     CaseDesign,
@@ -25,7 +26,7 @@ from clusterstats._design import (
     PairedDesign,
     RowsDesign,
 )
-from clusterstats.adapters import arrow, frame, pairing
+from clusterstats.adapters import arrow, dataset, frame, pairing
 from clusterstats.adapters import dask as dask_adapter
 from clusterstats.errors import InvalidInputError, InvalidOptionError
 
@@ -48,11 +49,7 @@ def backend(data: Any) -> str:
         return "pandas"
     if dask_adapter.is_dask_frame(data):
         return "dask"
-    try:
-        import xarray as xr
-    except ImportError:  # pragma: no cover - xarray is a runtime dependency
-        xr = None
-    if xr is not None and isinstance(data, xr.Dataset):
+    if isinstance(data, xr.Dataset):
         return "xarray"
     raise InvalidInputError(
         "data must be a pandas DataFrame, an xarray Dataset with (case, rerun) dims, a dask "
@@ -99,8 +96,6 @@ def mean_design(
         data = arrow.to_pandas(data, names)
     kind = backend(data)
     if weights is not None and kind == "xarray":
-        from clusterstats.adapters import dataset
-
         if responded is not None:
             raise InvalidOptionError("weights= with responded= is not available for Datasets yet")
         runs, cluster_columns, extra = dataset.weighted_runs_frame(
@@ -118,8 +113,6 @@ def mean_design(
         )
     options = {"responded": responded, "strata": strata, "nest": nest, "covariates": covariates}
     if kind == "xarray":
-        from clusterstats.adapters import dataset
-
         return dataset.mean_design(data, outcome, by, case=case, rerun=rerun, over=over, **options)
     _require_by(by, "DataFrame" if kind != "arrays" else "set of arrays")
     if kind == "dask":
@@ -169,8 +162,6 @@ def paired_design(
             missing=missing, responded=responded, strata=strata, nest=nest, on=on,
         )  # fmt: skip
     if kind == "xarray":
-        from clusterstats.adapters import dataset
-
         return dataset.paired_design(
             data,
             other,
@@ -236,7 +227,6 @@ def _weighted_paired_datasets(
 ) -> PairedDesign:
     """Two Datasets with a weight per case, as the long frames of their runs (the cases are
     the items; the weights are read from the first)."""
-    from clusterstats.adapters import dataset
 
     if responded is not None or on is not None:
         raise InvalidOptionError(
@@ -288,8 +278,6 @@ def comparison_design(
     kind = backend(data)
     options = {"how": how, "missing": missing, "responded": responded, "strata": strata}
     if weights is not None and kind == "xarray":
-        from clusterstats.adapters import dataset
-
         if responded is not None or on is not None:
             raise InvalidOptionError(
                 "weights= on a Dataset takes neither responded= nor on= yet (its cases are "
@@ -310,8 +298,6 @@ def comparison_design(
             nest=nest, weights=weights, how=how, missing=missing, responded=None, strata=strata,
         )  # fmt: skip
     if kind == "xarray":
-        from clusterstats.adapters import dataset
-
         return dataset.comparison_design(
             data,
             outcome,
@@ -348,7 +334,6 @@ def case_design(
     over: Hashable | None,
 ) -> CaseDesign:
     """Per-case moments of runs (a long frame is laid out as (case, rerun) first)."""
-    from clusterstats.adapters import dataset
 
     if arrow.is_table(data):
         data = arrow.to_pandas(data, dask_adapter.columns_named(outcome, case, rerun, by, over))
@@ -397,8 +382,6 @@ def rows_design(
     kind = backend(data)
     windows = {"time": time, "window": window}
     if kind == "xarray":
-        from clusterstats.adapters import dataset
-
         return dataset.rows_design(
             data, outcome, groupings, missing=missing, case=case, rerun=rerun, **windows
         )
@@ -425,8 +408,6 @@ def missing_reasons(
         data = arrow.to_pandas(data, dask_adapter.columns_named(outcome, by, reason, responded))
     kind = backend(data)
     if kind == "xarray":
-        from clusterstats.adapters import dataset
-
         return dataset.missing_reasons(
             data, outcome, by, reason=reason, responded=responded, case=case, rerun=rerun
         )

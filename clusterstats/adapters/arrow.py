@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from clusterstats.adapters.frame import require_columns
 from clusterstats.errors import InvalidInputError, InvalidOptionError
 
 __all__ = ["is_table", "to_pandas"]
@@ -46,7 +47,6 @@ def to_pandas(data: Any, names: Sequence[Hashable], *, matched_on: Any = "unused
             f"a {type(data).__module__.partition('.')[0]} table has no index to match items "
             "by: pass on= (the item key column or columns)"
         )
-    from clusterstats.adapters.frame import require_columns
 
     wanted = list(dict.fromkeys(names))
     require_columns(pd.DataFrame(columns=_names(data)), wanted)

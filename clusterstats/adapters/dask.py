@@ -21,7 +21,8 @@ import pandas as pd
 from clusterstats._design import MeanDesign, MeanGroup
 from clusterstats.adapters import frame as frame_adapter
 from clusterstats.adapters.frame import as_labels, check_distinct_roles, over_groups, stratify
-from clusterstats.core.grouping import ClusterTable, check_sums
+from clusterstats.core.grouping import ClusterSums, ClusterTable, check_sums
+from clusterstats.core.weighted import WeightedSums
 from clusterstats.errors import (
     ColumnNotFoundError,
     InvalidClusterError,
@@ -224,8 +225,6 @@ def _weighted_of(
     shift: float,
 ) -> tuple[Any, np.ndarray]:
     """One group's weighted sums (the clusters with a usable outcome) and their ids."""
-    from clusterstats.core.grouping import ClusterSums
-    from clusterstats.core.weighted import WeightedSums
 
     usable = sums["carried"][pick] > 0  # clusters with an answered row of positive weight
     if not usable.any():

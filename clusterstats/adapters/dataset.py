@@ -37,6 +37,7 @@ from clusterstats.adapters.frame import (
     as_labels,
     check_binary,
     check_label,
+    cluster_codes,
     factorize_sorted,
     is_hashable,
     outcome_values,
@@ -490,7 +491,6 @@ def case_codes(data: xr.Dataset, array: xr.DataArray, case: Hashable, by: Any):
         names = as_labels(by)
         frame = pd.DataFrame({str(n): _along_case(data, n, case, "by") for n in names}, copy=False)
         columns = [str(n) for n in names]
-    from clusterstats.adapters.frame import cluster_codes
 
     try:
         codes, names_of = cluster_codes(frame, columns, with_names=True)

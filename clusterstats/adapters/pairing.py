@@ -29,13 +29,16 @@ from clusterstats.adapters.frame import (
     label_codes,
     outcome_and_binary,
     outcome_values,
+    outcome_with_responses,
     over_groups,
     over_name,
     require_columns,
     small_int_codes,
     stratify,
+    weight_values,
 )
 from clusterstats.core.grouping import item_summaries
+from clusterstats.core.weighted import weighted_matrix_sums
 from clusterstats.errors import (
     AlignmentError,
     ColumnNotFoundError,
@@ -313,7 +316,6 @@ def _item_weights(
     frame: pd.DataFrame, weights: Hashable, codes: np.ndarray, n_items: int
 ) -> np.ndarray:
     """Each item's weight: the weight of its rows in ``frame``, which must be one value."""
-    from clusterstats.adapters.frame import weight_values
 
     w = weight_values(frame[weights], weights)
     runs = np.bincount(codes, minlength=n_items)
@@ -731,8 +733,6 @@ def by_cluster(
     totals, squares, counts, is_binary = sums_by_cluster(values, codes, len(uniques))
     weighted = None
     if item_weights is not None:
-        from clusterstats.core.weighted import weighted_matrix_sums
-
         weighted = weighted_matrix_sums(values, item_weights, codes)
     return ComparisonDesign(
         totals=totals,
@@ -834,7 +834,6 @@ def _mask_unanswered(
 ) -> pd.DataFrame:
     """A shallow copy whose outcome columns are NaN where ``responded`` is False (the
     caller's frame is not touched, and no column is added)."""
-    from clusterstats.adapters.frame import outcome_with_responses
 
     masked = frame.copy(deep=False)
     for label in outcomes:

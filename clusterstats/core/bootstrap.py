@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from clusterstats.core._lazy import special
 from clusterstats.core.grouping import ClusterSums
+from clusterstats.core.variance import centred_estimate, cluster_robust
 
 __all__ = [
     "DEFAULT_SEED",
@@ -142,7 +143,6 @@ def bootstrap_interval(
     mid-rank share of replicates below the estimate, and the acceleration comes from the
     leave-one-cluster-out jackknife ``a = sum(U^3) / (6 * sum(U^2)^1.5)``.
     """
-    from clusterstats.core.variance import centred_estimate
 
     # Everything below is centred on sums.shift, which is added back to the bounds only.
     theta_hat = centred_estimate(sums, estimand)
@@ -220,7 +220,6 @@ def studentized_interval(
     n_g²``; cluster_mean: the centred means and their squares), so the cost does not depend
     on the number of rows.
     """
-    from clusterstats.core.variance import centred_estimate, cluster_robust
 
     g = sums.n_clusters
     theta_hat = centred_estimate(sums, estimand)

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from clusterstats.core._lazy import special
+from clusterstats.errors import DegenerateDataWarning, warn
 
 __all__ = [
     "AUTO_BOOTSTRAP_MAX_CLUSTERS",
@@ -216,7 +217,6 @@ def clopper_pearson_fallback(
     zero and ``basis`` where ``n_eff`` comes from; both go into the message, which is returned
     with the bounds as ``(low, high, message)``.
     """
-    from clusterstats.errors import DegenerateDataWarning, warn
 
     low, high = clopper_pearson(proportion * n_eff, n_eff, confidence)
     message = (

@@ -14,9 +14,11 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from clusterstats.core import intervals as iv
 from clusterstats.core._lazy import special
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.variance import icc_anova
+from clusterstats.errors import DegenerateDataError
 
 __all__ = [
     "DEFAULT_MIN_PROPENSITY",
@@ -393,7 +395,6 @@ def ipw_interval(
     """The interval around a Hájek IPW mean from its stacked sandwich variance and ``G - 1``
     df: Korn–Graubard on the effective n for a binary outcome (``auto``), Wilson on the
     effective n, or the symmetric t interval (``cr1``, the only one for scores)."""
-    from clusterstats.core import intervals as iv
 
     if method not in IPW_METHODS:
         raise ValueError(f"method must be one of {IPW_METHODS} with inverse-probability weights")
@@ -401,7 +402,6 @@ def ipw_interval(
         method = "korn_graubard" if is_binary else "cr1"
     if method in ("wilson", "korn_graubard") and not is_binary:
         raise ValueError(f"method {method!r} needs a binary outcome")
-    from clusterstats.errors import DegenerateDataError
 
     mu, var, df = fit.estimate, fit.variance, fit.df
     se = math.sqrt(var) if var >= 0 else math.nan

@@ -17,8 +17,25 @@ from numpy.typing import NDArray
 
 from clusterstats.core._lazy import special, stats
 from clusterstats.core.bootstrap import CHUNK_ELEMENTS, studentized_bounds
+from clusterstats.core.crossed import crossed_pairwise
+from clusterstats.core.grouping import ClusterSums, cluster_sums
 from clusterstats.core.intervals import auto_method
-from clusterstats.core.variance import moulton_icc_of, satterthwaite_df_cr2, working_model_df
+from clusterstats.core.strata import rao_wu_weights, stratified_pairwise, weighted_means
+from clusterstats.core.summary import summarize_interval, uneven_sizes_df
+from clusterstats.core.variance import (
+    cluster_robust,
+    estimate,
+    moulton_icc_of,
+    satterthwaite_df_cr2,
+    working_model_df,
+)
+from clusterstats.errors import (
+    DegenerateDataError,
+    DegenerateDataWarning,
+    TooFewClustersError,
+    held_back,
+    warn,
+)
 
 __all__ = [
     "McNemar",
@@ -221,7 +238,6 @@ def stratified_rank_intervals(
     rng: np.random.Generator,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """As :func:`rank_intervals`, with Rao–Wu replicate weights drawn within strata."""
-    from clusterstats.core.strata import rao_wu_weights, weighted_means
 
     g, m = cluster_totals.shape
     chunk = max(1, CHUNK_ELEMENTS // g)
@@ -288,15 +304,6 @@ def summarize_paired(
     bootstraps resample whole clusters, both models' items together, which is the cluster
     bootstrap of the per-item differences.
     """
-    from clusterstats.core.grouping import cluster_sums
-    from clusterstats.core.summary import summarize_interval, uneven_sizes_df
-    from clusterstats.core.variance import cluster_robust, estimate
-    from clusterstats.errors import (
-        DegenerateDataError,
-        DegenerateDataWarning,
-        TooFewClustersError,
-        warn,
-    )
 
     n_clusters = int(codes.max()) + 1
     if n_clusters < 2:
@@ -519,9 +526,6 @@ def discordance_bounds(
     >>> low < 0 < high < 1
     True
     """
-    from clusterstats.core.grouping import ClusterSums
-    from clusterstats.core.summary import summarize_interval
-    from clusterstats.errors import held_back
 
     def upper(events: NDArray[np.float64]) -> float:
         with held_back():  # the rate's own notes are not the difference's
@@ -631,8 +635,6 @@ def summarize_comparison(
         method = auto_method(is_binary=False, n_clusters=int(counts.shape[0]))
     item_counts, item_totals = counts, cluster_totals
     if strata is not None:
-        from clusterstats.core.strata import stratified_pairwise
-
         means, covariance, df = stratified_pairwise(
             cluster_totals, counts, strata, estimand, lonely=lonely
         )
@@ -813,7 +815,6 @@ def _crossed_comparison(
     outcome_range: tuple[float, float] | None,
 ) -> ComparisonSummary:
     """``summarize_comparison`` under crossed clustering (see there)."""
-    from clusterstats.core.crossed import crossed_pairwise
 
     if method not in ("auto", "cr1"):
         raise ValueError(

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from clusterstats.core._lazy import special
 from clusterstats.core.grouping import ClusterSums, ClusterTable, check_sums
 
 __all__ = [
@@ -333,8 +334,7 @@ def pass_k_variance(n: int, k: int, p: float, *, kind: str = "pass^k") -> float:
     >>> round(pass_k_variance(10, 3, 0.4), 6), round(pass_k_variance(10, 3, 0.4, kind="pass@k"), 6)
     (0.007488, 0.032256)
     """
-    from scipy.special import comb
-
+    comb = special.comb
     if kind not in ("pass^k", "pass@k"):
         raise ValueError(f"kind must be 'pass^k' or 'pass@k', got {kind!r}")
     q = p if kind == "pass^k" else 1.0 - p

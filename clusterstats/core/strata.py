@@ -18,8 +18,9 @@ from numpy.typing import NDArray
 from clusterstats.core import intervals as iv
 from clusterstats.core.bootstrap import generator
 from clusterstats.core.grouping import ClusterSums
-from clusterstats.core.summary import IntervalSummary
+from clusterstats.core.summary import IntervalSummary, naive_interval
 from clusterstats.core.variance import design_effect_unequal, icc_anova, iid_variance
+from clusterstats.errors import DegenerateDataError
 
 __all__ = [
     "LONELY",
@@ -267,7 +268,6 @@ def summarize_stratified(
     (the binary ``auto``) takes the larger of it and the exchangeable-model variance;
     ``bootstrap`` is the Rao–Wu rescaled bootstrap within strata (percentile).
     """
-    from clusterstats.core.summary import naive_interval
 
     if method not in STRATIFIED_METHODS:
         raise ValueError(
@@ -289,8 +289,6 @@ def summarize_stratified(
     notes: list[str] = []
     used_resamples = None
     if not variance > 1e-24 * max(float(sums.squares.sum()) / n_rows**2, 1e-300):
-        from clusterstats.errors import DegenerateDataError
-
         if not is_binary:
             raise DegenerateDataError(
                 "within every stratum the clusters have the same mean: the stratified variance "

@@ -362,7 +362,8 @@ def summarize_interval(
             unit="cluster",
             variance="cluster-robust variance",
         )
-        built = Built(low, high, se, df, [message], math.nan, math.nan, method=fallback)
+        # the fallback's effective n is the one its interval used; no design effect
+        built = Built(low, high, se, df, [message], math.nan, n_eff, method=fallback)
     else:
         setting = Setting(
             sums=sums,

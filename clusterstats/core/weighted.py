@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from clusterstats.core import intervals as iv
 from clusterstats.core.grouping import ClusterSums
+from clusterstats.core.strata import stratified_variance
 from clusterstats.core.summary import IntervalSummary, design_variance_summary
 from clusterstats.core.variance import cluster_robust
 from clusterstats.errors import TooFewClustersError
@@ -212,8 +213,6 @@ def summarize_weighted(
         found = cluster_robust(sums, "pooled", "CR1")
         variance, df = found.variance, found.df
     else:
-        from clusterstats.core.strata import stratified_variance
-
         found = stratified_variance(sums, strata, "pooled", lonely=lonely)
         variance, df = found.variance, found.df
     rows_variance = _row_variance(ws, centred_mean)

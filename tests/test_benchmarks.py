@@ -34,6 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
         ("studies/power_real_data.py", "realised power"),
         ("studies/coverage_sparse_paired.py", "coverage after"),
         ("benchmarks/startup.py", "import clusterstats adds"),
+        ("benchmarks/gate.py", "five paired_delta"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):

@@ -383,3 +383,42 @@ def test_gate_help_says_what_each_verdict_means_and_its_exit_status(capsys):
         "exit status: 0 pass (every gate passed), 1 fail (a gate failed), 2 inconclusive "
         "(none failed, one could not tell), 3 error (bad input or options)" in text
     )
+
+
+@pytest.mark.parametrize("kind", ["at_least", "not_worse"])
+def test_the_gate_reduces_its_data_once(arms, monkeypatch, kind):
+    """Every Holm level and every plan of an inconclusive slice is built from one design:
+    the adapters are called once per gate call, however many slices and levels there are."""
+    import clusterstats.adapters as adapters
+
+    calls = {"mean_design": 0, "paired_design": 0}
+    for name in calls:
+        original = getattr(adapters, name)
+
+        def counted(*args, _original=original, _name=name, **kwargs):
+            calls[_name] += 1
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(adapters, name, counted)
+    cot, direct = arms
+    sliced = cot.assign(half=cot["task"].astype(str).str[0] < "m")
+    if kind == "at_least":
+        # one slice passes at the first Holm level, the other is read again at the second
+        # and is inconclusive: two levels and a plan
+        report = quiet(cs.gate, sliced, "correct", "task", at_least=0.6, over="half")
+        assert [g.confidence for g in report.gates] == [0.975, 0.95]
+    else:
+        # direct against chain-of-thought with a margin of 0.2: both slices inconclusive,
+        # each with a plan from the paired design
+        old = direct.assign(half=direct["task"].astype(str).str[0] < "m")
+        report = quiet(
+            cs.gate, old, "correct", "task", baseline=sliced, on="item_id", margin=0.2,
+            over="half",
+        )  # fmt: skip
+        assert all(g.clusters_needed > 0 for g in report.gates)
+    assert len(report.gates) == 2
+    assert "inconclusive" in {g.verdict for g in report.gates}
+    assert calls == {
+        "mean_design": int(kind == "at_least"),
+        "paired_design": int(kind == "not_worse"),
+    }

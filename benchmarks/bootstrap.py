@@ -22,7 +22,8 @@ What is measured (full run; ``--quick`` shrinks every size for a smoke test):
   increase over the resident set size just before the call. The peak of numpy's traced
   allocations during a second call (``tracemalloc``) is shown as a cross-check.
 
-Targets: speed-up over the reference loop >= 300x; clusterstats time <= 2.5x the floor; peak
+Targets: speed-up over the reference loop >= 300x; clusterstats time <= 1.5x the floor for
+the percentile and BCa bootstraps and <= 2x for ``bootstrap_t``; peak
 memory of the process < 500 MB (1 MB = 10^6 bytes).
 
 Usage::
@@ -70,7 +71,8 @@ QUICK = {
 METHODS = ("bootstrap_percentile", "bootstrap_bca", "bootstrap_t")
 DATA_SEED = 20240601
 TARGET_SPEEDUP = 300.0
-TARGET_FLOOR_RATIO = 2.5
+# the percentile and BCa bootstraps sum two per-cluster columns, bootstrap_t five
+TARGET_FLOOR_RATIO = {"bootstrap_percentile": 1.5, "bootstrap_bca": 1.5, "bootstrap_t": 2.0}
 TARGET_PEAK_MB = 500.0
 
 
@@ -291,8 +293,8 @@ def main() -> None:
         print(f"{method:<22} {speedup:>21.0f}x {floor_ratio:>14.2f}x")
         print(
             f"  targets: speed-up >= {TARGET_SPEEDUP:.0f}x {verdict(speedup >= TARGET_SPEEDUP)};"
-            f" floor ratio <= {TARGET_FLOOR_RATIO}x "
-            f"{verdict(floor_ratio <= TARGET_FLOOR_RATIO)}"
+            f" floor ratio <= {TARGET_FLOOR_RATIO[method]}x "
+            f"{verdict(floor_ratio <= TARGET_FLOOR_RATIO[method])}"
         )
 
     print()

@@ -85,12 +85,22 @@ def resample_cluster_sums(
     columns = [np.ascontiguousarray(stats_matrix[:, j]) for j in range(k)]
     out = np.empty((n_resamples, k))
     chunk = max(1, CHUNK_ELEMENTS // g)
+    # With several statistics, one pass counts how often each cluster was drawn and a matrix
+    # product sums every column at once (as compare's rank bootstrap does); with one or two,
+    # gathering and summing each column is as fast and needs no count matrix.
+    by_counts = k >= 3
     for start in range(0, n_resamples, chunk):
         stop = min(start + chunk, n_resamples)
         if indices is None:
             drawn = rng.integers(0, g, size=(stop - start, g))
         else:
             drawn = indices[start:stop]
+        if by_counts:
+            rows = stop - start
+            flat = drawn + (np.arange(rows, dtype=drawn.dtype) * g)[:, None]
+            counts = np.bincount(flat.ravel(), minlength=rows * g).reshape(rows, g)
+            out[start:stop] = counts.astype(np.float64) @ stats_matrix
+            continue
         for j, column in enumerate(columns):
             out[start:stop, j] = np.take(column, drawn).sum(axis=1)
     return out[:, 0] if squeeze else out

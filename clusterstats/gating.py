@@ -503,15 +503,14 @@ def gate(
 
     alpha = 1.0 - confidence
     n_gates = len(design.groups)
-    first = evaluate(confidence, list(range(n_gates)))
     decided: dict[int, tuple[str, Any, float]] = {}
-    level = confidence
     while True:
         undecided = [i for i in range(n_gates) if i not in decided]
         if not undecided:
             break
+        # each level reads only the gates still undecided (a single gate: at confidence)
         level = 1.0 - alpha / len(undecided)
-        current = first if level == confidence else evaluate(level, undecided)
+        current = evaluate(level, undecided)
         passing = [i for i in undecided if _decide(*_bounds(current[i]), boundary) == "pass"]
         if not passing:
             for i in undecided:

@@ -350,14 +350,14 @@ def gate(
 
     Parameters
     ----------
-    data : pandas.DataFrame, xarray.Dataset or dask DataFrame
+    data : DataFrame (pandas, polars, pyarrow or dask) or xarray.Dataset
         The new model's results, as in ``cluster_ci`` (at least) or as ``paired_delta``'s
         first side (not worse).
     outcome : column label
         The outcome (0/1 or a score; higher is better).
     by : column label or list of labels, optional
         The cluster column(s).
-    baseline : DataFrame or Dataset, optional
+    baseline : DataFrame (pandas, polars, pyarrow or dask) or Dataset, optional
         The baseline's results on the same items, matched on ``on``: the not-worse gate.
     margin : float, optional
         With ``baseline``: how much worse than the baseline is still acceptable (0 or more,

@@ -64,7 +64,7 @@ def assert_pass_rate_at_least(
 
     Parameters
     ----------
-    data : pandas.DataFrame, xarray.Dataset or dask DataFrame
+    data : DataFrame (pandas, polars, pyarrow or dask) or xarray.Dataset
         The results, as in ``cluster_ci``.
     outcome : column label
         The outcome (0/1 or a score).
@@ -123,7 +123,7 @@ def assert_not_worse(
 
     Parameters
     ----------
-    candidate, baseline : DataFrame or Dataset
+    candidate, baseline : DataFrame (pandas, polars, pyarrow or dask) or Dataset
         The two models' results on the same items (matched on ``on=``, as in
         ``paired_delta``).
     outcome : column label

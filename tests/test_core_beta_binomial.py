@@ -15,6 +15,7 @@ import pytest
 from scipy import optimize, special, stats
 
 import clusterstats as cs
+import clusterstats.core.beta_binomial as beta_binomial
 from clusterstats.core.beta_binomial import (
     MAX_ICC,
     inverted_korn_graubard,
@@ -55,6 +56,30 @@ def test_restricted_icc_is_the_beta_binomial_maximum_likelihood_with_the_mean_fi
     ours = restricted_icc(tails, mus)
     for mu, rho in zip(mus, ours, strict=True):
         assert rho == pytest.approx(reference_icc(x, n, mu), abs=1e-6)
+
+
+def test_a_newton_step_that_lands_on_a_zero_score_stops_there(monkeypatch):
+    """The demo's first model (24 questions per source) at its pooled share: a Newton step
+    lands where the score is exactly 0.0. The search used to bisect away from that maximum
+    until the bracket shrank to the tolerance (14 score evaluations); it now stops (6)."""
+    demo = cs.load_demo_data()
+    one = demo[demo["model"] == demo["model"].iloc[0]]
+    first24 = one.sort_values("question_id").groupby("src").head(24)
+    per_source = first24.groupby("src")["correct"].agg(["sum", "count"])
+    x, n = per_source["sum"].to_numpy(), per_source["count"].to_numpy()
+    tails = tail_counts(x, n)
+    mu = x.sum() / n.sum()
+    evaluations = []
+    score = beta_binomial._score
+
+    def counted(*args):
+        evaluations.append(1)
+        return score(*args)
+
+    monkeypatch.setattr(beta_binomial, "_score", counted)
+    rho = restricted_icc(tails, mu)[0]
+    assert rho == pytest.approx(reference_icc(x, n, mu), abs=1e-6)
+    assert len(evaluations) <= 8
 
 
 def test_tail_counts_count_clusters_above_each_level():

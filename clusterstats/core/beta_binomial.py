@@ -139,7 +139,10 @@ def restricted_icc(tails: TailCounts, mu: NDArray | float) -> NDArray[np.float64
         hi = np.where(first <= 0, t, hi)
         step = -first / np.where(second < 0, second, -np.inf)
         proposal = t + np.where(second < 0, step, np.inf)
-        inside = (proposal > lo) & (proposal < hi)
+        # A zero score with negative curvature is the maximum: stay (the bracket test would
+        # bisect away from it, halving the bracket down to the tolerance, ~10 more steps).
+        at_maximum = (first == 0) & (second < 0)
+        inside = ((proposal > lo) & (proposal < hi)) | at_maximum
         moved = np.where(inside, proposal, 0.5 * (lo + hi))
         theta[active], low[active], high[active] = moved, lo, hi
         settled[active] = np.abs(moved - t) <= 1e-13 * (1.0 + t)

@@ -81,6 +81,10 @@ class MeanDesign:
         The label of each stratum code.
     cluster_names : callable
         Cluster codes to cluster labels.
+    cluster_groupings : tuple of ndarray, or None
+        With several ``by`` columns, each cluster's code in every column (indexed by the
+        cluster code): crossed clustering's memberships, without reading labels back. None
+        when the adapter does not give them (the labels are read then).
     responses : tuple of ResponseRows, or None
         Row-level inputs of a response model, one per group, when covariates were asked for.
     weights : str or None
@@ -97,6 +101,7 @@ class MeanDesign:
     )
     responses: tuple[ResponseRows, ...] | None = field(default=None, repr=False)
     weights: str | None = None
+    cluster_groupings: tuple[NDArray[np.intp], ...] | None = field(default=None, repr=False)
 
     @property
     def is_binary(self) -> bool:

@@ -26,6 +26,7 @@ from clusterstats._result import GroupedResults, Result, label_of
 from clusterstats.core import intervals as iv
 from clusterstats.core import missing as mi
 from clusterstats.core.crossed import memberships_of, summarize_crossed
+from clusterstats.core.grouping import dense_codes
 from clusterstats.core.intervals import Method
 from clusterstats.core.strata import summarize_stratified
 from clusterstats.core.summary import (
@@ -617,10 +618,12 @@ def _crossed_interval_of(
 ) -> ClusterCI:
     """One ``ClusterCI`` under crossed clustering (``crossed=True``): the design's clusters
     are the cells, combinations of the groupings; each cell's code in every grouping comes
-    from its label."""
-
-    labels = design.cluster_names(group.cluster_ids[applied.kept])
-    memberships = memberships_of(labels, len(design.by))
+    from the adapter's codes, or from its label when the adapter has none."""
+    cells = group.cluster_ids[applied.kept]
+    if design.cluster_groupings is not None:
+        memberships = [dense_codes(codes[cells]) for codes in design.cluster_groupings]
+    else:
+        memberships = memberships_of(design.cluster_names(cells), len(design.by))
     try:
         s = summarize_crossed(
             applied.sums,

@@ -35,6 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
         ("studies/coverage_sparse_paired.py", "coverage after"),
         ("benchmarks/startup.py", "import clusterstats adds"),
         ("benchmarks/gate.py", "five paired_delta"),
+        ("benchmarks/crossed.py", "worst crossed / one-way ratio"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):

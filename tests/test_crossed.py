@@ -16,7 +16,8 @@ import pandas as pd
 import pytest
 
 import clusterstats as cs
-from clusterstats.core.crossed import crossed_variance_of_rows
+from clusterstats import adapters
+from clusterstats.core.crossed import crossed_variance_of_rows, memberships_of
 
 DATA = os.path.join(os.path.dirname(__file__), "reference", "data")
 
@@ -397,3 +398,37 @@ def test_compare_crossed_on_every_backend(three_models, tmp_path):
     assert proc.returncode == 0, proc.stderr
     printed = pd.read_csv(pd.io.common.StringIO(proc.stdout))
     np.testing.assert_allclose(printed["high"], reference["high"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_adapters_grouping_codes_are_the_labels_groupings(seed):
+    """The frame adapter hands crossed clustering each cluster's code in every ``by``
+    column; they must partition the clusters as the clusters' labels do (integer ids with
+    gaps, string ids, three columns), and give the interval the labels give."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    frame = pd.DataFrame(
+        {
+            "q": rng.integers(0, 12, n) * 7,  # gaps between the ids
+            "t": np.array([f"t{k}" for k in rng.integers(0, 5, n)]),
+            "s": rng.integers(0, 3, n),
+            "y": (rng.random(n) < 0.4).astype(float),
+        }
+    )
+    by = ["q", "t", "s"]
+    design = adapters.mean_design(frame, "y", by)
+    ids = design.groups[0].cluster_ids
+    from_labels = memberships_of(design.cluster_names(ids), 3)
+    for column, labelled in zip(design.cluster_groupings, from_labels, strict=True):
+        codes = column[ids]
+        # the same partition: each label's code is one adapter code, and back
+        pairs = set(zip(codes.tolist(), labelled.tolist(), strict=True))
+        assert len(pairs) == len(set(codes.tolist()))
+        assert len(set(codes.tolist())) == len(set(labelled.tolist()))
+    by_codes = quiet(cs.cluster_ci, frame, "y", by=by, crossed=True, method="cr1")
+    # a Dataset reaches crossed clustering through the labels alone
+    dataset = cs.to_case_rerun(frame.assign(case=np.arange(n)), case="case", outcome="y")
+    by_labels = quiet(cs.cluster_ci, dataset, "y", by=by, crossed=True, method="cr1")
+    assert (by_codes.low, by_codes.high) == pytest.approx(
+        (by_labels.low, by_labels.high), rel=1e-12
+    )

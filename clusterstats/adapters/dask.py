@@ -258,12 +258,14 @@ def _design_from_table(
 ) -> MeanDesign:
     """A MeanDesign from the aggregated cells (one row per group, cluster and stratum: the
     key columns) and their sums (with ``weights``, also the weighted sums)."""
-    codes, names = frame_adapter.cluster_codes(cells, by_labels, with_names=True)
+    codes, names, groupings = frame_adapter.cluster_codes(
+        cells, by_labels, with_names=True, with_groupings=True
+    )
     stratum_of_cluster, stratum_labels = None, ()
     if strata is not None:
         codes, stratum_of_cluster, stratum_labels = stratify(cells, codes, strata, nest=nest)
         if nest:
-            names = frame_adapter.first_row_names(cells, by_labels, codes)
+            names, groupings = frame_adapter.first_row_names(cells, by_labels, codes), None
     if over is None:
         group_codes, group_labels = np.zeros(len(cells), dtype=np.intp), [None]
     else:
@@ -306,5 +308,6 @@ def _design_from_table(
         groups=tuple(groups),
         strata_labels=tuple(stratum_labels),
         cluster_names=names,
+        cluster_groupings=groupings,
         weights=None if weights is None else str(weights),
     )

@@ -19,6 +19,7 @@ from clusterstats._design import MeanDesign, MeanGroup, ResponseRows, RowsDesign
 from clusterstats.core.grouping import (
     ClusterTable,
     cluster_table_and_ids,
+    dense_codes,
     grouped_cluster_tables,
 )
 from clusterstats.core.weighted import scale_free, weighted_sums
@@ -418,11 +419,21 @@ def over_name(over: Any) -> str | tuple[str, ...] | None:
     return str(over)
 
 
-def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable], *, with_names: bool = False):
+def cluster_codes(
+    frame: pd.DataFrame,
+    by: Sequence[Hashable],
+    *,
+    with_names: bool = False,
+    with_groupings: bool = False,
+):
     """Integer codes of the cluster (the combination of the ``by`` columns), in label order;
-    with ``with_names``, also a function from codes to cluster labels (for messages)."""
+    with ``with_names``, also a function from codes to cluster labels (for messages); with
+    ``with_groupings`` (and names), also each cluster's code in every ``by`` column, or None
+    for one column (what crossed clustering needs, without reading labels back)."""
     codes: np.ndarray | None = None
     uniques: Any = None
+    # each cluster's code in every column so far (with_groupings), updated as columns join
+    groupings: list[np.ndarray] = []
     for label in by:
         column_codes, uniques = factorize_sorted(frame[label])
         n_labels = int(column_codes.max()) + 1 if uniques is None else len(uniques)
@@ -435,8 +446,18 @@ def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable], *, with_names: bo
             )
         if codes is None:
             codes = column_codes
+            continue
+        combined = codes * np.int64(n_labels) + column_codes
+        if int(codes.max() + 1) * n_labels <= 2 * combined.size + 1024:
+            # as factorize(sort=True), counted rather than hashed
+            codes, keys = dense_codes(combined, with_values=True)
         else:
-            codes, _ = pd.factorize(codes * np.int64(n_labels) + column_codes, sort=True)
+            codes, keys = pd.factorize(combined, sort=True)
+        if with_groupings:  # a cluster's key is (its code before this column, this column's)
+            before, this = np.divmod(np.asarray(keys, dtype=np.int64), np.int64(n_labels))
+            before = before.astype(np.intp)
+            groupings = [g[before] for g in groupings] if groupings else [before]
+            groupings.append(this.astype(np.intp))
     assert codes is not None
     codes = codes.astype(np.intp, copy=False)
     if not with_names:
@@ -448,8 +469,16 @@ def cluster_codes(frame: pd.DataFrame, by: Sequence[Hashable], *, with_names: bo
             if labels is None
             else (lambda ids: [labels[i] for i in np.asarray(ids)])
         )
-        return codes, names
-    return codes, first_row_names(frame, by, codes)
+        return (codes, names, None) if with_groupings else (codes, names)
+    names = first_row_names(frame, by, codes)
+    return (codes, names, tuple(groupings)) if with_groupings else (codes, names)
+
+
+def first_rows(codes: np.ndarray) -> np.ndarray:
+    """The first row of each cluster code ``0 .. codes.max()``."""
+    first = np.full(int(codes.max()) + 1, -1)
+    first[codes[::-1]] = np.arange(codes.shape[0])[::-1]
+    return first
 
 
 def first_row_names(frame: pd.DataFrame, columns: Sequence[Hashable], codes: np.ndarray):
@@ -457,9 +486,7 @@ def first_row_names(frame: pd.DataFrame, columns: Sequence[Hashable], codes: np.
     tuple for several columns). The first rows are found only when a label is asked for."""
 
     def names(ids: Any) -> list[Any]:
-        first = np.full(int(codes.max()) + 1, -1)
-        first[codes[::-1]] = np.arange(codes.shape[0])[::-1]
-        rows = first[np.asarray(ids, dtype=np.intp)]
+        rows = first_rows(codes)[np.asarray(ids, dtype=np.intp)]
         picked = [frame[c].to_numpy()[rows].tolist() for c in columns]
         return picked[0] if len(columns) == 1 else list(zip(*picked, strict=True))
 
@@ -558,12 +585,12 @@ def mean_design(
     if len(frame) == 0:
         raise EmptyDataError("the frame has no rows")
     values = outcome_with_responses(frame, outcome_label, responded)
-    codes, names = cluster_codes(frame, by_labels, with_names=True)
+    codes, names, groupings = cluster_codes(frame, by_labels, with_names=True, with_groupings=True)
     stratum_of_cluster, stratum_labels = None, ()
     if strata is not None:
         codes, stratum_of_cluster, stratum_labels = stratify(frame, codes, strata, nest=nest)
         if nest:
-            names = first_row_names(frame, by_labels, codes)
+            names, groupings = first_row_names(frame, by_labels, codes), None
     n_clusters = int(codes.max()) + 1
     if over is None:
         group_codes, group_labels = None, [None]
@@ -610,6 +637,7 @@ def mean_design(
         groups=tuple(groups),
         strata_labels=tuple(stratum_labels),
         cluster_names=names,
+        cluster_groupings=groupings,
         responses=responses,
         weights=None if weights is None else str(weights),
     )

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from clusterstats.core import intervals as iv
-from clusterstats.core.grouping import ClusterSums, cluster_sums
+from clusterstats.core.grouping import ClusterSums, cluster_sums, dense_codes
 from clusterstats.core.summary import (
     IntervalSummary,
     constant_up_to_rounding,
@@ -83,12 +83,20 @@ def memberships_of(labels: Sequence[tuple], n_groupings: int) -> list[NDArray[np
     return memberships
 
 
-def _intersection_codes(memberships: Sequence[NDArray[np.intp]], subset: tuple[int, ...]):
-    """Codes 0..G_S-1 of each cell in the intersection of the groupings in ``subset``."""
-    if len(subset) == 1:
-        return np.unique(memberships[subset[0]], return_inverse=True)[1].ravel()
-    stacked = np.stack([memberships[j] for j in subset], axis=1)
-    return np.unique(stacked, axis=0, return_inverse=True)[1].ravel()
+def _intersection_codes(dense: Sequence[NDArray[np.intp]], subset: tuple[int, ...]):
+    """Codes 0..G_S-1 of each cell in the intersection of the groupings in ``subset`` (each
+    grouping's codes ``dense``: 0..G_j-1), in the lexicographic order of their codes."""
+    key = dense[subset[0]]
+    for j in subset[1:]:
+        # a mixed-radix number of the codes so far and this grouping's, renumbered
+        radix = int(dense[j].max()) + 1
+        span = (int(key.max()) + 1) * radix
+        combined = key.astype(np.int64) * np.int64(radix) + dense[j]
+        if span <= 2 * combined.size + 1024:  # a short range: counted, not sorted
+            key = dense_codes(combined)
+        else:
+            key = np.unique(combined, return_inverse=True)[1].ravel().astype(np.intp)
+    return key
 
 
 def _subsets(memberships: Sequence[NDArray[np.intp]], names: Sequence[str] = ()):
@@ -98,7 +106,8 @@ def _subsets(memberships: Sequence[NDArray[np.intp]], names: Sequence[str] = ())
     intersection has at least the levels of each of its groupings, so it is the only case."""
     if len(memberships) < 2:
         raise ValueError("crossed clustering needs at least two groupings")
-    for position, codes in enumerate(memberships):
+    dense = [dense_codes(codes) for codes in memberships]
+    for position, codes in enumerate(dense):
         if int(np.max(codes)) < 1:
             which = f"{names[position]!r}" if len(names) > position else f"{position}"
             raise TooFewClustersError(
@@ -108,7 +117,7 @@ def _subsets(memberships: Sequence[NDArray[np.intp]], names: Sequence[str] = ())
             )
     for size in range(1, len(memberships) + 1):
         for subset in itertools.combinations(range(len(memberships)), size):
-            codes = _intersection_codes(memberships, subset)
+            codes = _intersection_codes(dense, subset)
             g = int(codes.max()) + 1
             if g < 2:
                 raise ValueError(
@@ -138,7 +147,7 @@ def crossed_variance(
     ``V = 0 + 0.25 - 0.0833``:
 
     >>> import numpy as np
-    >>> from clusterstats.core.grouping import ClusterSums, cluster_sums
+    >>> from clusterstats.core.grouping import ClusterSums, cluster_sums, dense_codes
     >>> s = ClusterSums(np.ones(4), np.array([1.0, 0, 1, 0]), np.array([1.0, 0, 1, 0]))
     >>> a, b = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
     >>> v = crossed_variance(s, [a, b])

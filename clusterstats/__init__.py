@@ -58,7 +58,6 @@ from clusterstats.errors import (
     TooFewClustersError,
 )
 from clusterstats.harness import lm_eval_table
-from clusterstats.mixing import weights_for_mix
 from clusterstats.readers import read_inspect, read_lm_eval, read_lm_eval_results
 from clusterstats.results import (
     ICC,
@@ -78,6 +77,7 @@ from clusterstats.results import (
     Report,
 )
 from clusterstats.simulate import simulate
+from clusterstats.stats.mixing import weights_for_mix
 
 __version__ = "0.1.0"
 

@@ -23,7 +23,16 @@ from typing import Any
 import pandas as pd
 import xarray as xr
 
-from clusterstats import comparison, diagnostics, mean, missing, paired, planning, reruns, strata
+from clusterstats.stats import (
+    comparison,
+    diagnostics,
+    mean,
+    missing,
+    paired,
+    planning,
+    reruns,
+    strata,
+)
 
 __all__ = ["DaskEvalAccessor", "DatasetEvalAccessor", "EvalAccessor", "register"]
 

@@ -2,23 +2,22 @@
 imports). Each function takes a pandas DataFrame, an xarray Dataset laid out as (case, rerun),
 a dask DataFrame, or (where it makes sense) plain arrays."""
 
-from clusterstats.comparison import compare
-from clusterstats.diagnostics import check_clustering, report
 from clusterstats.gating import gate
-from clusterstats.mean import cluster_ci, design_effect, icc
-from clusterstats.missing import missing_report
-from clusterstats.paired import paired_delta
-from clusterstats.planning import (
+from clusterstats.stats.comparison import compare
+from clusterstats.stats.diagnostics import check_clustering, report
+from clusterstats.stats.formulas import (
     adjusted_wilson_interval,
     effective_n,
     kish_design_effect,
-    pilot_plan,
-    plan,
     rule_of_three,
     wilson_interval,
 )
-from clusterstats.reruns import flakiness, pass_at_k, pass_hat_k, to_case_rerun
-from clusterstats.strata import stratum_table
+from clusterstats.stats.mean import cluster_ci, design_effect, icc
+from clusterstats.stats.missing import missing_report
+from clusterstats.stats.paired import paired_delta
+from clusterstats.stats.planning import pilot_plan, plan
+from clusterstats.stats.reruns import flakiness, pass_at_k, pass_hat_k, to_case_rerun
+from clusterstats.stats.strata import stratum_table
 
 __all__ = [
     "adjusted_wilson_interval",

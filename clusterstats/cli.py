@@ -37,8 +37,8 @@ from clusterstats.errors import (
     ClusterStatsError,
     InvalidOptionError,
 )
-from clusterstats.mean import ClusterCI, cluster_ci
 from clusterstats.readers.tables import FILE_FORMATS, one_line, read_table
+from clusterstats.stats.mean import ClusterCI, cluster_ci
 
 #: What ``--output`` writes: the statistics' tables, ``ci``'s, and the reports' (Markdown).
 OUTPUTS: tuple[str, ...] = ("text", "csv", "json")
@@ -340,7 +340,7 @@ def _pairing_key(
 
 
 def _paired(args: argparse.Namespace) -> Iterable[str]:
-    from clusterstats.paired import paired_delta
+    from clusterstats.stats.paired import paired_delta
 
     labels = [*args.by, *(args.on or []), *([args.rerun] if args.rerun else [])]
     labels += _extra_labels(args)
@@ -365,7 +365,7 @@ def _paired(args: argparse.Namespace) -> Iterable[str]:
 
 
 def _compare(args: argparse.Namespace) -> Iterable[str]:
-    from clusterstats.comparison import compare
+    from clusterstats.stats.comparison import compare
 
     labels = [*args.by, args.model, *(args.on or []), *([args.rerun] if args.rerun else [])]
     labels += _extra_labels(args)
@@ -425,7 +425,7 @@ def _print_table_result(result: Any, output: str) -> tuple[str, ...]:
 
 
 def _rerun_statistic(args: argparse.Namespace) -> Iterable[str]:
-    from clusterstats.reruns import flakiness, pass_at_k, pass_hat_k
+    from clusterstats.stats.reruns import flakiness, pass_at_k, pass_hat_k
 
     labels = [args.case, args.rerun, *([args.by] if args.by else [])]
     labels += args.over or []
@@ -456,7 +456,7 @@ def _rerun_statistic(args: argparse.Namespace) -> Iterable[str]:
 
 
 def _report(args: argparse.Namespace) -> Iterable[str]:
-    from clusterstats.diagnostics import report
+    from clusterstats.stats.diagnostics import report
 
     labels = [*args.by, *(args.over or [])]
     labels += [args.responded] if args.responded else []
@@ -476,7 +476,7 @@ def _report(args: argparse.Namespace) -> Iterable[str]:
 
 
 def _check(args: argparse.Namespace) -> Iterable[str]:
-    from clusterstats.diagnostics import check_clustering
+    from clusterstats.stats.diagnostics import check_clustering
 
     df = _read(args, args.path)
     # "a+b" is the combination of columns a and b, unless a column has that name
@@ -497,7 +497,7 @@ def _check(args: argparse.Namespace) -> Iterable[str]:
 
 
 def _missing(args: argparse.Namespace) -> Iterable[str]:
-    from clusterstats.missing import missing_report
+    from clusterstats.stats.missing import missing_report
 
     labels = [*args.by, *(x for x in (args.reason, args.responded) if x)]
     df = _read(args, args.path, labels)
@@ -514,7 +514,7 @@ def _missing(args: argparse.Namespace) -> Iterable[str]:
 
 
 def _plan(args: argparse.Namespace) -> Iterable[str]:
-    from clusterstats.planning import pilot_plan
+    from clusterstats.stats.planning import pilot_plan
 
     labels = [*args.by, *(args.on or []), *([args.responded] if args.responded else [])]
     df = _read(args, args.path, labels)

@@ -34,9 +34,9 @@ from clusterstats._result import GroupedResults, Result, label_of, merged_metric
 from clusterstats.core._lazy import special
 from clusterstats.core.planning import ScaledDesign
 from clusterstats.errors import ClusterStatsError, InvalidOptionError
-from clusterstats.mean import build_cluster_ci, interval_design
-from clusterstats.paired import build_paired_delta, matched_design
-from clusterstats.planning import build_pilot_plan
+from clusterstats.stats.mean import build_cluster_ci, interval_design
+from clusterstats.stats.paired import build_paired_delta, matched_design
+from clusterstats.stats.planning import build_pilot_plan
 
 __all__ = ["EXIT_CODES", "Gate", "GateReport", "gate"]
 

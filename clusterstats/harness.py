@@ -25,8 +25,8 @@ from clusterstats.errors import (
     SupersededRunWarning,
     warn,
 )
-from clusterstats.mean import ClusterCI, cluster_ci
 from clusterstats.readers import read_lm_eval, read_lm_eval_results
+from clusterstats.stats.mean import ClusterCI, cluster_ci
 
 __all__ = ["LmEvalTable", "lm_eval_table"]
 

@@ -38,9 +38,9 @@ from clusterstats.errors import (
     InvalidInputError,
     InvalidOptionError,
 )
-from clusterstats.mean import cluster_ci as interval
-from clusterstats.paired import paired_delta as difference
 from clusterstats.readers import read_inspect, score_entry
+from clusterstats.stats.mean import cluster_ci as interval
+from clusterstats.stats.paired import paired_delta as difference
 
 __all__ = [
     "METRIC_NAME",

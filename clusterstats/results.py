@@ -3,16 +3,16 @@ only imports). One frozen dataclass per concept, the same from every entry point
 :mod:`clusterstats._result` for what they share."""
 
 from clusterstats._result import GroupedResults
-from clusterstats.comparison import Comparison
 from clusterstats.datasets import DatasetInfo
-from clusterstats.diagnostics import ClusteringCheck, Report
 from clusterstats.gating import Gate, GateReport
 from clusterstats.harness import LmEvalTable
-from clusterstats.mean import ICC, ClusterCI, DesignEffect
-from clusterstats.missing import MissingReport
-from clusterstats.paired import PairedDelta
-from clusterstats.planning import Plan
-from clusterstats.reruns import Flakiness, PassAtK
+from clusterstats.stats.comparison import Comparison
+from clusterstats.stats.diagnostics import ClusteringCheck, Report
+from clusterstats.stats.mean import ICC, ClusterCI, DesignEffect
+from clusterstats.stats.missing import MissingReport
+from clusterstats.stats.paired import PairedDelta
+from clusterstats.stats.planning import Plan
+from clusterstats.stats.reruns import Flakiness, PassAtK
 
 __all__ = [
     "ICC",

@@ -27,6 +27,7 @@ from clusterstats._result import Result
 PACKAGE = Path(clusterstats.__file__).parent
 CORE = PACKAGE / "core"
 ADAPTERS = PACKAGE / "adapters"
+STATS = PACKAGE / "stats"
 STATISTICS = {
     "mean",
     "paired",
@@ -36,6 +37,7 @@ STATISTICS = {
     "reruns",
     "planning",
     "diagnostics",
+    "mixing",
 }
 STDLIB = {
     "math",
@@ -89,10 +91,34 @@ def test_adapters_import_no_statistic_module():
             parts = module.split(".")
             if parts[0] != "clusterstats":
                 continue
-            assert not (len(parts) > 1 and parts[1] in STATISTICS), f"{path.name}: {module}"
+            assert parts[1:2] != ["stats"], f"{path.name}: {module}"
             assert module not in ("clusterstats.api", "clusterstats.results", "clusterstats.cli")
             if module == "clusterstats":
-                assert not set(names) & STATISTICS, f"{path.name}: {names}"
+                assert "stats" not in names, f"{path.name}: {names}"
+
+
+def test_the_statistics_live_in_the_stats_package_and_import_no_integration():
+    """Every statistic module sits in ``clusterstats/stats/``; none imports an integration
+    (the CLI, the gate, the Inspect and lm-eval paths, the pytest assertions, the readers)
+    or a facade: integrations call statistics, never the reverse."""
+    assert {p.stem for p in STATS.glob("*.py")} >= STATISTICS | {"formulas", "_policies"}
+    assert not [name for name in STATISTICS if (PACKAGE / f"{name}.py").exists()]
+    integrations = {
+        "clusterstats.cli",
+        "clusterstats.gating",
+        "clusterstats.inspect",
+        "clusterstats.harness",
+        "clusterstats.testing",
+        "clusterstats.readers",
+        "clusterstats.api",
+        "clusterstats.results",
+    }
+    for path in sorted(STATS.glob("*.py")):
+        for module, names in imports(path):
+            top = ".".join(module.split(".")[:2])
+            assert top not in integrations, f"stats/{path.name}: {module}"
+            if module == "clusterstats":
+                assert not {f"clusterstats.{n}" for n in names} & integrations, path.name
 
 
 def test_no_module_imports_another_modules_private_names():
@@ -102,6 +128,9 @@ def test_no_module_imports_another_modules_private_names():
                 continue
             private = [n for n in names if n.startswith("_") and n != "__version__"]
             shared = module.rsplit(".", 1)[-1].startswith("_")
+            if module == "clusterstats.stats":
+                # "from clusterstats.stats import _policies": the shared private module whole
+                private = [n for n in private if not (STATS / f"{n}.py").exists()]
             if private and module != "clusterstats":
                 assert shared, f"{module_name(path)} imports {private} from {module}"
             if module == "clusterstats":

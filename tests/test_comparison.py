@@ -1,4 +1,4 @@
-"""Many models on shared items (``clusterstats.comparison``).
+"""Many models on shared items (``clusterstats.stats.comparison``).
 
 Sources of expected numbers: statsmodels (clustered OLS, multipletests) as oracles,
 ``paired_delta`` on each pair, and identities derived in the tests.

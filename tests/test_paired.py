@@ -1,4 +1,4 @@
-"""Paired deltas (``clusterstats.paired``).
+"""Paired deltas (``clusterstats.stats.paired``).
 
 Sources of expected numbers: the methods reference's "D1 paired" values
 (``tests/reference/methods_reference_values.json``), statsmodels (clustered OLS, McNemar) as

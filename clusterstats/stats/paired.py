@@ -16,7 +16,6 @@ import numpy as np
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
-from clusterstats import _policies as policy
 from clusterstats import adapters
 from clusterstats._design import PairedDesign, PairedItems
 from clusterstats._result import GroupedResults, Result, label_of
@@ -28,7 +27,8 @@ from clusterstats.core.paired import summarize_paired
 from clusterstats.core.strata import stratified_variance, summarize_stratified
 from clusterstats.core.weighted import summarize_weighted, weighted_sums
 from clusterstats.errors import ClusterStatsError, InvalidOptionError
-from clusterstats.mean import grouped
+from clusterstats.stats import _policies as policy
+from clusterstats.stats.mean import grouped
 
 __all__ = ["PairedDelta", "build_paired_delta", "paired_delta"]
 

@@ -14,7 +14,6 @@ from pandas.tseries.frequencies import to_offset
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
-from clusterstats import _policies as policy
 from clusterstats import adapters
 from clusterstats._plotting import forest
 from clusterstats._result import label_of
@@ -38,7 +37,8 @@ from clusterstats.errors import (
     InvalidOptionError,
     TooFewClustersError,
 )
-from clusterstats.mean import ICC, ClusterCI, build_cluster_ci, build_icc
+from clusterstats.stats import _policies as policy
+from clusterstats.stats.mean import ICC, ClusterCI, build_cluster_ci, build_icc
 
 __all__ = ["ClusteringCheck", "Report", "check_clustering", "report"]
 

@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 
 from clusterstats import _options as opt
-from clusterstats import _policies as policy
 from clusterstats import adapters
 from clusterstats._design import MeanDesign
 from clusterstats.core.intervals import Method
 from clusterstats.core.variance import estimate
 from clusterstats.core.weighted import subset
-from clusterstats.mean import build_cluster_ci
+from clusterstats.stats import _policies as policy
+from clusterstats.stats.mean import build_cluster_ci
 
 __all__ = ["stratum_table"]
 

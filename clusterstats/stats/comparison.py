@@ -13,7 +13,6 @@ import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
-from clusterstats import _policies as policy
 from clusterstats import adapters
 from clusterstats._design import ComparisonDesign
 from clusterstats._result import label_of, merged_metrics, numeric_metrics
@@ -24,6 +23,7 @@ from clusterstats.core.strata import summarize_stratified
 from clusterstats.core.summary import summarize_interval
 from clusterstats.core.weighted import summarize_weighted
 from clusterstats.errors import DegenerateDataWarning, InvalidOptionError, warn
+from clusterstats.stats import _policies as policy
 
 __all__ = ["Comparison", "build_comparison", "compare"]
 

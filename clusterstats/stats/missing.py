@@ -1,7 +1,7 @@
 """Missing responses: where the missing outcomes are, why, and how much they could change the
 answer (``missing_report``). The missing-data policies themselves (drop, count as 0 or 1,
 inverse-probability weighting) are options of every statistic, applied in
-:mod:`clusterstats._policies`.
+:mod:`clusterstats.stats._policies`.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
-from clusterstats import _policies as policy
 from clusterstats import adapters
 from clusterstats._result import label_of
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.missing import delta_adjusted_mean, missingness_chi_square, tipping_delta
 from clusterstats.core.variance import icc_anova
 from clusterstats.errors import InvalidOptionError
-from clusterstats.mean import ClusterCI, build_cluster_ci
+from clusterstats.stats import _policies as policy
+from clusterstats.stats.mean import ClusterCI, build_cluster_ci
 
 __all__ = ["MissingReport", "missing_report"]
 

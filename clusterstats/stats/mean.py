@@ -18,7 +18,6 @@ import numpy as np
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
-from clusterstats import _policies as policy
 from clusterstats import adapters
 from clusterstats._design import MeanDesign, MeanGroup
 from clusterstats._plotting import forest
@@ -39,6 +38,7 @@ from clusterstats.core.summary import summarize_interval as interval
 from clusterstats.core.variance import icc_anova, iid_variance
 from clusterstats.core.weighted import kish_effect, summarize_weighted
 from clusterstats.errors import ClusterStatsError, FewClustersWarning, InvalidOptionError, warn
+from clusterstats.stats import _policies as policy
 
 __all__ = [
     "ICC",

@@ -72,7 +72,7 @@ METHODS = (TODAY, NEW, "korn_graubard_guarded", "korn_graubard", "wilson", "cr2"
 #: its unions with the two model-based inversions (the lower of the lower bounds, the higher
 #: of the upper bounds), united here from the bounds already computed; ``hybrid_or_score``
 #: gives the numbers of the library's ``method="korn_graubard_hybrid_or_score"``
-#: (``tests/test_score_methods.py``). Listed after their parts. ``score_with_fallback`` is the
+#: (``tests/stats/test_score_methods.py``). Listed after their parts. ``score_with_fallback`` is the
 #: library's ``method="score"``: the same interval, with the Clopper-Pearson fallback where
 #: the drawn rows do not vary (all fail, say), where the raw inversion has zero width.
 CANDIDATES = ("score", "hybrid_or_score", "inverted_or_score", "score_with_fallback")

@@ -114,7 +114,7 @@ KINDS = ("rate", "paired", "score", "rerun")
 #: its union with the default of the outcome's kind (the lower of the two lower bounds, the
 #: higher of the two upper bounds), united here from the bounds already computed; the same
 #: numbers as the library's ``method="korn_graubard_hybrid_or_score"`` and
-#: ``"bootstrap_t_or_score"`` (``tests/test_score_methods.py``).
+#: ``"bootstrap_t_or_score"`` (``tests/stats/test_score_methods.py``).
 UNIONS = {
     "hybrid_or_score": "korn_graubard_hybrid",
     "inverted_or_score": "korn_graubard_inverted",

@@ -1,4 +1,5 @@
-"""Write the inspect_ai logs that tests/test_inspect_logs.py reads (tests/fixtures/inspect/).
+"""Write the inspect_ai logs that tests/integrations/test_inspect_logs.py reads
+(tests/fixtures/inspect/).
 
 Real output of inspect_ai on its mock model (``mockllm/model``, offline), one task of 12
 samples in 4 documents, 3 epochs, run three ways:

@@ -1,4 +1,4 @@
-"""Write the lm-evaluation-harness output that tests/test_lm_eval_logs.py reads
+"""Write the lm-evaluation-harness output that tests/integrations/test_lm_eval_logs.py reads
 (tests/fixtures/lm_eval/).
 
 Real output of lm-evaluation-harness 0.4.13 (``lm_eval --log_samples``) on its ``dummy``

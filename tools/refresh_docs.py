@@ -5,9 +5,10 @@ Usage (from the repository root)::
     python tools/refresh_docs.py docs/estimands-and-methods.md [README.md ...]
 
 Each ```python block runs in order, one namespace per page, in an empty temporary folder (as
-``tests/test_docs.py`` runs them); a ```text block that directly follows it is replaced by
+``tests/repo/test_docs.py`` runs them); a ```text block that directly follows it is replaced by
 what the block printed. On ``docs/cli.md`` the ```bash blocks run instead, as
-``tests/test_cli.py`` runs them (the ``clusterstats`` command, in order, in one empty folder).
+``tests/integrations/test_cli.py`` runs them (the ``clusterstats`` command, in order, in one
+empty folder).
 Review the diff: the test suite then holds the pages to it.
 """
 

@@ -1,7 +1,7 @@
 # Reference values for the conventions that differ from R (docs/estimands-and-methods.md,
 # "Conventions that differ from R"); run with Rscript tests/r/conventions.R (R 4.2.2,
 # survey 4.1.1, clubSandwich 0.5.8). The printed values are kept beside the tests that use
-# them in tests/test_hostile_statistics.py.
+# them in tests/hostile/test_hostile_statistics.py.
 suppressMessages(library(survey))
 succ <- c(2,2,2,2,2,1,3,2,2,2,2,2,3,1,2,2,2,2,2,2,2,2,2,2)
 d <- do.call(rbind, lapply(seq_along(succ), function(g) data.frame(g=g, y=c(rep(1,succ[g]), rep(0,4-succ[g])))))

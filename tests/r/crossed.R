@@ -5,7 +5,7 @@
 #   Rscript tests/r/crossed.R
 # Produced with R 4.2.2, sandwich 3.0.2, lme4 (Debian r-cran-sandwich, r-cran-lme4). It
 # writes the data it uses to tests/reference/data/ and prints "key value" lines, kept beside
-# the tests in tests/test_crossed.py.
+# the tests in tests/stats/test_crossed.py.
 suppressMessages({library(sandwich)})
 options(digits = 17)
 p <- function(key, ...) cat(key, sprintf("%.17g", c(...)), "\n")

@@ -1,4 +1,4 @@
-# Reference values for tests/test_strata.py (R 4.2.2, survey 4.1.1):
+# Reference values for tests/stats/test_strata.py (R 4.2.2, survey 4.1.1):
 #   python tests/r/export_data.py && Rscript tests/r/strata.R "$(python -c 'import tempfile; print(tempfile.gettempdir())')/clusterstats-r"
 suppressMessages(library(survey))
 options(warn = -1)

@@ -13,7 +13,7 @@
 # With jackknife = TRUE the same for CR3 (A_g = (I - H_gg)^(-1), method "cr3_ik"); and CR3
 # itself from clubSandwich (vcovCR(type = "CR3") with coef_test(test = "Satterthwaite")).
 # Produced with R 4.2.2 and clubSandwich 0.5.8 (Debian r-cran-clubsandwich). It writes the simulated data it uses to tests/reference/data/ and
-# prints "key value" lines, kept beside the tests in tests/test_uneven_df.py.
+# prints "key value" lines, kept beside the tests in tests/stats/test_uneven_df.py.
 options(digits = 17)
 p <- function(key, ...) cat(key, sprintf("%.17g", c(...)), "\n")
 

@@ -1,4 +1,4 @@
-# Reference numbers for tests/test_r_agreement.py. Run by hand (the test suite does not need R):
+# Reference numbers for tests/conformance/test_r_agreement.py. Run by hand (the test suite does not need R):
 #   python tests/r/export_data.py && Rscript tests/r/verify.R "$(python -c 'import tempfile; print(tempfile.gettempdir())')/clusterstats-r"
 # Produced with R 4.2.2, survey 4.1.1, clubSandwich 0.5.8 (Debian packages r-cran-survey,
 # r-cran-clubsandwich).

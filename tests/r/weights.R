@@ -3,7 +3,7 @@
 #   Rscript tests/r/weights.R
 # Produced with R 4.2.2, survey 4.1.1 (Debian r-cran-survey). It writes the columns it uses
 # to tests/reference/data/ and prints "key value(s)" lines, kept beside the tests in
-# tests/test_weights.py.
+# tests/stats/test_weights.py.
 suppressMessages(library(survey))
 options(digits = 17)
 p <- function(key, ...) cat(key, sprintf("%.17g", c(...)), "\n")

@@ -1,0 +1,517 @@
+"""The command line: ``clusterstats demo`` and ``clusterstats ci``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import clusterstats as cs
+from clusterstats.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_demo_prints_naive_and_clustered_intervals_per_model(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    for fragment in (
+        "naive 95% CI",
+        "clustered 95% CI",
+        "widening",
+        "ICC",
+        "deff",
+        "n_eff",
+        "91 source clusters",
+    ):
+        assert fragment in out
+    demo = cs.load_demo_data()
+    for model in demo.model.unique():
+        assert model in out
+    expected = cs.cluster_ci(demo, "correct", "src", over="model")
+    first = expected.results[0]
+    assert f"[{first.low:.3f}, {first.high:.3f}]" in out
+
+
+def test_ci_on_a_csv_file(tmp_path, capsys, bbh):
+    path = tmp_path / "results.csv"
+    bbh.to_csv(path, index=False)
+    assert (
+        main(
+            [
+                "ci",
+                str(path),
+                "--outcome",
+                "correct",
+                "--by",
+                "task",
+                "--over",
+                "condition",
+                "--output",
+                "csv",
+            ]
+        )
+        == 0
+    )
+    printed = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    expected = cs.cluster_ci(bbh, "correct", "task", over="condition").to_frame()
+    assert list(printed.columns) == list(expected.columns)
+    assert printed["low"].tolist() == pytest.approx(expected["low"].tolist(), rel=1e-12)
+
+
+def test_ci_text_json_and_parquet(tmp_path, capsys, tau):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "runs.parquet"
+    tau.to_parquet(path)
+    assert main(["ci", str(path), "--outcome", "reward", "--by", "task_id", "--method", "cr2"]) == 0
+    assert "ClusterCI(reward by task_id; estimand=pooled, method=cr2)" in capsys.readouterr().out
+    argv = ["ci", str(path), "--outcome", "reward", "--by", "task_id", "--output", "json"]
+    bootstrap = ["--method", "bootstrap", "--seed", "3", "--n-resamples", "500"]
+    assert main(argv + bootstrap) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert isinstance(record, dict)  # one result: one object, not a list
+    assert record["method"] == "bootstrap_bca"
+    assert record["n_resamples"] == 500
+    assert record["df"] is None  # NaN becomes null: strict JSON
+
+
+def _run(argv, capsys):
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_json_is_typed_and_follows_the_documented_schema(tmp_path, capsys, tau):
+    path = tmp_path / "runs.csv"
+    tau.to_csv(path, index=False)
+    status, out, _ = _run(
+        [
+            "ci",
+            str(path),
+            "--outcome",
+            "reward",
+            "--by",
+            "task_id",
+            "--by",
+            "trial",
+            "--output",
+            "json",
+        ],
+        capsys,
+    )
+    assert status == 0
+    record = json.loads(out)
+    # every (task, trial) is one row: the combination makes single-row clusters
+    with pytest.warns(cs.SingletonClustersWarning, match="200 clusters, 100% of them"):
+        expected = cs.cluster_ci(tau, "reward", ["task_id", "trial"])
+    assert list(record) == list(cs.ClusterCI.columns)
+    assert record["by"] == ["task_id", "trial"]
+    assert record["notes"] == list(expected.notes)
+    assert isinstance(record["n_rows"], int)
+    assert record["low"] == expected.low
+    # the schema table of docs/cli.md lists every key
+    page = (REPO / "docs" / "cli.md").read_text()
+    for key in record:
+        assert f"`{key}`" in page, key
+
+
+def test_json_over_groups_is_a_list_in_the_librarys_sorted_order(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "level": np.repeat(["H", "E", "M"], 200),  # first appearance H, E, M
+            "doc": np.repeat(np.arange(150), 4),
+            "passed": (rng.random(600) < 0.6).astype(int),
+        }
+    )
+    path = tmp_path / "levels.csv"
+    frame.to_csv(path, index=False)
+    argv = ["ci", str(path), "--outcome", "passed", "--by", "doc", "--over", "level"]
+    status, out, err = _run([*argv, "--output", "json"], capsys)
+    assert status == 0, err
+    records = json.loads(out)
+    library = cs.cluster_ci(frame, "passed", "doc", over="level")
+    assert list(library.groups) == ["E", "H", "M"]
+    assert [r["group"] for r in records] == [{"level": g} for g in ("E", "H", "M")]
+    assert [r["estimate"] for r in records] == [r.estimate for r in library.results]
+    assert all(isinstance(r["notes"], list) for r in records)
+    status, table, _ = _run([*argv, "--output", "table"], capsys)
+    order = [line.split()[0] for line in table.splitlines()[2:5]]
+    assert order == ["E", "H", "M"]
+
+
+def test_warnings_are_one_clean_line_each_and_never_repeat_a_shown_note(tmp_path, capsys):
+    frame = pd.DataFrame(
+        {
+            "team": np.repeat(["a", "b", "c"], 24),
+            "doc": np.tile(np.repeat(np.arange(12), 2), 3),  # 12 clusters per team
+            "passed": np.tile([1, 0, 1, 1, 0, 1], 12),
+        }
+    )
+    path = tmp_path / "few.csv"
+    frame.to_csv(path, index=False)
+    argv = ["ci", str(path), "--outcome", "passed", "--by", "doc", "--over", "team"]
+    for output in ("text", "table", "csv", "json"):
+        status, out, err = _run([*argv, "--output", output], capsys)
+        assert status == 0
+        assert "only 12 clusters" in out  # the note is shown ...
+        assert err == "", (output, err)  # ... so it is not repeated as a warning
+    # Through the installed entry point (where Python used to print its own warning trace,
+    # "clusterstats:8: FewClustersWarning ... sys.exit(main())"), stderr stays empty.
+    single = pd.DataFrame({"doc": np.repeat(np.arange(12), 2), "passed": [1, 0] * 12})
+    path = tmp_path / "one.csv"
+    single.to_csv(path, index=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "clusterstats",
+            "ci",
+            str(path),
+            "--outcome",
+            "passed",
+            "--by",
+            "doc",
+            "--output",
+            "csv",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0
+    assert "only 12 clusters" in proc.stdout
+    assert proc.stderr == ""
+
+
+def test_a_warning_the_output_does_not_show_is_one_line_once(monkeypatch, capsys):
+    import warnings
+
+    from clusterstats import cli
+
+    def noisy(args):
+        for _ in range(3):
+            warnings.warn(
+                "12 clusters (fewer than 20)\n more text", cs.FewClustersWarning, stacklevel=1
+            )
+        print("done")
+        return ()
+
+    monkeypatch.setattr(cli, "_demo", noisy)
+    status, out, err = _run(["demo"], capsys)
+    assert status == 0
+    assert out == "done\n"
+    assert err == "warning: 12 clusters (fewer than 20) more text\n"
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"clusterstats {cs.__version__}"
+    from importlib.metadata import version
+
+    assert cs.__version__ == version("clusterstats")
+
+
+def test_plurals_in_printed_results(capsys):
+    frame = pd.DataFrame({"doc": [0, 0, 1, 1, 2, 2], "y": [0.5, 1.0, 2.0, 2.5, 1.0, 1.5]})
+    with pytest.warns(cs.FewClustersWarning):
+        text = repr(cs.cluster_ci(frame.iloc[:2].assign(doc=[0, 1]), "y", "doc", method="cr1"))
+    assert "2 rows in 2 clusters (1 row each)" in text
+    assert "1 rows" not in text
+    with pytest.warns(cs.FewClustersWarning):
+        text = repr(cs.cluster_ci(frame.assign(y=[1.0, None, 2.0, 2.5, 1.0, 1.5]), "y", "doc"))
+    assert "1 row had a missing outcome" in text
+    assert "1 row with a missing outcome (in 1 cluster) was dropped" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "problem"),
+    [
+        ("missing.csv", None, "no such file"),
+        ("empty.csv", b"", "the file is empty"),
+        ("header.csv", b"passed,doc\n", "the file has no data rows"),
+        (
+            "bad.jsonl",
+            b'{"passed": 1, "doc": 1}\n{"passed": 0 "doc": 2}\n',
+            "line 2 is not valid JSON",
+        ),
+        (
+            "list.jsonl",
+            b'{"passed": 1, "doc": 1}\n[1, 2]\n',
+            "line 2 is a JSON list, not an object",
+        ),
+        ("latin.csv", "passed,doc\n1,Zürich\n".encode("latin-1"), "is not utf-8 text"),
+        ("broken.parquet", b"PAR1 this is not parquet", "not a readable Parquet file"),
+        ("ragged.csv", b"passed,doc\n1,2\n1,2,3,4\n", "malformed CSV"),
+        ("table.json", b"{not json", "not a JSON table"),
+        ("notes.txt", b"passed,doc\n", "unknown file type '.txt'"),
+        ("folder", "dir", "it is a folder"),
+    ],
+)
+def test_unreadable_files_are_one_line_naming_the_file(tmp_path, capsys, name, content, problem):
+    path = tmp_path / name
+    if content == "dir":
+        path.mkdir()
+    elif content is not None:
+        path.write_bytes(content)
+    status, out, err = _run(["ci", str(path), "--outcome", "passed", "--by", "doc"], capsys)
+    assert status == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"clusterstats: error: cannot read {str(path)!r}: ")
+    assert problem in lines[0]
+    assert "Traceback" not in err
+
+
+def test_encoding_option_reads_latin_1(tmp_path, capsys):
+    path = tmp_path / "latin.csv"
+    rows = "passed,doc\n" + "".join(f"{i % 2},Zürich{i % 25}\n" for i in range(100))
+    path.write_bytes(rows.encode("latin-1"))
+    status, out, _ = _run(
+        ["ci", str(path), "--outcome", "passed", "--by", "doc", "--encoding", "latin-1"], capsys
+    )
+    assert status == 0
+    assert "100 rows in 25 clusters (4 rows each)" in out
+
+
+def test_datasets_command_lists_describes_and_writes(tmp_path, capsys):
+    status, out, _ = _run(["datasets"], capsys)
+    assert status == 0
+    for name in cs.datasets.list():
+        assert name in out
+    status, out, _ = _run(["datasets", "cruxeval"], capsys)
+    assert "MIT" in out
+    assert "problem_id" in out
+    target = tmp_path / "crux.jsonl"
+    status, out, _ = _run(["datasets", "cruxeval", "--to", str(target)], capsys)
+    assert status == 0
+    assert out.strip() == f"wrote 16,000 rows of cruxeval to {target}"
+    back = pd.read_json(target, lines=True)
+    pd.testing.assert_frame_equal(back, cs.datasets.load("cruxeval"), check_dtype=False)
+    status, _, err = _run(["datasets", "cruxeval", "--to", str(tmp_path / "x.xlsx")], capsys)
+    assert status == 2
+    assert "unknown file type" in err
+
+
+def test_ci_errors_are_reported_without_a_traceback(tmp_path, capsys):
+    path = tmp_path / "x.csv"
+    pd.DataFrame({"a": [1, 0], "g": [1, 2]}).to_csv(path, index=False)
+    assert main(["ci", str(path), "--outcome", "passed", "--by", "g"]) == 2
+    err = capsys.readouterr().err
+    assert "column 'passed' not found" in err
+    assert "Traceback" not in err
+    assert main(["ci", str(tmp_path / "missing.csv"), "--outcome", "a", "--by", "g"]) == 2
+    assert main(["ci", str(tmp_path / "x.txt"), "--outcome", "a", "--by", "g"]) == 2
+
+
+def test_console_script_entry_point_runs():
+    proc = subprocess.run(
+        [sys.executable, "-m", "clusterstats", "demo"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "clustered 95% CI" in proc.stdout
+
+
+def test_cli_page_examples_print_what_the_page_shows(capsys, monkeypatch, tmp_path):
+    """Every ```bash block of docs/cli.md runs, in order, in an empty folder, and its output
+    matches the ```text after it."""
+    import re
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    page = (REPO / "docs" / "cli.md").read_text()
+    pairs = re.findall(r"```bash\n(.*?)\n```\s*```text\n(.*?)\n```", page, flags=re.S)
+    assert len(pairs) == 9
+    for command, expected in pairs:
+        argv = shlex.split(command)
+        assert argv[0] == "clusterstats"
+        assert main(argv[1:]) == 0
+        printed = capsys.readouterr().out
+        assert [line.rstrip() for line in printed.strip().splitlines()] == [
+            line.rstrip() for line in expected.strip().splitlines()
+        ], command
+
+
+def test_table_header_names_the_confidence_level(tmp_path, capsys, tau):
+    path = tmp_path / "runs.csv"
+    tau.to_csv(path, index=False)
+    assert (
+        main(
+            [
+                "ci",
+                str(path),
+                "--outcome",
+                "reward",
+                "--by",
+                "task_id",
+                "--confidence",
+                "0.9",
+                "--output",
+                "table",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "naive 90% CI" in out
+    assert "clustered 90% CI" in out
+    assert "95%" not in out
+
+
+def test_paired_and_compare_commands_give_the_librarys_numbers(tmp_path, capsys, bbh, mmlu):
+    cot, direct = bbh[bbh.condition == "cot"], bbh[bbh.condition == "direct"]
+    cot.to_csv(tmp_path / "cot.csv", index=False)
+    direct.to_csv(tmp_path / "direct.csv", index=False)
+    common = ["--outcome", "correct", "--by", "task", "--on", "item_id", "--output", "json"]
+    args = ["paired", str(tmp_path / "cot.csv"), str(tmp_path / "direct.csv"), *common]
+    assert main(args) == 0
+    record = json.loads(capsys.readouterr().out)
+    expected = cs.paired_delta(cot, direct, "correct", "task", on="item_id")
+    assert record["label_a"] == "cot"
+    assert record["label_b"] == "direct"
+    assert record["method"] == expected.method
+    assert (record["low"], record["high"]) == (expected.low, expected.high)
+    # the design options reach the library: strata equal to the clusters is its error
+    assert main([*args, "--strata", "task"]) == 2
+    assert "27 strata have a single cluster" in capsys.readouterr().err
+    assert main([*args, "--strata", "task", "--lonely", "adjust"]) == 0
+    assert json.loads(capsys.readouterr().out)["method"] == "stratified_cr1"
+    path = tmp_path / "mmlu.csv"
+    mmlu.to_csv(path, index=False)
+    words = ["compare", str(path), "--outcome", "correct", "--by", "src", "--model", "model"]
+    words += ["--on", "question_id", "--output", "json"]
+    assert main(words) == 0
+    payload = json.loads(capsys.readouterr().out)
+    library = cs.compare(mmlu, "correct", "src", model="model", on="question_id")
+    assert [row["model"] for row in payload["leaderboard"]] == list(library.leaderboard()["model"])
+    assert [row["high"] for row in payload["pairs"]] == list(library.to_frame()["high"])
+    assert payload["notes"] == list(library.notes)
+    assert main([*words, "--baseline", "not-a-model"]) == 2
+    assert "is not a value of --model 'model'" in capsys.readouterr().err
+    assert main([*words, "--baseline", "gemini-1.5-flash-002", "--adjust", "none"]) == 0
+    pairs = json.loads(capsys.readouterr().out)["pairs"]
+    assert {row["model_b"] for row in pairs} == {"gemini-1.5-flash-002"}
+
+
+def test_rerun_report_check_missing_and_plan_commands_give_the_librarys_numbers(
+    tmp_path, capsys, tau, mmlu
+):
+    tau_path, mmlu_path = tmp_path / "tau.csv", tmp_path / "mmlu.csv"
+    tau.to_csv(tau_path, index=False)
+    mmlu.to_csv(mmlu_path, index=False)
+    runs = ["--outcome", "reward", "--case", "task_id", "--rerun", "trial"]
+
+    def run(*words):
+        assert main([*words, "--output", "json"]) == 0, capsys.readouterr().err
+        return json.loads(capsys.readouterr().out)
+
+    hat = run("passk", str(tau_path), *runs, "--k", "2", "--hat")
+    library = cs.pass_hat_k(tau, "reward", k=2, case="task_id", rerun="trial")
+    assert (hat["statistic"], hat["low"], hat["high"]) == ("pass^k", library.low, library.high)
+    flaky = run("flakiness", str(tau_path), *runs)
+    assert (
+        flaky["flaky_rate"] == cs.flakiness(tau, "reward", case="task_id", rerun="trial").flaky_rate
+    )
+    report = run("report", str(mmlu_path), "--outcome", "correct", "--by", "src", "--over", "model")
+    expected = cs.report(mmlu, "correct", "src", over="model").to_frame()
+    assert [row["estimate"] for row in report["rows"]] == list(expected["estimate"])
+    assert (
+        main(
+            [
+                "report",
+                str(mmlu_path),
+                "--outcome",
+                "correct",
+                "--by",
+                "src",
+                "--output",
+                "markdown",
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.startswith("| estimate |")
+    check = run(
+        "check",
+        str(mmlu_path),
+        "--outcome",
+        "correct",
+        "--candidate",
+        "src",
+        "--candidate",
+        "src+category",
+    )
+    library_check = cs.check_clustering(mmlu, "correct", ["src", ["src", "category"]])
+    assert [row["se"] for row in check["rows"]] == list(library_check.to_frame()["se"])
+    missing = run("missing", str(mmlu_path), "--outcome", "correct", "--by", "src")
+    assert missing["rows"][0] == {
+        k: (None if isinstance(v, float) and v != v else v)
+        for k, v in cs.missing_report(mmlu, "correct", "src").to_frame().iloc[0].items()
+    }
+    plan = run(
+        "plan",
+        str(tau_path),
+        "--outcome",
+        "reward",
+        "--by",
+        "task_id",
+        "--target-half-width",
+        "0.05",
+    )
+    library_plan = cs.pilot_plan(tau, "reward", "task_id", target_half_width=0.05)
+    assert [row["half_width"] for row in plan["rows"]] == list(
+        library_plan.to_frame()["half_width"]
+    )
+    # a table result without a Markdown form says so, in one line
+    assert (
+        main(
+            [
+                "plan",
+                str(tau_path),
+                "--outcome",
+                "reward",
+                "--by",
+                "task_id",
+                "--output",
+                "markdown",
+            ]
+        )
+        == 2
+    )
+
+
+def test_a_reader_that_stops_early_is_not_an_error(tmp_path):
+    # `clusterstats ... | head -c 10`: the pipe closes while the output (far more than a pipe
+    # buffer: 300 groups of JSON) is being written
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "group": np.repeat(np.arange(300), 40),
+            "doc": np.tile(np.repeat(np.arange(20), 2), 300),
+            "y": rng.normal(size=12_000),
+        }
+    )
+    frame.to_csv(tmp_path / "many.csv", index=False)
+    words = "ci many.csv --outcome y --by doc --over group --method cr2 --output json"
+    done = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f"{sys.executable} -m clusterstats {words} | head -c 10 > /dev/null; "
+            "exit ${PIPESTATUS[0]}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""

@@ -64,16 +64,33 @@ def html_table(
     caption: str = "",
     notes: Sequence[str] = (),
 ) -> str:
+    """One table with its caption and notes: the HTML of a one-row result."""
+    return html_result([html_table_only(header, rows, caption)], notes)
+
+
+def html_table_only(
+    header: Sequence[str], rows: Sequence[Sequence[object]], caption: str = ""
+) -> str:
+    """A ``<table>`` of rounded cells, with its caption."""
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(number(v))}</td>" for v in row) + "</tr>"
         for row in rows
     )
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return (
+        f"<table class='clusterstats'>{cap}<thead><tr>{head}</tr></thead>"
+        f"<tbody>{body}</tbody></table>"
+    )
+
+
+def html_paragraphs(lines: Sequence[str]) -> str:
+    """Sentences of a result, one paragraph each."""
+    return "".join(f"<p class='clusterstats-line'>{html.escape(line)}</p>" for line in lines)
+
+
+def html_result(parts: Sequence[str], notes: Sequence[str] = ()) -> str:
+    """A result's HTML: its parts (tables, paragraphs) in order, then its notes as a list."""
     foot = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
     foot = f"<ul class='clusterstats-notes'>{foot}</ul>" if foot else ""
-    return (
-        "<div class='clusterstats-result'>"
-        f"<table class='clusterstats'>{cap}<thead><tr>{head}</tr></thead>"
-        f"<tbody>{body}</tbody></table>{foot}</div>"
-    )
+    return f"<div class='clusterstats-result'>{''.join(parts)}{foot}</div>"

@@ -1,11 +1,13 @@
 """The result base: fields declared once, and everything rendered from that declaration.
 
-A one-row result is a frozen, keyword-only dataclass whose fields, in declaration order, are
-its ``to_dict()`` keys and its ``to_frame()`` columns (a field declared with
+A one-row result (:class:`Result`) is a frozen, keyword-only dataclass whose fields, in
+declaration order, are its ``to_dict()`` keys and its ``to_frame()`` columns (a field declared with
 ``field(metadata={"frame": False})`` is kept out of both: per-case tables and the like). The
 class names, once, which fields its HTML table shows (``_html``) and how its text begins;
 notes, HTML, frames and the collections of results over groups (:class:`GroupedResults`)
-come from here. Values are stored unrounded; only display rounds.
+come from here. A table result (:class:`TableResult`) declares its tables and sentences
+once (``_blocks``), and its text, HTML, Markdown and ``to_metrics`` come from that
+declaration. Values are stored unrounded; only display rounds.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from clusterstats import _display as fmt
 from clusterstats._plotting import forest
 from clusterstats.errors import GroupNotFoundError, InvalidInputError, MetricKeyError
 
-__all__ = ["GroupedResults", "Result", "label_of", "metric_key"]
+__all__ = ["GroupedResults", "Lines", "Result", "Table", "TableResult", "label_of", "metric_key"]
 
 
 def metric_key(name: str) -> str:
@@ -193,6 +195,129 @@ def _html_table(results: Sequence[Result], dims: Sequence[str], keys: Sequence[A
     ]
     notes = list(dict.fromkeys(n for r in results for n in r.notes))  # type: ignore[attr-defined]
     return fmt.html_table(header, rows, first._caption(), notes)
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Sentences of a table result, shown in their place among its tables."""
+
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of a table result: its header, its rows (values unrounded: the display
+    rounds them) and its title (empty for the first table, which the heading names)."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    title: str = ""
+
+
+class TableResult:
+    """Base of the results that are tables: ``Comparison``, ``MissingReport``, ``Plan``,
+    ``Report``, ``ClusteringCheck``, ``GateReport`` and ``LmEvalTable``.
+
+    A subclass declares what it shows once, and its text (``repr``), Jupyter HTML and
+    Markdown (``to_markdown()``) come from that declaration, so the three show the same
+    tables, sentences and notes:
+
+    - ``_heading()``: the first line of the text and of the HTML and Markdown;
+    - ``_blocks()``: its :class:`Table` and :class:`Lines` blocks, in order;
+    - ``_notes()``: its notes, each once (default: the ``notes`` field).
+
+    ``to_frame()`` is the subclass's tidy table; ``to_metrics()`` keys each numeric cell of
+    it by the row's label columns (``_metric_labels``) and the column's name, unless the
+    subclass keys its own.
+    """
+
+    #: The ``to_frame()`` columns whose values name a row in the ``to_metrics()`` keys.
+    _metric_labels: ClassVar[tuple[str, ...]] = ()
+
+    def _heading(self) -> str:
+        raise NotImplementedError
+
+    def _blocks(self) -> list[Lines | Table]:
+        raise NotImplementedError
+
+    def _notes(self) -> list[str]:
+        return list(dict.fromkeys(getattr(self, "notes", ())))
+
+    def to_frame(self) -> pd.DataFrame:
+        raise NotImplementedError
+
+    def to_metrics(self, prefix: str = "") -> dict[str, float]:
+        """The numeric cells of ``to_frame()`` as a flat dict of floats, for an experiment
+        tracker: keyed ``prefix + row label + "/" + column`` (the row label is its label
+        columns joined with ``/``), as :meth:`Result.to_metrics` keys one row.
+
+        Parameters
+        ----------
+        prefix : str
+            Put before every key, e.g. ``"eval/"``.
+
+        Returns
+        -------
+        dict of str to float
+
+        Raises
+        ------
+        MetricKeyError
+            Two rows whose labels give the same key.
+        """
+        frame = self.to_frame()
+        labels = list(self._metric_labels)
+        groups = []
+        for row in frame.to_dict("records"):
+            label = tuple(row[c] for c in labels)
+            where = prefix + "".join(f"{part}/" for part in label)
+            fields = ((c, v) for c, v in row.items() if c not in labels)
+            groups.append((label, numeric_metrics(where, fields)))
+        return merged_metrics(groups)
+
+    def __repr__(self) -> str:
+        out = [self._heading()]
+        for block in self._blocks():
+            if isinstance(block, Lines):
+                out += [f"  {line}" for line in block.lines]
+                continue
+            if block.title:
+                out.append(f"  {block.title}:")
+            out.append(fmt.text_table(block.header, block.rows))
+        out += [f"  note: {n}" for n in self._notes()]
+        return "\n".join(out)
+
+    def _repr_html_(self) -> str:
+        parts = [fmt.html_paragraphs([self._heading()])]
+        for block in self._blocks():
+            if isinstance(block, Lines):
+                parts.append(fmt.html_paragraphs(block.lines))
+            else:
+                parts.append(fmt.html_table_only(block.header, block.rows, block.title))
+        return fmt.html_result(parts, self._notes())
+
+    def _markdown_heading(self) -> list[str]:
+        return [f"**{self._heading()}**"]
+
+    def to_markdown(self) -> str:
+        """The result in Markdown (GitHub's): its heading, tables and sentences, and its
+        notes as a list, for a pull request or a CI job summary (``$GITHUB_STEP_SUMMARY``).
+
+        Returns
+        -------
+        str
+        """
+        lines = [*self._markdown_heading(), ""]
+        for block in self._blocks():
+            if isinstance(block, Lines):
+                lines += [part for line in block.lines for part in (line, "")]
+                continue
+            if block.title:
+                lines += [f"{block.title}:", ""]
+            cells = [[fmt.number(c) for c in row] for row in block.rows]
+            lines += [*fmt.markdown_table(block.header, cells), ""]
+        lines += [f"- {n}" for n in self._notes()]
+        return "\n".join(lines).rstrip("\n") + "\n"
 
 
 R = TypeVar("R", bound=Result)

@@ -415,7 +415,7 @@ def _print_table_result(result: Any, output: str) -> tuple[str, ...]:
             raise InvalidOptionError(
                 f"--output markdown: a {type(result).__name__} has no Markdown form; use text"
             )
-        print(result.to_markdown())
+        print(result.to_markdown(), end="")
     elif output == "csv":
         print(result.to_frame().to_csv(index=False), end="")
     else:

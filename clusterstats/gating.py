@@ -30,7 +30,16 @@ import pandas as pd
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats._design import MeanDesign, PairedDesign
-from clusterstats._result import GroupedResults, Result, label_of, merged_metrics, metric_key
+from clusterstats._result import (
+    GroupedResults,
+    Lines,
+    Result,
+    Table,
+    TableResult,
+    label_of,
+    merged_metrics,
+    metric_key,
+)
 from clusterstats.core._lazy import special
 from clusterstats.core.planning import ScaledDesign
 from clusterstats.errors import ClusterStatsError, InvalidOptionError
@@ -140,7 +149,7 @@ class Gate(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class GateReport:
+class GateReport(TableResult):
     """The verdicts of one or more gates (returned by ``gate``).
 
     ``verdict`` is ``"fail"`` if any gate fails, else ``"inconclusive"`` if any is, else
@@ -215,11 +224,17 @@ class GateReport:
             f"any gate passes that should not is at most {(1 - self.confidence) / 2:.3g}"
         )
 
-    def _rows(self) -> tuple[list[str], list[list[Any]]]:
-        header = ["gate", "verdict", "estimate", "interval", "boundary", "level", "clusters"]
-        header.append("clusters needed")
-        rows = [
-            [
+    def _heading(self) -> str:
+        first = self.gates[0]
+        return (
+            f"GateReport: {self.verdict.upper()} ({first.question}; "
+            f"{label_of(first.outcome, first.by)})"
+        )
+
+    def _blocks(self) -> list[Lines | Table]:
+        header = ("gate", "verdict", "estimate", "interval", "boundary", "level", "clusters")
+        rows = tuple(
+            (
                 g.group if g.group is not None else label_of(g.outcome, g.by),
                 g.verdict,
                 fmt.number(g.estimate),
@@ -228,10 +243,10 @@ class GateReport:
                 f"{g.confidence:.4g}",
                 f"{g.n_clusters:,}",
                 _clusters(g.clusters_needed) if g.verdict == "inconclusive" else "",
-            ]
+            )
             for g in self.gates
-        ]
-        return header, rows
+        )
+        return [Table((*header, "clusters needed"), rows), Lines((self._adjust_line(),))]
 
     def _notes(self) -> list[str]:
         return list(
@@ -240,39 +255,14 @@ class GateReport:
             )
         )
 
-    def __repr__(self) -> str:
-        first = self.gates[0]
-        lines = [
-            f"GateReport: {self.verdict.upper()} ({first.question}; "
-            f"{label_of(first.outcome, first.by)})",
-            fmt.text_table(*self._rows()),
-            f"  {self._adjust_line()}",
-        ]
-        lines += [f"  note: {n}" for n in self._notes()]
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        header, rows = self._rows()
-        return fmt.html_table(
-            header, rows, f"Gate: {self.verdict} — {self._adjust_line()}", self._notes()
-        )
-
-    def to_markdown(self) -> str:
-        """A Markdown summary for a CI job (e.g. ``$GITHUB_STEP_SUMMARY``)."""
-        first = self.gates[0]
+    def _markdown_heading(self) -> list[str]:
         icon = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}[self.verdict]
-        header, rows = self._rows()
-        lines = [
+        first = self.gates[0]
+        return [
             f"### {icon} clusterstats gate: {self.verdict.upper()}",
             "",
-            f"**{label_of(first.outcome, first.by)}**: {first.question}; {self._adjust_line()}.",
-            "",
-            *fmt.markdown_table(header, rows),
+            f"**{label_of(first.outcome, first.by)}**: {first.question}.",
         ]
-        notes = self._notes()
-        if notes:
-            lines += ["", *[f"- {n}" for n in notes]]
-        return "\n".join(lines) + "\n"
 
 
 def _clusters(value: float) -> str:

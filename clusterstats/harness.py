@@ -13,7 +13,7 @@ import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
-from clusterstats._result import merged_metrics, numeric_metrics
+from clusterstats._result import Lines, Table, TableResult, merged_metrics, numeric_metrics
 from clusterstats.core.intervals import t_interval
 from clusterstats.errors import (
     ClusterStatsError,
@@ -35,7 +35,7 @@ _CORPUS_NOTE = "corpus-level metric: not a mean of per-sample scores, no cluster
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class LmEvalTable:
+class LmEvalTable(TableResult):
     """The harness's results table with a clustered interval beside each mean metric
     (returned by ``lm_eval_table``).
 
@@ -128,10 +128,13 @@ class LmEvalTable:
         runs = {(row["model"], row["task"], row["run"]) for row in self.rows}
         return len(runs) > len({(row["model"], row["task"]) for row in self.rows})
 
-    def _table(self) -> tuple[list[str], list[list[object]]]:
+    def _heading(self) -> str:
+        return f"LmEvalTable(by {' + '.join(self.by)})"
+
+    def _blocks(self) -> list[Lines | Table]:
         level = f"{self.confidence:.0%}"
         runs = self._several_runs()
-        header = [
+        header = (
             "model",
             "task",
             *(["run"] if runs else []),
@@ -144,12 +147,12 @@ class LmEvalTable:
             "se ×",
             "clusters",
             "deff",
-        ]
+        )
         body = []
         for row in self.rows:
             clustered = not math.isnan(row["low"])
             body.append(
-                [
+                (
                     row["model"],
                     row["task"],
                     *([row["run"]] if runs else []),
@@ -164,9 +167,13 @@ class LmEvalTable:
                     f"×{row['se_ratio']:.2f}" if not math.isnan(row["se_ratio"]) else "–",
                     row["n_clusters"] if clustered else "–",
                     row["design_effect"] if clustered else "–",
-                ]
+                )
             )
-        return header, body
+        caption = (
+            f"lm-evaluation-harness results, clustered by {' + '.join(self.by)}: the naive "
+            "interval is the harness's value ± z·stderr"
+        )
+        return [Table(header, tuple(body)), Lines((caption,))]
 
     def _notes(self) -> list[str]:
         """Each note once, with the (task, metric) pairs it is about."""
@@ -175,30 +182,6 @@ class LmEvalTable:
             if row["note"]:
                 about.setdefault(row["note"], []).append(f"{row['task']} {row['metric']}")
         return [f"{', '.join(dict.fromkeys(pairs))}: {note}" for note, pairs in about.items()]
-
-    def _caption(self) -> str:
-        return (
-            f"lm-evaluation-harness results, clustered by {' + '.join(self.by)}: the naive "
-            "interval is the harness's value ± z·stderr"
-        )
-
-    def __repr__(self) -> str:
-        header, body = self._table()
-        lines = [f"LmEvalTable(by {' + '.join(self.by)})", fmt.text_table(header, body)]
-        lines += [f"  {self._caption()}"] + [f"  note: {n}" for n in self._notes()]
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        header, body = self._table()
-        return fmt.html_table(header, body, self._caption(), self._notes())
-
-    def to_markdown(self) -> str:
-        """A Markdown table and its notes, for a CI job summary or a pull request."""
-        header, body = self._table()
-        lines = fmt.markdown_table(header, [[fmt.number(c) for c in row] for row in body])
-        lines += ["", self._caption() + "."]
-        lines += [f"- {n}" for n in self._notes()]
-        return "\n".join(lines) + "\n"
 
 
 def _complete_runs(

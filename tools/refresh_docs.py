@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "repo"))
 
 from test_docs import examples, fenced_blocks  # noqa: E402  (the suite's own parser)
 

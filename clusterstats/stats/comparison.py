@@ -15,7 +15,14 @@ from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import ComparisonDesign
-from clusterstats._result import label_of, merged_metrics, numeric_metrics
+from clusterstats._result import (
+    Lines,
+    Table,
+    TableResult,
+    label_of,
+    merged_metrics,
+    numeric_metrics,
+)
 from clusterstats.core.crossed import summarize_crossed
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.paired import summarize_comparison
@@ -29,7 +36,7 @@ __all__ = ["Comparison", "build_comparison", "compare"]
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class Comparison:
+class Comparison(TableResult):
     """Many models on the same clustered items: a leaderboard and pairwise differences
     (returned by ``compare``).
 
@@ -242,63 +249,49 @@ class Comparison:
         """The pairwise comparisons (tidy): same as ``pairs()``."""
         return self.pairs()
 
-    def __repr__(self) -> str:
-        board = self.leaderboard()
-        rows = [
-            [
-                r.model,
-                r.score,
-                fmt.interval(r.low, r.high),
-                int(r.rank),
-                "–" if np.isnan(r.rank_low) else f"{int(r.rank_low)}–{int(r.rank_high)}",
-            ]
-            for r in board.itertuples()
-        ]
-        pairs = self.pairs().sort_values("p_adjusted", kind="stable").head(10)
-        prow = [
-            [
-                f"{r.model_a} - {r.model_b}",
-                r.delta,
-                fmt.interval(r.low, r.high),
-                r.p_value,
-                r.p_adjusted,
-            ]
-            for r in pairs.itertuples()
-        ]
-        pct = f"{self.confidence:.0%}"
+    def _heading(self) -> str:
         what = label_of(self.outcome, self.by)
         if self.crossed:
             what = f"{self.outcome or 'outcome'} by {' × '.join(self.by)} (crossed)"
         if self.weights is not None:
             what += f", weighted by {self.weights}"
-        head = (
+        return (
             f"Comparison({what}; {len(self.models)} models on "
             f"{fmt.count(self.n_items, 'item')} in {fmt.count(self.n_clusters, 'cluster')}; "
             f"estimand={self.estimand})"
         )
-        return (
-            head
-            + "\n"
-            + fmt.text_table(["model", "score", f"{pct} CI", "rank", f"rank {pct} CI"], rows)
-            + f"\n\npairwise ({self.method}, p adjusted by {self.adjust}; "
-            f"{min(10, len(self.delta))} of {len(self.delta)} shown):\n"
-            + fmt.text_table(["a - b", "delta", f"{pct} CI", "p", "p adjusted"], prow)
-            + "".join(f"\n  note: {n}" for n in self.notes)
-        )
 
-    def _repr_html_(self) -> str:
-        board = self.leaderboard()
-        pairs = self.pairs()
-        return fmt.html_table(
-            list(board.columns),
-            board.itertuples(index=False),
-            f"Leaderboard: {label_of(self.outcome, self.by)}",
-            self.notes,
-        ) + fmt.html_table(
-            list(pairs.columns),
-            pairs.itertuples(index=False),
-            f"Pairwise differences (p adjusted by {self.adjust})",
+    def _blocks(self) -> list[Lines | Table]:
+        pct = f"{self.confidence:.0%}"
+        board = tuple(
+            (
+                r.model,
+                r.score,
+                fmt.interval(r.low, r.high),
+                int(r.rank),
+                "–" if np.isnan(r.rank_low) else f"{int(r.rank_low)}–{int(r.rank_high)}",
+            )
+            for r in self.leaderboard().itertuples()
         )
+        pairs = self.pairs().sort_values("p_adjusted", kind="stable").head(10)
+        shown = tuple(
+            (
+                f"{r.model_a} - {r.model_b}",
+                r.delta,
+                fmt.interval(r.low, r.high),
+                r.p_value,
+                r.p_adjusted,
+            )
+            for r in pairs.itertuples()
+        )
+        title = (
+            f"pairwise ({self.method}, p adjusted by {self.adjust}; "
+            f"{min(10, len(self.delta))} of {len(self.delta)} shown)"
+        )
+        return [
+            Table(("model", "score", f"{pct} CI", "rank", f"rank {pct} CI"), board),
+            Table(("a - b", "delta", f"{pct} CI", "p", "p adjusted"), shown, title),
+        ]
 
 
 def build_comparison(

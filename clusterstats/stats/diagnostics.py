@@ -16,7 +16,7 @@ from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._plotting import forest
-from clusterstats._result import label_of
+from clusterstats._result import Lines, Table, TableResult, label_of
 from clusterstats.core.crossed import crossed_variance_of_rows
 from clusterstats.core.grouping import cluster_sums
 from clusterstats.core.summary import (
@@ -44,7 +44,7 @@ __all__ = ["ClusteringCheck", "Report", "check_clustering", "report"]
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class Report:
+class Report(TableResult):
     """What to report about a clustered eval result, per group (returned by ``report``).
 
     For each group: the clusters and the distribution of their sizes, the ICC with its
@@ -84,6 +84,7 @@ class Report:
     over: str | None
     cluster_size_median: tuple[float, ...]
 
+    _metric_labels: ClassVar[tuple[str, ...]] = ("group",)
     columns: ClassVar[tuple[str, ...]] = (
         "group",
         "n_rows",
@@ -161,9 +162,11 @@ class Report:
             )
         return pd.DataFrame(rows, columns=list(self.columns))
 
-    def _table_rows(self) -> tuple[list[str], list[list[object]]]:
-        header = [
-            self.over or "",
+    def _heading(self) -> str:
+        return f"Report({label_of(self.results[0].outcome, self.results[0].by)})"
+
+    def _blocks(self) -> list[Lines | Table]:
+        header = (
             "estimate",
             "clustered CI",
             "naive CI",
@@ -173,26 +176,28 @@ class Report:
             "deff",
             "n_eff",
             "missing",
-        ]
+        )
         rows = []
         for group, r, icc, median in zip(
             self.groups, self.results, self.iccs, self.cluster_size_median, strict=True
         ):
-            rows.append(
-                [
-                    "" if group is None else _group_text(group),
-                    fmt.number(r.estimate),
-                    fmt.interval(r.low, r.high),
-                    fmt.interval(r.naive_low, r.naive_high),
-                    r.n_clusters,
-                    f"{r.cluster_size_min}/{fmt.number(median, 3)}/{r.cluster_size_max}",
-                    f"{fmt.number(icc.icc, 3)} {fmt.interval(icc.low, icc.high, 3)}",
-                    fmt.number(r.design_effect, 3),
-                    fmt.number(r.n_eff, 4),
-                    r.n_missing,
-                ]
+            row = (
+                fmt.number(r.estimate),
+                fmt.interval(r.low, r.high),
+                fmt.interval(r.naive_low, r.naive_high),
+                r.n_clusters,
+                f"{r.cluster_size_min}/{fmt.number(median, 3)}/{r.cluster_size_max}",
+                f"{fmt.number(icc.icc, 3)} {fmt.interval(icc.low, icc.high, 3)}",
+                fmt.number(r.design_effect, 3),
+                fmt.number(r.n_eff, 4),
+                r.n_missing,
             )
-        return header, rows
+            # the group column only when there are groups
+            rows.append(row if not self.over else (_group_text(group), *row))
+        if self.over:
+            header = (self.over, *header)
+        sentences = (self._method_line(), *(f"{s}." for s in self.sentences()))
+        return [Table(header, tuple(rows)), Lines(sentences)]
 
     def _method_line(self) -> str:
         r = self.results[0]
@@ -201,30 +206,14 @@ class Report:
             f"{' + '.join(r.by)}; the naive interval treats rows as independent"
         )
 
-    def __repr__(self) -> str:
-        header, rows = self._table_rows()
-        return (
-            f"Report({label_of(self.results[0].outcome, self.results[0].by)})\n"
-            + fmt.text_table(header, rows)
-            + f"\n  {self._method_line()}"
-            + "".join(f"\n  {s}." for s in self.sentences())
+    def _notes(self) -> list[str]:
+        return list(
+            dict.fromkeys(
+                f"{_group_text(group)}: {n}" if self.over else n
+                for group, r in zip(self.groups, self.results, strict=True)
+                for n in r.notes
+            )
         )
-
-    def _repr_html_(self) -> str:
-        header, rows = self._table_rows()
-        return fmt.html_table(
-            header, rows, self._method_line(), [s + "." for s in self.sentences()]
-        )
-
-    def to_markdown(self) -> str:
-        """A Markdown table and the sentences, for a pull-request description."""
-        header, rows = self._table_rows()
-        if not self.over:
-            header, rows = header[1:], [row[1:] for row in rows]
-        lines = fmt.markdown_table(header, rows)
-        lines += ["", self._method_line() + "."]
-        lines += ["", *[f"- {s}." for s in self.sentences()]]
-        return "\n".join(lines)
 
     def plot(self, *, ax: Any = None) -> Any:
         """Forest plot: the clustered and naive intervals, one row per group (needs
@@ -381,7 +370,7 @@ def report(
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class ClusteringCheck:
+class ClusteringCheck(TableResult):
     """Candidate groupings side by side, nested levels decomposed, crossed pairs combined,
     and a recommendation (returned by ``check_clustering``).
 
@@ -420,6 +409,7 @@ class ClusteringCheck:
     recommendation: str
     notes: tuple[str, ...] = ()
 
+    _metric_labels: ClassVar[tuple[str, ...]] = ("grouping",)
     columns: ClassVar[tuple[str, ...]] = (
         "grouping",
         "n_clusters",
@@ -450,10 +440,13 @@ class ClusteringCheck:
             list(self.crossed), columns=["groupings", "se_two_way", "se_first", "se_second"]
         )
 
-    def __repr__(self) -> str:
-        header = ["grouping", "K", "sizes", "ICC [CI]", "deff", "se", "widening"]
-        rows = [
-            [
+    def _heading(self) -> str:
+        return f"ClusteringCheck({self.outcome})"
+
+    def _blocks(self) -> list[Lines | Table]:
+        header = ("grouping", "K", "sizes", "ICC [CI]", "deff", "se", "widening")
+        rows = tuple(
+            (
                 c["grouping"],
                 c["n_clusters"],
                 f"{c['size_min']}–{c['size_max']} (mean {fmt.number(c['size_mean'], 3)})",
@@ -461,26 +454,20 @@ class ClusteringCheck:
                 fmt.number(c["design_effect"], 3),
                 fmt.number(c["se"]),
                 fmt.number(c["widening"], 3),
-            ]
+            )
             for c in self.candidates
-        ]
-        lines = [f"ClusteringCheck({self.outcome})", fmt.text_table(header, rows)]
+        )
+        lines = []
         if self.nested:
             shares = ", ".join(f"{level} {share:.1%}" for level, share in self.nested)
-            lines.append(f"  nested levels, share of variance: {shares}")
+            lines.append(f"nested levels, share of variance: {shares}")
         for c in self.crossed:
             lines.append(
-                f"  crossed {c['groupings']}: two-way se {fmt.number(c['se_two_way'])} "
+                f"crossed {c['groupings']}: two-way se {fmt.number(c['se_two_way'])} "
                 f"(one-way {fmt.number(c['se_first'])} and {fmt.number(c['se_second'])})"
             )
-        lines.append(f"  recommendation: {self.recommendation}")
-        return "\n".join(lines) + "".join(f"\n  note: {n}" for n in self.notes)
-
-    def _repr_html_(self) -> str:
-        rows = [[c[k] for k in self.columns] for c in self.candidates]
-        return fmt.html_table(
-            list(self.columns), rows, f"ClusteringCheck: {self.outcome}", [self.recommendation]
-        )
+        lines.append(f"recommendation: {self.recommendation}")
+        return [Table(header, rows), Lines(tuple(lines))]
 
 
 def _nests_in(fine: np.ndarray, coarse: np.ndarray) -> bool:

@@ -18,7 +18,7 @@ import pandas as pd
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import adapters
-from clusterstats._result import label_of
+from clusterstats._result import Lines, Table, TableResult, label_of
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.missing import delta_adjusted_mean, missingness_chi_square, tipping_delta
 from clusterstats.core.variance import icc_anova
@@ -30,7 +30,7 @@ __all__ = ["MissingReport", "missing_report"]
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class MissingReport:
+class MissingReport(TableResult):
     """How much of an outcome is missing, where, why, and how much it matters (returned by
     ``missing_report``).
 
@@ -102,6 +102,7 @@ class MissingReport:
     cluster_rows: tuple[int, ...] = dataclasses.field(default=(), compare=False)
     cluster_missing: tuple[int, ...] = dataclasses.field(default=(), compare=False)
 
+    _metric_labels: ClassVar[tuple[str, ...]] = ("analysis",)
     columns: ClassVar[tuple[str, ...]] = (
         "analysis",
         "estimate",
@@ -156,56 +157,45 @@ class MissingReport:
 
         return pd.DataFrame(list(self.deltas), columns=["delta", "estimate"])
 
-    def _lines(self) -> list[str]:
-        lines = [
-            f"MissingReport({label_of(self.outcome, self.by)})",
-            f"  {self.n_missing:,} of {fmt.count(self.n_rows, 'row')} missing "
+    def _heading(self) -> str:
+        return f"MissingReport({label_of(self.outcome, self.by)})"
+
+    def _blocks(self) -> list[Lines | Table]:
+        summary = [
+            f"{self.n_missing:,} of {fmt.count(self.n_rows, 'row')} missing "
             f"({self.missing_rate:.1%}), in {self.n_clusters_with_missing} of "
             f"{fmt.count(self.n_clusters, 'cluster')} "
             f"({self.n_clusters_all_missing} entirely missing)",
-            f"  same missing rate in every cluster? chi-square {fmt.number(self.chi_square)} on "
+            f"same missing rate in every cluster? chi-square {fmt.number(self.chi_square)} on "
             f"{self.chi_square_df:g} df, p {fmt.number(self.chi_square_p)}; ICC of "
             f"missingness {fmt.number(self.missing_icc)}",
         ]
         if self.reasons:
             shown = ", ".join(f"{reason}: {rows:,}" for reason, rows, _ in self.reasons)
-            lines.append(f"  by reason: {shown}")
-        lines.append("  sensitivity:")
-        width = max(len(name) for name, _ in self.analyses)
-        for name, r in self.analyses:
-            lines.append(
-                f"    {name:<{width}}  {fmt.number(r.estimate)}  "
-                f"{r.confidence:.0%} CI {fmt.interval(r.low, r.high)}  ({r.method})"
-            )
+            summary.append(f"by reason: {shown}")
+        level = f"{self.analyses[0][1].confidence:.0%} CI"
+        analyses = tuple(
+            (name, r.estimate, fmt.interval(r.low, r.high), r.method) for name, r in self.analyses
+        )
 
         def side(delta: float) -> str:
             return "never for |δ| ≤ 20" if math.isinf(delta) else f"at δ = {fmt.number(delta, 3)}"
 
-        lines.append(
-            "  tipping points (missing rows shifted by δ from their cluster's observed rate, "
+        tipping = [
+            "tipping points (missing rows shifted by δ from their cluster's observed rate, "
             "on the logit scale for 0/1 outcomes): the estimate leaves the IPW interval "
             f"downwards {side(self.tipping_low)}, upwards {side(self.tipping_high)}"
-        )
+        ]
         if self.threshold is not None:
-            lines.append(
-                f"  it crosses {fmt.number(self.threshold)} at δ = "
+            tipping.append(
+                f"it crosses {fmt.number(self.threshold)} at δ = "
                 f"{fmt.number(self.tipping_threshold, 3)}"
             )
-        return lines
-
-    def __repr__(self) -> str:
-        return "\n".join(self._lines()) + "".join(f"\n  note: {n}" for n in self.notes)
-
-    def _repr_html_(self) -> str:
-        header = ["analysis", "estimate", "low", "high", "method"]
-        rows = [[name, r.estimate, r.low, r.high, r.method] for name, r in self.analyses]
-        caption = (
-            f"MissingReport: {label_of(self.outcome, self.by)} — {self.n_missing:,} of "
-            f"{self.n_rows:,} missing ({self.missing_rate:.1%}); chi-square p "
-            f"{fmt.number(self.chi_square_p)}; tipping δ {fmt.number(self.tipping_low, 3)} / "
-            f"{fmt.number(self.tipping_high, 3)}"
-        )
-        return fmt.html_table(header, rows, caption, list(self.notes))
+        return [
+            Lines(tuple(summary)),
+            Table(("analysis", "estimate", level, "method"), analyses, "sensitivity"),
+            Lines(tuple(tipping)),
+        ]
 
 
 def missing_report(

@@ -22,6 +22,7 @@ from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import MeanDesign, PairedDesign
 from clusterstats._plotting import budget_curve
+from clusterstats._result import Lines, Table, TableResult
 from clusterstats.core import intervals as iv
 from clusterstats.core import planning as pl
 from clusterstats.core.grouping import cluster_sums
@@ -49,7 +50,7 @@ __all__ = ["Plan", "build_pilot_plan", "pilot_plan", "plan"]
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class Plan:
+class Plan(TableResult):
     """What a clustered eval design buys, and what the next budget should buy (returned by
     ``plan`` and ``pilot_plan``).
 
@@ -174,6 +175,7 @@ class Plan:
     method: str = ""
     size_cv: float = 0.0
 
+    _metric_labels: ClassVar[tuple[str, ...]] = ("option",)
     columns: ClassVar[tuple[str, ...]] = (
         "option",
         "n_clusters",
@@ -214,11 +216,14 @@ class Plan:
         more = max(math.ceil(total) - int(self.n_clusters), 0)
         return f"{math.ceil(total):,} clusters ({more:,} more than the {int(self.n_clusters):,})"
 
-    def _lines(self) -> list[str]:
+    def _heading(self) -> str:
+        return f"Plan({self.source})"
+
+    def _blocks(self) -> list[Lines | Table]:
         k, m = self.n_clusters, self.cluster_size
         what = "the paired difference" if self.quantity == "paired difference" else "the mean"
         design = (
-            f"  {k:g} clusters x {fmt.number(m, 3)} rows, icc {fmt.number(self.icc, 3)}"
+            f"{k:g} clusters x {fmt.number(m, 3)} rows, icc {fmt.number(self.icc, 3)}"
             + (
                 f" (range {fmt.interval(self.icc_low, self.icc_high, 3)})"
                 if not math.isnan(self.icc_low)
@@ -229,12 +234,12 @@ class Plan:
         )
         if self.source == "numbers":
             how = (
-                f"  Var = σ² deff/(Km): se {fmt.number(self.se)}, {self.confidence:.0%} "
+                f"Var = σ² deff/(Km): se {fmt.number(self.se)}, {self.confidence:.0%} "
                 f"half-width ±{fmt.number(self.half_width)}"
             )
         else:
             how = (
-                f"  {what} {fmt.number(self.estimate)}: the pilot's {self.confidence:.0%} "
+                f"{what} {fmt.number(self.estimate)}: the pilot's {self.confidence:.0%} "
                 f"interval ({self.method}) is ±{fmt.number(self.half_width)}, se "
                 f"{fmt.number(self.se)}, {fmt.number(self.df, 3)} df; projected to K′ clusters "
                 "like these as se·√(K/K′), with the df of K′ clusters"
@@ -245,33 +250,34 @@ class Plan:
                     else ""
                 )
             )
-        lines = [
-            f"Plan({self.source})",
+        before = (
             design,
             how,
-            f"  design effect {fmt.number(self.design_effect, 3)}; effective n "
+            f"design effect {fmt.number(self.design_effect, 3)}; effective n "
             f"{fmt.number(self.n_eff, 4)} (ceiling {fmt.number(self.n_eff_ceiling, 4)} however "
             "deep the clusters)",
-            f"  options ({what}):",
-        ]
-        width = max(len(o[0]) for o in self.options)
-        for option, kk, mm, rows, neff, half in self.options:
-            lines.append(
-                f"    {option:<{width}}  K {kk:>8,.1f}  m {mm:>7.2f}  rows {rows:>10,.0f}  "
-                f"n_eff {neff:>9.1f}  ±{fmt.number(half)}"
-            )
+        )
+        options = Table(
+            ("option", "K", "m", "rows", "n_eff", "half-width"),
+            tuple(
+                (option, float(kk), float(mm), round(rows), float(neff), f"±{fmt.number(half)}")
+                for option, kk, mm, rows, neff, half in self.options
+            ),
+            f"options ({what})",
+        )
+        after = []
         if self.optimal_cluster_size is not None:
-            lines.append(
-                f"  cost-optimal rows per cluster m* = {fmt.number(self.optimal_cluster_size, 3)}"
+            after.append(
+                f"cost-optimal rows per cluster m* = {fmt.number(self.optimal_cluster_size, 3)}"
             )
         if self.clusters_needed is not None:
-            lines.append(
-                f"  for ±{fmt.number(self.target_half_width)}: {self._more(self.clusters_needed)}"
+            after.append(
+                f"for ±{fmt.number(self.target_half_width)}: {self._more(self.clusters_needed)}"
                 f" of {fmt.number(m, 3)} rows"
             )
         if self.minimum_detectable_effect is not None:
-            lines.append(
-                f"  paired: minimum detectable effect {fmt.number(self.minimum_detectable_effect)}"
+            after.append(
+                f"paired: minimum detectable effect {fmt.number(self.minimum_detectable_effect)}"
                 f" at {self.power:.0%} power"
                 + (
                     f"; {self._more(self.clusters_for_power)} to detect {fmt.number(self.effect)}"
@@ -286,21 +292,10 @@ class Plan:
             )
         for icc, neff, half, need in self.by_icc:
             extra = "" if need is None else f", {math.ceil(need):,} clusters for the target"
-            lines.append(
-                f"  if icc = {fmt.number(icc, 3)}: n_eff {neff:,.1f}, ±{fmt.number(half)}{extra}"
+            after.append(
+                f"if icc = {fmt.number(icc, 3)}: n_eff {neff:,.1f}, ±{fmt.number(half)}{extra}"
             )
-        return lines
-
-    def __repr__(self) -> str:
-        return "\n".join(self._lines()) + "".join(f"\n  note: {n}" for n in self.notes)
-
-    def _repr_html_(self) -> str:
-        rows = [list(o) for o in self.options]
-        caption = (
-            f"Plan ({self.source}): icc {fmt.number(self.icc, 3)}, effective n "
-            f"{fmt.number(self.n_eff, 4)} of ceiling {fmt.number(self.n_eff_ceiling, 4)}"
-        )
-        return fmt.html_table(list(self.columns), rows, caption, list(self.notes))
+        return [Lines(before), options, Lines(tuple(after))]
 
     def plot(self, *, ax: Any = None) -> Any:
         """The budget curve: effective n against rows per cluster, for the current clusters

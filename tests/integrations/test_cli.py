@@ -438,7 +438,7 @@ def test_rerun_report_check_missing_and_plan_commands_give_the_librarys_numbers(
         )
         == 0
     )
-    assert capsys.readouterr().out.startswith("| estimate |")
+    assert capsys.readouterr().out.startswith("**Report(correct by src)**\n\n| estimate |")
     check = run(
         "check",
         str(mmlu_path),

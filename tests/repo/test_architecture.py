@@ -276,3 +276,19 @@ def test_the_tests_mirror_the_folders():
     folders = {p.parent.relative_to(tests).as_posix() for p in tests.rglob("test_*.py")}
     expected = {"stats", "core", "adapters", "integrations", "conformance", "hostile", "repo"}
     assert folders == expected
+
+
+def test_every_result_class_derives_from_result_or_table_result():
+    """One-row results render from their fields (``Result``); tables from their declared
+    blocks (``TableResult``): no result class writes its own text, HTML or Markdown."""
+    from clusterstats import results
+    from clusterstats._result import GroupedResults, TableResult
+
+    for name in results.__all__:
+        cls = getattr(results, name)
+        if cls is GroupedResults or name == "DatasetInfo":
+            continue
+        assert issubclass(cls, (Result, TableResult)), name
+        if issubclass(cls, TableResult):
+            own = {"__repr__", "_repr_html_", "to_markdown"} & set(vars(cls))
+            assert not own, f"{name} renders itself: {own}"

@@ -237,7 +237,7 @@ def test_report(mmlu):
     assert f"{ci.n_rows:,} examples in 91 src clusters" in sentence
     assert f"±{100 * (ci.high - ci.low) / 2:.1f} points" in sentence
     markdown = rep.to_markdown()
-    assert markdown.startswith("| model | estimate |")
+    assert markdown.startswith("**Report(correct by src)**\n\n| model | estimate |")
     assert "<table" in rep._repr_html_()
     single = mmlu[mmlu.model == "gemini-1.5-flash-002"].eval.report("correct", "src")
     assert single.to_frame()["n_missing"].iloc[0] == 20

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import html
 import math
+import warnings
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import clusterstats as cs
+from clusterstats import _display as fmt
+from clusterstats._result import Lines, TableResult
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +143,71 @@ def test_to_metrics_flat_floats_for_trackers(bbh):
     assert gm["g/exit_code"] == 0.0
     assert gm["g/estimate"] == report.gates[0].estimate
     assert math.isnan(gm["g/clusters_needed"])
+
+
+LM_EVAL = Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval"
+
+
+def _table_results(mmlu, bbh):
+    """One of each table result, from the bundled data and the committed harness output."""
+    mixtral = mmlu[mmlu.model == "Mixtral-8x7B-Instruct-v0.1"]
+    answered = mixtral.assign(answered=mixtral.pred_missing.eq(0))
+    cot = bbh[bbh.condition == "cot"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.ClusterStatsWarning)
+        return {
+            "Comparison": cs.compare(mmlu, "correct", by="src", model="model", on="question_id"),
+            "MissingReport": cs.missing_report(answered, "correct", by="src", responded="answered"),
+            "Plan": cs.pilot_plan(mixtral, "correct", by="src", target_half_width=0.03),
+            "Report": cs.report(mmlu, "correct", by="src", over="model"),
+            "ClusteringCheck": cs.check_clustering(mmlu, "correct", ["src", "category"]),
+            "GateReport": cs.gate(bbh, "correct", "task", at_least=0.5, over="condition"),
+            "LmEvalTable": cs.lm_eval_table(LM_EVAL / "dummy-b", by="passage"),
+            "Report, no groups": cs.report(cot, "correct", by="task"),
+        }
+
+
+def test_table_results_show_the_same_tables_sentences_and_notes_everywhere(mmlu, bbh):
+    """Text, HTML and Markdown come from one declaration: every header, cell, sentence and
+    note of the declared blocks is in each of the three (HTML escaped)."""
+    for name, result in _table_results(mmlu, bbh).items():
+        assert isinstance(result, TableResult), name
+        text, page, markdown = repr(result), result._repr_html_(), result.to_markdown()
+        heading = result._heading()
+        assert heading in text, name
+        assert html.escape(heading) in page, name
+        assert markdown.startswith("\n".join(result._markdown_heading())), name
+        sentences, cells = list(result._notes()), []
+        for block in result._blocks():
+            if isinstance(block, Lines):
+                sentences += list(block.lines)
+            else:
+                sentences.append(block.title)
+                cells += [*block.header, *(fmt.number(c) for row in block.rows for c in row)]
+        assert cells, name
+        for item in sentences + cells:
+            assert item in text, (name, item)
+            assert html.escape(item) in page, (name, item)
+        for item in sentences:
+            assert item in markdown, (name, item)
+        for item in cells:  # a | inside a Markdown cell is escaped
+            assert item.replace("|", "\\|") in markdown, (name, item)
+
+
+def test_table_results_give_their_numbers_to_trackers(mmlu, bbh):
+    """``to_metrics`` of every table result: a flat dict of floats keyed by its rows."""
+    found = _table_results(mmlu, bbh)
+    for name, result in found.items():
+        metrics = result.to_metrics("x/")
+        assert metrics, name
+        assert all(isinstance(v, float) for v in metrics.values()), name
+        assert all(k.startswith("x/") for k in metrics), name
+    plan = found["Plan"].to_frame().set_index("option")
+    assert found["Plan"].to_metrics()["current/n_eff"] == plan.loc["current", "n_eff"]
+    analyses = found["MissingReport"].to_frame().set_index("analysis")
+    assert found["MissingReport"].to_metrics()["ipw/low"] == analyses.loc["ipw", "low"]
+    check = found["ClusteringCheck"].to_frame().set_index("grouping")
+    assert found["ClusteringCheck"].to_metrics()["src/se"] == check.loc["src", "se"]
+    report = found["Report"].to_frame().set_index("group")
+    key = "gemini-1.5-flash-002/high"
+    assert found["Report"].to_metrics()[key] == report.loc["gemini-1.5-flash-002", "high"]

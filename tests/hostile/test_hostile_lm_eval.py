@@ -71,12 +71,9 @@ def table(path: Path, **options: Any) -> Any:
     return cs.lm_eval_table(path, by="passage", **options)
 
 
-def rows_of(check) -> Returns:
-    return Returns(lambda result: check(result.to_frame()))
-
-
 def frame_check(check):
-    """``check`` on the table's frame, as a ``Warns`` check."""
+    """``check`` on the table's frame (a ``Warns`` check; ``Returns(frame_check(...))`` for a
+    ``Returns`` one)."""
     return lambda result: check(result.to_frame())
 
 
@@ -155,13 +152,17 @@ CASES = [
         "one task whose documents share one passage keeps its row, with the reason",
         lambda: edited_task(lambda doc: doc.update(passage="one")),
         quiet(table),
-        rows_of(cs_mc_noted(r"no clustered interval: found 1 cluster")),
+        Returns(frame_check(cs_mc_noted(r"no clustered interval: found 1 cluster"))),
     ),
     Case(
         "one task whose documents lack the passage field keeps its row, with the reason",
         lambda: edited_task(lambda doc: doc.pop("passage")),
         quiet(table),
-        rows_of(cs_mc_noted(r"no clustered interval: cluster column 'doc_passage' has 12 miss")),
+        Returns(
+            frame_check(
+                cs_mc_noted(r"no clustered interval: cluster column 'doc_passage' has 12 miss")
+            )
+        ),
     ),
     Case(
         "an invalid method is the call's error, not every row's note",

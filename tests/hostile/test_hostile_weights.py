@@ -15,6 +15,9 @@ check from the same call on the rescaled or the reduced data. The harness
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -65,7 +68,7 @@ def three_models(scale: float = 1.0, informative: int | None = None) -> dict[str
     return {"data": pd.concat(frames, ignore_index=True)}
 
 
-def same_interval(reference) -> callable:
+def same_interval(reference) -> Callable[[Any], None]:
     """The result's estimate and bounds equal ``reference()``'s to 1e-10, and are finite."""
 
     def check(result) -> None:
@@ -87,7 +90,7 @@ def unit_ci():
     return quiet(lambda: ci(rows()))()
 
 
-def same_delta(reference) -> callable:
+def same_delta(reference) -> Callable[[Any], None]:
     def check(result) -> None:
         expected = reference()
         got = (result.delta, result.low, result.high, result.se)
@@ -104,7 +107,7 @@ def paired(data, other):
     return cs.paired_delta(data, other, "y", by="doc", on="item", weights="w")
 
 
-def same_leaderboard(reference) -> callable:
+def same_leaderboard(reference) -> Callable[[Any], None]:
     columns = ["model", "score", "low", "high"]
 
     def check(result) -> None:
@@ -143,7 +146,7 @@ def dataset(scale: float) -> xr.Dataset:
     )
 
 
-def zero_weight_noted(reference, *, n_clusters: int, n_rows: int) -> callable:
+def zero_weight_noted(reference, *, n_clusters: int, n_rows: int) -> Callable[[Any], None]:
     same = same_interval(reference)
 
     def check(result) -> None:

@@ -28,6 +28,7 @@ from clusterstats._design import (
 )
 from clusterstats.adapters import arrow, dataset, frame, pairing
 from clusterstats.adapters import dask as dask_adapter
+from clusterstats.adapters.labels import Columns, as_labels
 from clusterstats.errors import InvalidInputError, InvalidOptionError
 
 __all__ = [
@@ -90,10 +91,16 @@ def mean_design(
     """The per-cluster statistics of ``cluster_ci``, ``icc``, ``design_effect`` and what is
     built on them."""
     if arrow.is_table(data):
-        names = dask_adapter.columns_named(
-            outcome, by, over, responded, strata, weights, *covariates
+        named = Columns.of(
+            outcome=outcome,
+            by=by,
+            over=over,
+            responded=responded,
+            strata=strata,
+            weights=weights,
+            covariates=covariates,
         )
-        data = arrow.to_pandas(data, names)
+        data = arrow.to_pandas(data, named.names())
     kind = backend(data)
     if weights is not None and kind == "xarray":
         if responded is not None:
@@ -141,16 +148,19 @@ def paired_design(
     """Matched items of two sets of results (two frames, two columns, two Datasets); with
     ``over``, one set per group of the frames' ``over`` column(s)."""
     if arrow.is_table(data) or arrow.is_table(other):
-        names = dask_adapter.columns_named(by, on, rerun, strata, responded, over)
         two_columns = not (arrow.is_table(other) or hasattr(other, "columns"))
-        weighed = [] if weights is None else [weights]  # read from the first side only
+        roles = {"by": by, "on": on, "rerun": rerun, "strata": strata, "responded": responded}
+        second = Columns.of(outcome=outcome, **roles, over=over)
+        # the weights are read from the first side only
+        second_column = other if two_columns else None
+        first = Columns.of(
+            outcome=outcome, other=second_column, **roles, over=over, weights=weights
+        )
         if two_columns:
-            data = arrow.to_pandas(
-                data, [outcome, other, *names, *weighed], matched_on=on or "rows"
-            )
+            data = arrow.to_pandas(data, first.names(), matched_on=on or "rows")
         else:
-            data = arrow.to_pandas(data, [outcome, *names, *weighed], matched_on=on)
-            other = arrow.to_pandas(other, [outcome, *names], matched_on=on)
+            data = arrow.to_pandas(data, first.names(), matched_on=on)
+            other = arrow.to_pandas(other, second.names(), matched_on=on)
     kind = backend(data)
     if over is not None and kind == "xarray":
         raise InvalidOptionError(
@@ -181,17 +191,19 @@ def paired_design(
         raise InvalidInputError("paired_delta needs a DataFrame (or two), not arrays")
     _require_by(by, "DataFrame")
     if kind == "dask":
-        names = dask_adapter.columns_named(by, on, rerun, strata, responded, over)
-        weighed = [] if weights is None else [weights]  # read from the first side only
-        if dask_adapter.is_dask_frame(other):
-            if on is None:
-                raise InvalidOptionError("dask DataFrames are matched on columns: pass on=")
-            data = dask_adapter.compute_columns(data, [outcome, *names, *weighed])
-            other = dask_adapter.compute_columns(other, [outcome, *names])
-        else:
-            data = dask_adapter.compute_columns(
-                data, dask_adapter.columns_named(outcome, other, names, *weighed)
-            )
+        roles = {"by": by, "on": on, "rerun": rerun, "strata": strata, "responded": responded}
+        second = Columns.of(outcome=outcome, **roles, over=over)
+        frames = dask_adapter.is_dask_frame(other)
+        # the weights are read from the first side only
+        second_column = None if frames else other
+        first = Columns.of(
+            outcome=outcome, other=second_column, **roles, over=over, weights=weights
+        )
+        if frames and on is None:
+            raise InvalidOptionError("dask DataFrames are matched on columns: pass on=")
+        data = dask_adapter.compute_columns(data, first.names())
+        if frames:
+            other = dask_adapter.compute_columns(other, second.names())
     return pairing.paired_design(
         data,
         other,
@@ -271,10 +283,17 @@ def comparison_design(
 ) -> ComparisonDesign:
     """Per-item values of many models on shared items."""
     if arrow.is_table(data):
-        names = dask_adapter.columns_named(
-            outcome, by, model, on, rerun, strata, responded, weights
+        named = Columns.of(
+            outcome=outcome,
+            by=by,
+            model=model,
+            on=on,
+            rerun=rerun,
+            strata=strata,
+            responded=responded,
+            weights=weights,
         )
-        data = arrow.to_pandas(data, names, matched_on=on)
+        data = arrow.to_pandas(data, named.names(), matched_on=on)
     kind = backend(data)
     options = {"how": how, "missing": missing, "responded": responded, "strata": strata}
     if weights is not None and kind == "xarray":
@@ -315,10 +334,17 @@ def comparison_design(
     if kind == "dask":
         if on is None:
             raise InvalidOptionError("dask DataFrames are matched on columns: pass on=")
-        data = dask_adapter.compute_columns(
-            data,
-            dask_adapter.columns_named(outcome, by, model, on, rerun, strata, responded, weights),
+        named = Columns.of(
+            outcome=outcome,
+            by=by,
+            model=model,
+            on=on,
+            rerun=rerun,
+            strata=strata,
+            responded=responded,
+            weights=weights,
         )
+        data = dask_adapter.compute_columns(data, named.names())
     return pairing.comparison_design(
         data, outcome, by, model=model, on=on, rerun=rerun, nest=nest, weights=weights, **options
     )
@@ -335,19 +361,19 @@ def case_design(
 ) -> CaseDesign:
     """Per-case moments of runs (a long frame is laid out as (case, rerun) first)."""
 
+    named = Columns.of(outcome=outcome, case=case, rerun=rerun, by=by, over=over)
     if arrow.is_table(data):
-        data = arrow.to_pandas(data, dask_adapter.columns_named(outcome, case, rerun, by, over))
+        data = arrow.to_pandas(data, named.names())
     kind = backend(data)
     if kind == "arrays":
         raise InvalidInputError("the rerun statistics need a DataFrame or a (case, rerun) Dataset")
     if kind in ("pandas", "dask"):
         if kind == "dask":
-            names = dask_adapter.columns_named(outcome, case, rerun, by, over)
-            data = dask_adapter.compute_columns(data, names)
-        dims = [] if over is None else frame.as_labels(over, role="over")
+            data = dask_adapter.compute_columns(data, named.names())
+        dims = [] if over is None else as_labels(over, role="over")
         # the clusters must be a coordinate along the cases: named, so that a by= column that
         # varies within a case is an error that says so
-        coords = "auto" if by is None else list(frame.as_labels(by))
+        coords = "auto" if by is None else list(as_labels(by))
         laid_out = dataset.from_frame(
             data, case=case, rerun=rerun, outcome=outcome, dims=dims, coords=coords
         )
@@ -376,9 +402,11 @@ def rows_design(
 ) -> RowsDesign:
     """The usable outcomes row by row, with each candidate grouping's codes (and, with
     ``time`` and ``window``, the codes of the time windows, last)."""
+    # the candidate groupings are each a set of cluster columns
+    candidates = [label for _, labels in groupings for label in labels]
+    named = Columns.of(outcome=outcome, time=time, groupings=candidates)
     if arrow.is_table(data):
-        names = dask_adapter.columns_named(outcome, time, *(labels for _, labels in groupings))
-        data = arrow.to_pandas(data, names)
+        data = arrow.to_pandas(data, named.names())
     kind = backend(data)
     windows = {"time": time, "window": window}
     if kind == "xarray":
@@ -388,8 +416,7 @@ def rows_design(
     if kind == "arrays":
         raise InvalidInputError("check_clustering needs a DataFrame or a Dataset, not arrays")
     if kind == "dask":
-        columns = dask_adapter.columns_named(outcome, time, *(labels for _, labels in groupings))
-        data = dask_adapter.compute_columns(data, columns)
+        data = dask_adapter.compute_columns(data, named.names())
     return frame.rows_design(data, outcome, groupings, missing=missing, **windows)
 
 
@@ -404,14 +431,14 @@ def missing_reasons(
     rerun: Hashable = "rerun",
 ) -> tuple[tuple[Any, int, int], ...]:
     """The missing rows by ``reason``: ``(reason, rows, clusters)``, most frequent first."""
+    named = Columns.of(outcome=outcome, by=by, reason=reason, responded=responded)
     if arrow.is_table(data):
-        data = arrow.to_pandas(data, dask_adapter.columns_named(outcome, by, reason, responded))
+        data = arrow.to_pandas(data, named.names())
     kind = backend(data)
     if kind == "xarray":
         return dataset.missing_reasons(
             data, outcome, by, reason=reason, responded=responded, case=case, rerun=rerun
         )
     if kind == "dask":
-        columns = dask_adapter.columns_named(outcome, by, reason, responded)
-        data = dask_adapter.compute_columns(data, columns)
+        data = dask_adapter.compute_columns(data, named.names())
     return frame.missing_reasons(data, outcome, by, reason=reason, responded=responded)

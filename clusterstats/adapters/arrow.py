@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from clusterstats.adapters.frame import require_columns
+from clusterstats.adapters.labels import require_columns
 from clusterstats.errors import InvalidInputError, InvalidOptionError
 
 __all__ = ["is_table", "to_pandas"]

@@ -5,7 +5,7 @@ built on them: strata, missing-data policies, ``report``, ``stratum_table``,
 ``missing_report``, ``pilot_plan``) come from one lazy grouped aggregation, computed under
 whatever scheduler is active. Designs that pair items, count runs per case, fit a response
 model on rows or compare groupings row by row compute only the columns their options name
-(listed once, in :func:`columns_named`) and reuse the pandas adapter.
+(a :class:`~clusterstats.adapters.labels.Columns`) and reuse the pandas adapter.
 
 dask is an optional extra, imported only when a dask object is passed.
 """
@@ -20,7 +20,8 @@ import pandas as pd
 
 from clusterstats._design import MeanDesign, MeanGroup
 from clusterstats.adapters import frame as frame_adapter
-from clusterstats.adapters.frame import as_labels, check_distinct_roles, over_groups, stratify
+from clusterstats.adapters.frame import over_groups, stratify
+from clusterstats.adapters.labels import Columns, as_labels, check_distinct_roles
 from clusterstats.core.grouping import ClusterSums, ClusterTable, check_sums
 from clusterstats.core.weighted import WeightedSums
 from clusterstats.errors import (
@@ -50,18 +51,6 @@ def is_dask_frame(data: Any) -> bool:
     return module is not None and isinstance(data, module.DataFrame)
 
 
-def columns_named(*labels: Any) -> list[Hashable]:
-    """The column labels named by options (None skipped, lists flattened, each once)."""
-    wanted: list[Hashable] = []
-    for label in labels:
-        if label is None:
-            continue
-        for column in as_labels(label) if isinstance(label, (list, tuple)) else [label]:
-            if column not in wanted:
-                wanted.append(column)
-    return wanted
-
-
 def compute_columns(data: Any, labels: Iterable[Hashable]) -> pd.DataFrame:
     """The named columns of a dask DataFrame, computed into a pandas frame."""
     wanted = list(labels)
@@ -89,9 +78,15 @@ def mean_design(
     by_labels = as_labels(by)
     check_distinct_roles(outcome, by=by_labels, over=over, strata=strata)
     if covariates:  # a response model needs the rows
-        frame = compute_columns(
-            data, columns_named(outcome, by, over, strata, responded, covariates)
+        named = Columns.of(
+            outcome=outcome,
+            by=by,
+            over=over,
+            strata=strata,
+            responded=responded,
+            covariates=covariates,
         )
+        frame = compute_columns(data, named.names())
         return frame_adapter.mean_design(
             frame,
             outcome,
@@ -102,8 +97,9 @@ def mean_design(
             nest=nest,
             covariates=covariates,
         )
-    keys = columns_named(over, by_labels, strata)
-    for column in columns_named(outcome, keys, responded, weights):
+    keys = Columns.of(over=over, by=by_labels, strata=strata).names()
+    named = Columns.of(outcome=outcome, over=over, by=by_labels, strata=strata)
+    for column in [*named.names(), *Columns.of(responded=responded, weights=weights).names()]:
         if column not in data.columns:
             raise ColumnNotFoundError(column, list(data.columns))
     dtype = data[outcome].dtype
@@ -166,7 +162,7 @@ def mean_design(
         if count:
             role = (
                 "over="
-                if column in columns_named(over)
+                if column in Columns.of(over=over).over
                 else ("strata" if column == strata else "cluster")
             )
             raise InvalidClusterError(f"{role} column {column!r} has {int(count)} missing ids")

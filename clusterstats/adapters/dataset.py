@@ -34,18 +34,15 @@ from clusterstats._design import (
     over_of,
 )
 from clusterstats.adapters.frame import (
-    as_labels,
     check_binary,
-    check_label,
     cluster_codes,
     factorize_sorted,
-    is_hashable,
     outcome_values,
     reason_counts,
-    require_columns,
     stratify,
     time_windows,
 )
+from clusterstats.adapters.labels import as_labels, check_label, is_hashable, require_columns
 from clusterstats.adapters.pairing import complete_items, sums_by_cluster
 from clusterstats.core.crossed import memberships_of
 from clusterstats.core.reruns import MOMENTS, case_moments, case_table, impute_runs

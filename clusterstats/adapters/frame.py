@@ -16,6 +16,13 @@ import numpy as np
 import pandas as pd
 
 from clusterstats._design import MeanDesign, MeanGroup, ResponseRows, RowsDesign
+from clusterstats.adapters.labels import (
+    as_labels,
+    check_distinct_roles,
+    check_label,
+    is_hashable,
+    require_columns,
+)
 from clusterstats.core.grouping import (
     ClusterTable,
     cluster_table_and_ids,
@@ -24,7 +31,6 @@ from clusterstats.core.grouping import (
 )
 from clusterstats.core.weighted import scale_free, weighted_sums
 from clusterstats.errors import (
-    ColumnNotFoundError,
     EmptyDataError,
     InvalidClusterError,
     InvalidDataError,
@@ -42,69 +48,6 @@ _MAX_COMBINED_CELLS = 10_000_000
 _RUN_PROBE_ROWS = 1 << 16
 # From this many rows, an Arrow-backed label column is hashed on several threads.
 _THREADED_ROWS = 1 << 20
-
-
-def as_labels(by: Hashable | Sequence[Hashable], role: str = "by") -> list[Hashable]:
-    """One or more column labels as a list (a list or tuple names several columns)."""
-    if isinstance(by, (list, tuple)):
-        if not by:
-            raise InvalidOptionError(f"{role}= needs at least one column, got {by!r}")
-        labels = list(by)
-    else:
-        labels = [by]
-    for label in labels:
-        check_label(label, role)
-    return labels
-
-
-def check_label(label: Any, role: str, *, arrays_hint: bool = True) -> None:
-    """A column label must be hashable: a Series or an array where a label is expected is
-    the most common slip (``by=df["g"]`` for ``by="g"``)."""
-    try:
-        hash(label)
-    except TypeError:
-        kind = type(label).__name__
-        hint = (
-            f" (pass its name, {label.name!r})"
-            if isinstance(label, pd.Series) and label.name is not None
-            else ""
-        )
-        arrays = (
-            "; for arrays of values pass data=None with the arrays as outcome and by"
-            if arrays_hint
-            else ""
-        )
-        message = f"{role}= takes column labels, not a {kind}{hint}{arrays}"
-        raise InvalidInputError(message) from None
-
-
-def require_columns(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
-    """Every label names exactly one column of the frame."""
-    for label in labels:
-        check_label(label, "column")
-        if label not in frame.columns:
-            raise ColumnNotFoundError(label, list(frame.columns))
-    if not frame.columns.is_unique:
-        for label in labels:
-            count = int((frame.columns == label).sum())
-            if count > 1:
-                raise InvalidDataError(
-                    f"column {label!r} appears {count} times in the frame; rename or drop the "
-                    "duplicates so that each label names one column"
-                )
-
-
-def check_distinct_roles(outcome: Hashable, **roles: Any) -> None:
-    """The outcome column cannot also be a cluster, group or stratum column: the interval
-    would be one of the ids."""
-    for role, labels in roles.items():
-        if labels is None:
-            continue
-        for label in labels if isinstance(labels, (list, tuple)) else [labels]:
-            if label == outcome:
-                raise InvalidOptionError(
-                    f"column {outcome!r} is both the outcome and {role}=; name different columns"
-                )
 
 
 def _one_value_per_row(values: Any, role: str) -> pd.Series:
@@ -342,15 +285,6 @@ def factorize_labels(values: Any, *, sort: bool) -> tuple[np.ndarray, Any]:
             "ids of clusters, groups, items and models must be scalars such as strings or "
             "integers"
         ) from None
-
-
-def is_hashable(value: Any) -> bool:
-    """Whether a value can be a label (a dict key): lists, dicts and arrays cannot."""
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True
 
 
 def label_codes(series: pd.Series) -> tuple[np.ndarray, Any]:

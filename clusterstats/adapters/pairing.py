@@ -19,9 +19,7 @@ import pandas as pd
 
 from clusterstats._design import ComparisonDesign, PairedDesign, PairedItems
 from clusterstats.adapters.frame import (
-    as_labels,
     check_binary,
-    check_distinct_roles,
     cluster_codes,
     factorize_labels,
     impute_missing,
@@ -32,11 +30,11 @@ from clusterstats.adapters.frame import (
     outcome_with_responses,
     over_groups,
     over_name,
-    require_columns,
     small_int_codes,
     stratify,
     weight_values,
 )
+from clusterstats.adapters.labels import as_labels, check_distinct_roles, require_columns
 from clusterstats.core.grouping import item_summaries
 from clusterstats.core.weighted import weighted_matrix_sums
 from clusterstats.errors import (

@@ -832,7 +832,7 @@ FRAME_CASES = [
     ),
     pass_case(
         "over= is the outcome",
-        Raises(Option, r"column 'y' is both the outcome and dims= \(or over=\)"),
+        Raises(Option, r"column 'y' is both the outcome and over="),
         over="y",
     ),
     pass_case(

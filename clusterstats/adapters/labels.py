@@ -1,0 +1,176 @@
+"""Column labels: the roles one call names (:class:`Columns`, checked once), and the checks
+of a label, of the columns a frame must hold, and of values that can be labels.
+
+Every adapter reads the columns a call names through a :class:`Columns`; the Arrow and dask
+adapters load exactly :meth:`Columns.names`, so a column no role names is never read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import pandas as pd
+
+from clusterstats.errors import (
+    ColumnNotFoundError,
+    InvalidDataError,
+    InvalidInputError,
+    InvalidOptionError,
+)
+
+__all__ = [
+    "Columns",
+    "as_labels",
+    "check_distinct_roles",
+    "check_label",
+    "is_hashable",
+    "require_columns",
+]
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The columns one call names, by role, each role's labels as a tuple (empty when the
+    role is not used): ``other`` is the second outcome column of a paired comparison of two
+    columns, ``groupings`` the candidate cluster columns of ``check_clustering`` (which
+    names a candidate equal to the outcome itself).
+
+    Built with :meth:`of`, which checks every label once: each is a label (hashable), and
+    the outcome is not also a cluster, group, stratum, pairing or weight column.
+
+    Examples
+    --------
+    >>> cols = Columns.of(outcome="passed", by=["doc", "template"], over="model")
+    >>> cols.names()
+    ['passed', 'doc', 'template', 'model']
+    >>> Columns.of(outcome="doc", by="doc")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    clusterstats.errors.InvalidOptionError: column 'doc' is both the outcome and by=; ...
+    """
+
+    outcome: tuple[Hashable, ...] = ()
+    by: tuple[Hashable, ...] = ()
+    over: tuple[Hashable, ...] = ()
+    strata: tuple[Hashable, ...] = ()
+    responded: tuple[Hashable, ...] = ()
+    weights: tuple[Hashable, ...] = ()
+    on: tuple[Hashable, ...] = ()
+    model: tuple[Hashable, ...] = ()
+    case: tuple[Hashable, ...] = ()
+    rerun: tuple[Hashable, ...] = ()
+    time: tuple[Hashable, ...] = ()
+    reason: tuple[Hashable, ...] = ()
+    covariates: tuple[Hashable, ...] = ()
+    other: tuple[Hashable, ...] = ()
+    groupings: tuple[Hashable, ...] = ()
+
+    @classmethod
+    def of(cls, **roles: Any) -> Columns:
+        """The columns of ``roles`` (``role=label``, or a list or tuple of labels; None for
+        a role not used), checked."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(roles) - known)
+        if unknown:  # a programming slip inside the package, not a user's
+            raise TypeError(f"unknown column roles {unknown}")
+        values = {}
+        for role, labels in roles.items():
+            if labels is None:
+                values[role] = ()
+                continue
+            listed = list(labels) if isinstance(labels, (list, tuple)) else [labels]
+            for label in listed:
+                check_label(label, role)
+            values[role] = tuple(listed)
+        columns = cls(**values)
+        for outcome in columns.outcome:
+            for role in ("by", "over", "strata", "on", "model", "weights"):
+                if outcome in getattr(columns, role):
+                    raise InvalidOptionError(
+                        f"column {outcome!r} is both the outcome and {role}=; name different "
+                        "columns"
+                    )
+        return columns
+
+    def names(self) -> list[Hashable]:
+        """Every column named, each once, in the order of the roles."""
+        wanted: list[Hashable] = []
+        for role in fields(self):
+            for label in getattr(self, role.name):
+                if label not in wanted:
+                    wanted.append(label)
+        return wanted
+
+
+def as_labels(by: Hashable | Sequence[Hashable], role: str = "by") -> list[Hashable]:
+    """One or more column labels as a list (a list or tuple names several columns)."""
+    if isinstance(by, (list, tuple)):
+        if not by:
+            raise InvalidOptionError(f"{role}= needs at least one column, got {by!r}")
+        labels = list(by)
+    else:
+        labels = [by]
+    for label in labels:
+        check_label(label, role)
+    return labels
+
+
+def check_label(label: Any, role: str, *, arrays_hint: bool = True) -> None:
+    """A column label must be hashable: a Series or an array where a label is expected is
+    the most common slip (``by=df["g"]`` for ``by="g"``)."""
+    try:
+        hash(label)
+    except TypeError:
+        kind = type(label).__name__
+        hint = (
+            f" (pass its name, {label.name!r})"
+            if isinstance(label, pd.Series) and label.name is not None
+            else ""
+        )
+        arrays = (
+            "; for arrays of values pass data=None with the arrays as outcome and by"
+            if arrays_hint
+            else ""
+        )
+        message = f"{role}= takes column labels, not a {kind}{hint}{arrays}"
+        raise InvalidInputError(message) from None
+
+
+def require_columns(frame: pd.DataFrame, labels: Sequence[Hashable]) -> None:
+    """Every label names exactly one column of the frame."""
+    for label in labels:
+        check_label(label, "column")
+        if label not in frame.columns:
+            raise ColumnNotFoundError(label, list(frame.columns))
+    if not frame.columns.is_unique:
+        for label in labels:
+            count = int((frame.columns == label).sum())
+            if count > 1:
+                raise InvalidDataError(
+                    f"column {label!r} appears {count} times in the frame; rename or drop the "
+                    "duplicates so that each label names one column"
+                )
+
+
+def check_distinct_roles(outcome: Hashable, **roles: Any) -> None:
+    """The outcome column cannot also be a cluster, group or stratum column: the interval
+    would be one of the ids."""
+    for role, labels in roles.items():
+        if labels is None:
+            continue
+        for label in labels if isinstance(labels, (list, tuple)) else [labels]:
+            if label == outcome:
+                raise InvalidOptionError(
+                    f"column {outcome!r} is both the outcome and {role}=; name different columns"
+                )
+
+
+def is_hashable(value: Any) -> bool:
+    """Whether a value can be a label (a dict key): lists, dicts and arrays cannot."""
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True

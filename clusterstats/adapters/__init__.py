@@ -26,7 +26,7 @@ from clusterstats._design import (
     PairedDesign,
     RowsDesign,
 )
-from clusterstats.adapters import arrow, dataset, frame, pairing
+from clusterstats.adapters import arrow, dataset, frame, layout, pairing
 from clusterstats.adapters import dask as dask_adapter
 from clusterstats.adapters.labels import Columns, as_labels
 from clusterstats.errors import InvalidInputError, InvalidOptionError
@@ -147,10 +147,10 @@ def paired_design(
 ) -> PairedDesign:
     """Matched items of two sets of results (two frames, two columns, two Datasets); with
     ``over``, one set per group of the frames' ``over`` column(s)."""
+    roles = {"by": by, "on": on, "rerun": rerun, "strata": strata, "responded": responded}
+    second = Columns.of(outcome=outcome, **roles, over=over)
     if arrow.is_table(data) or arrow.is_table(other):
         two_columns = not (arrow.is_table(other) or hasattr(other, "columns"))
-        roles = {"by": by, "on": on, "rerun": rerun, "strata": strata, "responded": responded}
-        second = Columns.of(outcome=outcome, **roles, over=over)
         # the weights are read from the first side only
         second_column = other if two_columns else None
         first = Columns.of(
@@ -191,8 +191,6 @@ def paired_design(
         raise InvalidInputError("paired_delta needs a DataFrame (or two), not arrays")
     _require_by(by, "DataFrame")
     if kind == "dask":
-        roles = {"by": by, "on": on, "rerun": rerun, "strata": strata, "responded": responded}
-        second = Columns.of(outcome=outcome, **roles, over=over)
         frames = dask_adapter.is_dask_frame(other)
         # the weights are read from the first side only
         second_column = None if frames else other
@@ -282,17 +280,17 @@ def comparison_design(
     weights: Hashable | None = None,
 ) -> ComparisonDesign:
     """Per-item values of many models on shared items."""
+    named = Columns.of(
+        outcome=outcome,
+        by=by,
+        model=model,
+        on=on,
+        rerun=rerun,
+        strata=strata,
+        responded=responded,
+        weights=weights,
+    )
     if arrow.is_table(data):
-        named = Columns.of(
-            outcome=outcome,
-            by=by,
-            model=model,
-            on=on,
-            rerun=rerun,
-            strata=strata,
-            responded=responded,
-            weights=weights,
-        )
         data = arrow.to_pandas(data, named.names(), matched_on=on)
     kind = backend(data)
     options = {"how": how, "missing": missing, "responded": responded, "strata": strata}
@@ -334,16 +332,6 @@ def comparison_design(
     if kind == "dask":
         if on is None:
             raise InvalidOptionError("dask DataFrames are matched on columns: pass on=")
-        named = Columns.of(
-            outcome=outcome,
-            by=by,
-            model=model,
-            on=on,
-            rerun=rerun,
-            strata=strata,
-            responded=responded,
-            weights=weights,
-        )
         data = dask_adapter.compute_columns(data, named.names())
     return pairing.comparison_design(
         data, outcome, by, model=model, on=on, rerun=rerun, nest=nest, weights=weights, **options
@@ -374,7 +362,7 @@ def case_design(
         # the clusters must be a coordinate along the cases: named, so that a by= column that
         # varies within a case is an error that says so
         coords = "auto" if by is None else list(as_labels(by))
-        laid_out = dataset.from_frame(
+        laid_out = layout.from_frame(
             data, case=case, rerun=rerun, outcome=outcome, dims=dims, coords=coords
         )
         return dataset.case_design(laid_out, outcome, by=by, case="case", rerun="rerun")

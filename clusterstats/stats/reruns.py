@@ -21,7 +21,7 @@ from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import CaseDesign
 from clusterstats._result import GroupedResults, Result, label_of
-from clusterstats.adapters.dataset import from_frame
+from clusterstats.adapters.layout import from_frame
 from clusterstats.core.grouping import cluster_sums
 from clusterstats.core.reruns import case_sums, effective_runs, flaky_cases
 from clusterstats.core.reruns import pass_at_k as _pass_at_k_per_case

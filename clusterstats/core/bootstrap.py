@@ -86,9 +86,12 @@ def resample_cluster_sums(
     out = np.empty((n_resamples, k))
     chunk = max(1, CHUNK_ELEMENTS // g)
     # With several statistics, one pass counts how often each cluster was drawn and a matrix
-    # product sums every column at once (as compare's rank bootstrap does); with one or two,
-    # gathering and summing each column is as fast and needs no count matrix.
+    # product sums every column at once (as compare's rank bootstrap does). Two columns (a
+    # ratio's totals and counts) travel as the real and imaginary parts of one complex column:
+    # one gather and one sum instead of two of each, the draws read once.
     by_counts = k >= 3
+    if k == 2:
+        columns = [stats_matrix[:, 0] + 1j * stats_matrix[:, 1]]
     for start in range(0, n_resamples, chunk):
         stop = min(start + chunk, n_resamples)
         if indices is None:
@@ -100,6 +103,10 @@ def resample_cluster_sums(
             flat = drawn + (np.arange(rows, dtype=drawn.dtype) * g)[:, None]
             counts = np.bincount(flat.ravel(), minlength=rows * g).reshape(rows, g)
             out[start:stop] = counts.astype(np.float64) @ stats_matrix
+            continue
+        if k == 2:
+            both = np.take(columns[0], drawn).sum(axis=1)
+            out[start:stop, 0], out[start:stop, 1] = both.real, both.imag
             continue
         for j, column in enumerate(columns):
             out[start:stop, j] = np.take(column, drawn).sum(axis=1)

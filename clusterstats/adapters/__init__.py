@@ -28,7 +28,7 @@ from clusterstats._design import (
 )
 from clusterstats.adapters import arrow, dataset, frame, layout, pairing
 from clusterstats.adapters import dask as dask_adapter
-from clusterstats.adapters.labels import Columns, as_labels
+from clusterstats.adapters.labels import Columns, as_labels, check_time_column
 from clusterstats.errors import InvalidInputError, InvalidOptionError
 
 __all__ = [
@@ -393,6 +393,8 @@ def rows_design(
     # the candidate groupings are each a set of cluster columns
     candidates = [label for _, labels in groupings for label in labels]
     named = Columns.of(outcome=outcome, time=time, groupings=candidates)
+    if time is not None and window is not None:
+        check_time_column(data, time, window)
     if arrow.is_table(data):
         data = arrow.to_pandas(data, named.names())
     kind = backend(data)

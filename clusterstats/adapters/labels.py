@@ -7,14 +7,17 @@ adapters load exactly :meth:`Columns.names`, so a column no role names is never 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from clusterstats.errors import (
     ColumnNotFoundError,
+    InvalidClusterError,
     InvalidDataError,
     InvalidInputError,
     InvalidOptionError,
@@ -25,6 +28,7 @@ __all__ = [
     "as_labels",
     "check_distinct_roles",
     "check_label",
+    "check_time_column",
     "is_hashable",
     "require_columns",
 ]
@@ -174,3 +178,98 @@ def is_hashable(value: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+def _time_column(data: Any, time: Hashable) -> Any:
+    """The ``time`` column of a DataFrame (pandas or dask) or the ``time`` variable of a
+    Dataset; None if there is none (the adapter then names what is missing)."""
+    try:
+        if isinstance(data, pd.DataFrame) or hasattr(data, "npartitions"):
+            return data[time] if time in data.columns else None
+        if hasattr(data, "data_vars"):  # an xarray Dataset
+            return data[time] if time in data.variables else None
+    except TypeError:  # an unhashable label: the adapter says so
+        return None
+    return None
+
+
+_NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal", "boolean")
+
+
+def _time_zone_errors() -> tuple[type[Exception], ...]:
+    """What flooring local times at a daylight-saving change raises: ``ValueError`` in pandas 3,
+    pytz's own errors (not ``ValueError`` subclasses) in pandas 2 with pytz time zones."""
+    try:
+        import pytz
+    except ImportError:
+        return (ValueError,)
+    return (ValueError, pytz.exceptions.InvalidTimeError)
+
+
+_TIME_ZONE_ERRORS = _time_zone_errors()
+
+
+def check_time_column(data: Any, time: Hashable, window: str) -> None:
+    """Refuse a ``time`` column that does not hold timestamps: numbers (their unit would be a
+    guess: pandas would read epoch seconds as nanoseconds), booleans, durations, strings that
+    do not parse, timestamps that mix time zones, or local times whose windows start at a
+    daylight-saving change. Missing timestamps are refused later, among the rows used.
+    A ``data`` without that column passes: the design names what is missing."""
+    column = _time_column(data, time)
+    if column is None:
+        return
+    dtype = column.dtype
+    what = f"time column {time!r}"
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        if hasattr(column, "compute"):
+            column = column.compute()
+        try:
+            pd.Series(column, copy=False).dt.floor(window)
+        except _TIME_ZONE_ERRORS:
+            raise InvalidClusterError(
+                f"{what} holds local times ({dtype.tz}) where a window of {window!r} would start "
+                "at an ambiguous or nonexistent time (a daylight-saving change); convert it to "
+                f"UTC first, e.g. df[{time!r}].dt.tz_convert('UTC')"
+            ) from None
+        return
+    if pd.api.types.is_datetime64_dtype(dtype):
+        return
+    convert = f"pd.to_datetime(df[{time!r}], unit='s')"
+    if pd.api.types.is_bool_dtype(dtype):
+        raise InvalidClusterError(f"{what} holds booleans, not timestamps")
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        raise InvalidClusterError(
+            f"{what} holds durations ({dtype}), not timestamps; add them to a start time "
+            f"first, e.g. pd.Timestamp('2026-01-01') + df[{time!r}]"
+        )
+    numeric = f"{what} holds numbers ({{}}), not timestamps: their unit (seconds? milliseconds?)"
+    numeric += f" would be a guess; convert them first, e.g. {convert} for epoch seconds"
+    if pd.api.types.is_numeric_dtype(dtype):
+        raise InvalidClusterError(numeric.format(dtype))
+    if hasattr(column, "compute"):  # dask: the adapter reads the column anyway
+        column = column.compute()
+    values = pd.Series(np.asarray(getattr(column, "values", column)).ravel())
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind in _NUMERIC_KINDS:
+        raise InvalidClusterError(numeric.format(f"{kind} values of dtype {dtype}"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pandas' format-inference warnings
+        try:
+            pd.to_datetime(values)
+            return
+        except (ValueError, TypeError, OverflowError):
+            pass
+        try:
+            pd.to_datetime(values, utc=True)
+        except (ValueError, TypeError, OverflowError):
+            parsed = pd.to_datetime(values, errors="coerce", utc=True, format="mixed")
+            bad = values[parsed.isna() & values.notna()]
+            example = f" (e.g. {bad.iloc[0]!r})" if len(bad) else ""
+            raise InvalidClusterError(
+                f"{what} holds values that are not timestamps{example}; convert it with "
+                f"pd.to_datetime(df[{time!r}], format=...) first"
+            ) from None
+    raise InvalidClusterError(
+        f"{what} mixes time zones (or zone-aware and naive timestamps), so its windows are "
+        f"ambiguous; convert it to one zone first, e.g. pd.to_datetime(df[{time!r}], utc=True)"
+    )

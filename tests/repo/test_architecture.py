@@ -7,7 +7,11 @@
 * the facades ``api`` and ``results`` contain only imports;
 * every accessor method is one line that hands the data to a statistic function;
 * a one-row result declares its fields once: ``columns`` is derived from them;
-* every public function documents every parameter in a numpy ``Parameters`` section.
+* every public function documents every parameter in a numpy ``Parameters`` section;
+* the statistics live in ``stats/`` and import no integration; only the adapters and
+  readers ask which backend the data is;
+* every result derives from ``Result`` or ``TableResult`` and none renders itself;
+* the tests mirror the package's folders.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import re
 import textwrap
 from pathlib import Path
 
@@ -292,3 +297,23 @@ def test_every_result_class_derives_from_result_or_table_result():
         if issubclass(cls, TableResult):
             own = {"__repr__", "_repr_html_", "to_markdown"} & set(vars(cls))
             assert not own, f"{name} renders itself: {own}"
+
+
+def test_only_adapters_and_readers_sniff_backends():
+    """Which backend the data is (pandas, dask, xarray, Arrow) is decided in ``adapters/``
+    (and the readers); a statistic, the gate or a result never asks. ``weights_for_mix``
+    takes pandas only and says so (the one check of its kind, listed here)."""
+    sniffs = re.compile(
+        r"npartitions|data_vars|is_dask_frame|is_table\(|"
+        r"isinstance\(\w+, *\(?(pd\.DataFrame|xr\.Dataset)"
+    )
+    allowed = {("stats/mixing.py", "if not isinstance(data, pd.DataFrame):")}
+    for path in modules():
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative.startswith(("adapters/", "readers/")):
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            code = line.split("#")[0].strip()
+            if code.startswith(">>>") or not sniffs.search(code):
+                continue
+            assert (relative, code) in allowed, f"{relative}: {code}"

@@ -95,19 +95,19 @@ CompareMethod = Literal[
 By = Hashable | Sequence[Hashable]
 
 #: Missing-outcome policies of every statistic, and with inverse-probability weighting.
-MISSING: tuple[str, ...] = ("drop", "fail", "pass", "raise")
-MISSING_OR_IPW: tuple[str, ...] = (*MISSING, "ipw")
+MISSING: tuple[str, ...] = get_args(Missing)
+MISSING_OR_IPW: tuple[str, ...] = get_args(MissingOrIPW)
 #: With ``strata=``, the mean of the stratum means is a third estimand ("macro" accuracy).
 STRATIFIED_ESTIMANDS: tuple[str, ...] = (*ESTIMANDS, "stratum_mean")
-PROPENSITIES: tuple[str, ...] = ("cluster", "shrunk", "logistic")
+PROPENSITIES: tuple[str, ...] = get_args(Propensity)
 #: What to do with a stratum of a single cluster (R survey's ``survey.lonely.psu``).
-LONELY: tuple[str, ...] = ("fail", "adjust", "average", "certainty")
-EMPTY_CLUSTERS: tuple[str, ...] = ("drop", "keep")
+LONELY: tuple[str, ...] = get_args(Lonely)
+EMPTY_CLUSTERS: tuple[str, ...] = get_args(EmptyClusters)
 # The methods built on the CR1 (survey linearisation) variance, where survey's count of the
 # sampled clusters enters.
 KEEP_EMPTY_METHODS: tuple[str, ...] = ("cr1", "korn_graubard", "wilson")
-ALIGNMENTS: tuple[str, ...] = ("strict", "inner")
-ADJUSTMENTS: tuple[str, ...] = ("holm", "bh", "none")
+ALIGNMENTS: tuple[str, ...] = get_args(How)
+ADJUSTMENTS: tuple[str, ...] = get_args(Adjust)
 PAIRED_METHODS: tuple[str, ...] = get_args(PairedMethod)
 COMPARE_METHODS: tuple[str, ...] = get_args(CompareMethod)
 PASS_METHODS: tuple[str, ...] = PAIRED_METHODS

@@ -23,8 +23,6 @@ from clusterstats.stats.mean import build_cluster_ci
 
 __all__ = ["stratum_table"]
 
-ESTIMANDS_OVERALL = ("pooled", "cluster_mean", "stratum_mean")
-
 
 def _per_stratum(design: MeanDesign) -> MeanDesign:
     """The design split by stratum: one group per stratum, without the strata."""
@@ -174,7 +172,7 @@ def stratum_table(
         rerun=rerun,
         weights=base.weights,
     )
-    estimands = ("pooled",) if base.weights is not None else ESTIMANDS_OVERALL
+    estimands = ("pooled",) if base.weights is not None else opt.STRATIFIED_ESTIMANDS
     with policy.once(reemit=False) as notes:
         # The overall rows first: they apply the lonely-stratum policy (lonely="fail" names
         # the strata with a single cluster).

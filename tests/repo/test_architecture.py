@@ -11,7 +11,8 @@
 * the statistics live in ``stats/`` and import no integration; only the adapters and
   readers ask which backend the data is;
 * every result derives from ``Result`` or ``TableResult`` and none renders itself;
-* the tests mirror the package's folders.
+* the tests mirror the package's folders;
+* the documented choices of an option are one of its vocabularies, spelled once.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import pytest
 
 import clusterstats
 from clusterstats import _accessors
+from clusterstats import _options as opt
 from clusterstats._result import Result
 
 PACKAGE = Path(clusterstats.__file__).parent
@@ -317,3 +319,31 @@ def test_only_adapters_and_readers_sniff_backends():
             if code.startswith(">>>") or not sniffs.search(code):
                 continue
             assert (relative, code) in allowed, f"{relative}: {code}"
+
+
+def test_the_documented_choices_are_the_vocabularies():
+    """A vocabulary is spelled once, in ``_options`` (its tuple derived from its Literal),
+    and every public function's docstring offers exactly one of the vocabularies of that
+    option: ``estimand : {"pooled", "cluster_mean"}`` cannot drift from the code."""
+
+    vocabularies = {
+        "estimand": {opt.ESTIMANDS, opt.STRATIFIED_ESTIMANDS},
+        "missing": {opt.MISSING, opt.MISSING_OR_IPW},
+        "how": {opt.ALIGNMENTS},
+        "adjust": {opt.ADJUSTMENTS},
+        "lonely": {opt.LONELY},
+        "propensity": {opt.PROPENSITIES},
+        "empty_clusters": {opt.EMPTY_CLUSTERS},
+        "fewer_runs": {opt.FEWER_RUNS},
+    }
+    choice = re.compile(r"^\s{4}(\w+) : \{(.*)\}", re.MULTILINE)
+    checked = 0
+    for name in clusterstats.api.__all__:
+        doc = inspect.getdoc(getattr(clusterstats.api, name)) or ""
+        for option, listed in choice.findall("    " + doc.replace("\n", "\n    ")):
+            if option not in vocabularies:
+                continue
+            offered = {value.strip().strip('"') for value in listed.split(",")}
+            assert any(offered == set(v) for v in vocabularies[option]), (name, option, offered)
+            checked += 1
+    assert checked >= 20

@@ -97,9 +97,16 @@ def mean_design(
             nest=nest,
             covariates=covariates,
         )
-    keys = Columns.of(over=over, by=by_labels, strata=strata).names()
-    named = Columns.of(outcome=outcome, over=over, by=by_labels, strata=strata)
-    for column in [*named.names(), *Columns.of(responded=responded, weights=weights).names()]:
+    named = Columns.of(
+        outcome=outcome,
+        over=over,
+        by=by_labels,
+        strata=strata,
+        responded=responded,
+        weights=weights,
+    )
+    keys = [*dict.fromkeys((*named.by, *named.over, *named.strata))]  # as names() orders them
+    for column in named.names():
         if column not in data.columns:
             raise ColumnNotFoundError(column, list(data.columns))
     dtype = data[outcome].dtype
@@ -161,9 +168,7 @@ def mean_design(
     for column, count in zip(keys, missing_ids.to_numpy(), strict=True):
         if count:
             role = (
-                "over="
-                if column in Columns.of(over=over).over
-                else ("strata" if column == strata else "cluster")
+                "over=" if column in named.over else ("strata" if column == strata else "cluster")
             )
             raise InvalidClusterError(f"{role} column {column!r} has {int(count)} missing ids")
     if has_inf:

@@ -147,7 +147,7 @@ def crossed_variance(
     ``V = 0 + 0.25 - 0.0833``:
 
     >>> import numpy as np
-    >>> from clusterstats.core.grouping import ClusterSums, cluster_sums, dense_codes
+    >>> from clusterstats.core.grouping import ClusterSums, cluster_sums
     >>> s = ClusterSums(np.ones(4), np.array([1.0, 0, 1, 0]), np.array([1.0, 0, 1, 0]))
     >>> a, b = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
     >>> v = crossed_variance(s, [a, b])

@@ -1,18 +1,20 @@
 """Adapters: each backend's input validated and reduced to a design, nothing else.
 
-One function per kind of design; each looks at the type of ``data`` and hands it to the
-backend's module: :mod:`~clusterstats.adapters.frame` and
-:mod:`~clusterstats.adapters.pairing` (pandas DataFrames, and plain arrays with
-``data=None``), :mod:`~clusterstats.adapters.dataset` (xarray Datasets laid out as (case,
-rerun)) and :mod:`~clusterstats.adapters.dask` (dask DataFrames); a polars or pyarrow table
-is first converted, its named columns only, by :mod:`~clusterstats.adapters.arrow`. Every
-statistic calls these, so a backend gives the same design, and hence the same numbers, notes
-and warnings, as every other.
+One function per kind of design. Each builds the call's
+:class:`~clusterstats.adapters.labels.Columns` once, at its front (every label checked, the
+outcome distinct from the other roles), then looks the backend of ``data`` up in that
+design's dispatch table and hands both to the backend's module:
+:mod:`~clusterstats.adapters.frame` and :mod:`~clusterstats.adapters.pairing` (pandas
+DataFrames, and plain arrays with ``data=None``), :mod:`~clusterstats.adapters.dataset`
+(xarray Datasets laid out as (case, rerun)) and :mod:`~clusterstats.adapters.dask` (dask
+DataFrames); a polars or pyarrow table is first converted, its named columns only, by
+:mod:`~clusterstats.adapters.arrow`. Every statistic calls these, so a backend gives the same
+design, and hence the same numbers, notes and warnings, as every other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -28,7 +30,7 @@ from clusterstats._design import (
 )
 from clusterstats.adapters import arrow, dataset, frame, layout, pairing
 from clusterstats.adapters import dask as dask_adapter
-from clusterstats.adapters.labels import Columns, as_labels, check_time_column
+from clusterstats.adapters.labels import Columns, as_labels, check_time_column, is_hashable
 from clusterstats.errors import InvalidInputError, InvalidOptionError
 
 __all__ = [
@@ -59,19 +61,68 @@ def backend(data: Any) -> str:
     )
 
 
-def _require_by(by: Any, kind: str) -> None:
-    if by is None:
+def _require_by(columns: Columns, kind: str) -> None:
+    if columns.given("by") is None:
         raise InvalidOptionError(
             f"by= names the cluster column(s) of a {kind}; only a (case, rerun) Dataset "
             "defaults to its cases"
         )
 
 
-def _frame_only(kind: str, **given: Any) -> None:
-    """Options that only a long frame has (a Dataset's layout says them already)."""
-    for name, value in given.items():
-        if value is not None:
-            raise InvalidOptionError(f"{name}= is for DataFrames, not for a {kind}")
+def _no_arrays(message: str) -> Callable[..., Any]:
+    """The dispatch entry of ``data=None`` for a design that arrays cannot give."""
+
+    def refuse(*_: Any, **__: Any) -> Any:
+        raise InvalidInputError(message)
+
+    return refuse
+
+
+def _one_or_several(labels: Sequence[Hashable]) -> Any:
+    return labels[0] if len(labels) == 1 else list(labels)
+
+
+# --- the per-cluster statistics of cluster_ci, icc, design_effect and what builds on them
+
+
+def _mean_of_frame(data: Any, columns: Columns, *, nest: bool, **_: Any) -> MeanDesign:
+    _require_by(columns, "DataFrame")
+    return frame.mean_design(data, columns, nest=nest)
+
+
+def _mean_of_dask(data: Any, columns: Columns, *, nest: bool, **_: Any) -> MeanDesign:
+    _require_by(columns, "DataFrame")
+    return dask_adapter.mean_design(data, columns, nest=nest)
+
+
+def _mean_of_dataset(
+    data: Any, columns: Columns, *, nest: bool, case: Hashable, rerun: Hashable
+) -> MeanDesign:
+    if not columns.weights:
+        return dataset.mean_design(data, columns, case=case, rerun=rerun, nest=nest)
+    # a weight per case: the runs as a long frame, its cases the clusters' members
+    if columns.responded:
+        raise InvalidOptionError("weights= with responded= is not available for Datasets yet")
+    strata = columns.given("strata")
+    runs, cluster_columns, extra = dataset.weighted_runs_frame(
+        data, columns.given("outcome"), columns.given("by"), weights=columns.given("weights"),
+        case=case, rerun=rerun, strata=strata,
+    )  # fmt: skip
+    long = Columns.of(
+        outcome=columns.given("outcome"),
+        by=_one_or_several(cluster_columns),
+        over=None if not extra else _one_or_several(extra),
+        strata=strata,
+        weights=columns.given("weights"),
+    )
+    return frame.mean_design(runs, long, nest=nest)
+
+
+_MEAN_DESIGNS: dict[str, Callable[..., MeanDesign]] = {
+    "pandas": _mean_of_frame,
+    "dask": _mean_of_dask,
+    "xarray": _mean_of_dataset,
+}
 
 
 def mean_design(
@@ -90,41 +141,68 @@ def mean_design(
 ) -> MeanDesign:
     """The per-cluster statistics of ``cluster_ci``, ``icc``, ``design_effect`` and what is
     built on them."""
-    if arrow.is_table(data):
-        named = Columns.of(
-            outcome=outcome,
-            by=by,
-            over=over,
-            responded=responded,
-            strata=strata,
-            weights=weights,
-            covariates=covariates,
+    roles = {"over": over, "responded": responded, "strata": strata, "weights": weights}
+    if data is None:  # outcome and by are the values themselves
+        return frame.arrays_mean_design(outcome, by, **roles, covariates=covariates)
+    columns = Columns.of(outcome=outcome, by=by, **roles, covariates=covariates)
+    data = arrow.to_pandas(data, columns.names())
+    return _MEAN_DESIGNS[backend(data)](data, columns, nest=nest, case=case, rerun=rerun)
+
+
+# --- two sets of results matched item by item
+
+
+def _is_label(other: Any) -> bool:
+    """Whether ``other`` names a second outcome column (rather than being a second table)."""
+    return is_hashable(other) and not (
+        arrow.is_table(other) or hasattr(other, "columns") or isinstance(other, xr.Dataset)
+    )
+
+
+def _paired_of_frame(
+    data: Any, other: Any, first: Columns, second: Columns, **options: Any
+) -> PairedDesign:
+    _require_by(first, "DataFrame")
+    options.pop("case"), options.pop("labels")
+    return pairing.paired_design(data, other, first, **options)
+
+
+def _paired_of_dask(
+    data: Any, other: Any, first: Columns, second: Columns, **options: Any
+) -> PairedDesign:
+    _require_by(first, "DataFrame")
+    frames = dask_adapter.is_dask_frame(other)
+    if frames and not first.on:
+        raise InvalidOptionError("dask DataFrames are matched on columns: pass on=")
+    data = dask_adapter.compute_columns(data, first.names())
+    if frames:
+        other = dask_adapter.compute_columns(other, second.names())
+    return _paired_of_frame(data, other, first, second, **options)
+
+
+def _paired_of_dataset(
+    data: Any, other: Any, first: Columns, second: Columns, **options: Any
+) -> PairedDesign:
+    if first.over:
+        raise InvalidOptionError(
+            "over= slices a frame; a Dataset's extra dims (e.g. task) are its slices already"
         )
-        data = arrow.to_pandas(data, named.names())
-    kind = backend(data)
-    if weights is not None and kind == "xarray":
-        if responded is not None:
-            raise InvalidOptionError("weights= with responded= is not available for Datasets yet")
-        runs, cluster_columns, extra = dataset.weighted_runs_frame(
-            data, outcome, by, weights=weights, case=case, rerun=rerun, strata=strata
-        )
-        over_columns = None if not extra else extra[0] if len(extra) == 1 else extra
-        return frame.mean_design(
-            runs,
-            outcome,
-            cluster_columns[0] if len(cluster_columns) == 1 else cluster_columns,
-            over=over_columns,
-            strata=strata,
-            nest=nest,
-            weights=weights,
-        )
-    options = {"responded": responded, "strata": strata, "nest": nest, "covariates": covariates}
-    if kind == "xarray":
-        return dataset.mean_design(data, outcome, by, case=case, rerun=rerun, over=over, **options)
-    _require_by(by, "DataFrame" if kind != "arrays" else "set of arrays")
-    if kind == "dask":
-        return dask_adapter.mean_design(data, outcome, by, over=over, weights=weights, **options)
-    return frame.mean_design(data, outcome, by, over=over, weights=weights, **options)
+    if first.weights:
+        return _weighted_paired_datasets(data, other, first, **options)
+    labels = options.pop("labels")
+    rerun = first.given("rerun")
+    return dataset.paired_design(
+        data, other, first, **options, rerun="rerun" if rerun is None else rerun,
+        labels=labels or ("A", "B"),
+    )  # fmt: skip
+
+
+_PAIRED_DESIGNS: dict[str, Callable[..., PairedDesign]] = {
+    "pandas": _paired_of_frame,
+    "arrays": _no_arrays("paired_delta needs a DataFrame (or two), not arrays"),
+    "dask": _paired_of_dask,
+    "xarray": _paired_of_dataset,
+}
 
 
 def paired_design(
@@ -148,119 +226,118 @@ def paired_design(
     """Matched items of two sets of results (two frames, two columns, two Datasets); with
     ``over``, one set per group of the frames' ``over`` column(s)."""
     roles = {"by": by, "on": on, "rerun": rerun, "strata": strata, "responded": responded}
+    if data is None:
+        return _PAIRED_DESIGNS["arrays"]()
+    two_columns = _is_label(other)
+    # the weights are read from the first side only
+    first = Columns.of(
+        outcome=outcome, other=other if two_columns else None, **roles, over=over,
+        weights=weights,
+    )  # fmt: skip
     second = Columns.of(outcome=outcome, **roles, over=over)
     if arrow.is_table(data) or arrow.is_table(other):
-        two_columns = not (arrow.is_table(other) or hasattr(other, "columns"))
-        # the weights are read from the first side only
-        second_column = other if two_columns else None
-        first = Columns.of(
-            outcome=outcome, other=second_column, **roles, over=over, weights=weights
-        )
         if two_columns:
             data = arrow.to_pandas(data, first.names(), matched_on=on or "rows")
         else:
             data = arrow.to_pandas(data, first.names(), matched_on=on)
             other = arrow.to_pandas(other, second.names(), matched_on=on)
-    kind = backend(data)
-    if over is not None and kind == "xarray":
-        raise InvalidOptionError(
-            "over= slices a frame; a Dataset's extra dims (e.g. task) are its slices already"
-        )
-    if weights is not None and kind == "xarray":
-        return _weighted_paired_datasets(
-            data, other, outcome, by, weights=weights, case=case, rerun=rerun, how=how,
-            missing=missing, responded=responded, strata=strata, nest=nest, on=on,
-        )  # fmt: skip
-    if kind == "xarray":
-        return dataset.paired_design(
-            data,
-            other,
-            outcome,
-            by,
-            case=case,
-            rerun="rerun" if rerun is None else rerun,
-            how=how,
-            missing=missing,
-            responded=responded,
-            strata=strata,
-            nest=nest,
-            on=on,
-            labels=labels or ("A", "B"),
-        )
-    if kind == "arrays":
-        raise InvalidInputError("paired_delta needs a DataFrame (or two), not arrays")
-    _require_by(by, "DataFrame")
-    if kind == "dask":
-        frames = dask_adapter.is_dask_frame(other)
-        # the weights are read from the first side only
-        second_column = None if frames else other
-        first = Columns.of(
-            outcome=outcome, other=second_column, **roles, over=over, weights=weights
-        )
-        if frames and on is None:
-            raise InvalidOptionError("dask DataFrames are matched on columns: pass on=")
-        data = dask_adapter.compute_columns(data, first.names())
-        if frames:
-            other = dask_adapter.compute_columns(other, second.names())
-    return pairing.paired_design(
-        data,
-        other,
-        outcome,
-        by,
-        on=on,
-        rerun=rerun,
-        how=how,
-        missing=missing,
-        responded=responded,
-        strata=strata,
-        nest=nest,
-        weights=weights,
-        over=over,
-    )
+    options = {"how": how, "missing": missing, "nest": nest, "case": case, "labels": labels}
+    return _PAIRED_DESIGNS[backend(data)](data, other, first, second, **options)
 
 
 def _weighted_paired_datasets(
     data: Any,
     other: Any,
-    outcome: Hashable,
-    by: Any,
+    columns: Columns,
     *,
-    weights: Hashable,
-    case: Hashable,
-    rerun: Hashable | None,
     how: str,
     missing: str,
-    responded: Hashable | None,
-    strata: Hashable | None,
     nest: bool,
-    on: Any,
+    case: Hashable,
+    labels: tuple[str, str] | None,
 ) -> PairedDesign:
     """Two Datasets with a weight per case, as the long frames of their runs (the cases are
     the items; the weights are read from the first)."""
 
-    if responded is not None or on is not None:
+    if columns.responded or columns.on:
         raise InvalidOptionError(
             "weights= on Datasets takes neither responded= nor on= yet (their cases are the items)"
         )
+    rerun = columns.given("rerun")
     rerun_dim = "rerun" if rerun is None else rerun
+    strata = columns.given("strata")
     frames = []
-    for side, side_weights in ((data, weights), (other, None)):
+    for side, side_weights in ((data, columns.given("weights")), (other, None)):
         runs, cluster_columns, extra = dataset.weighted_runs_frame(
-            side, outcome, by, weights=side_weights, case=case, rerun=rerun_dim, strata=strata
-        )
+            side, columns.given("outcome"), columns.given("by"), weights=side_weights,
+            case=case, rerun=rerun_dim, strata=strata,
+        )  # fmt: skip
         if extra:
             raise InvalidOptionError(
                 f"weights= on Datasets with extra dims {extra} is not available for "
                 "paired_delta yet: select one label of each first"
             )
         frames.append(runs)
-    design = pairing.paired_design(
-        frames[0], frames[1], outcome,
-        cluster_columns[0] if len(cluster_columns) == 1 else cluster_columns,
-        on=str(case), rerun=str(rerun_dim), how=how, missing=missing, responded=None,
-        strata=strata, nest=nest, weights=weights,
+    long = Columns.of(
+        outcome=columns.given("outcome"), by=_one_or_several(cluster_columns), on=str(case),
+        rerun=str(rerun_dim), strata=strata, weights=columns.given("weights"),
     )  # fmt: skip
+    design = pairing.paired_design(frames[0], frames[1], long, how=how, missing=missing, nest=nest)
     return replace(design, default_labels=("A", "B"))
+
+
+# --- many models' results on shared items
+
+
+def _comparison_of_frame(data: Any, columns: Columns, **options: Any) -> ComparisonDesign:
+    _require_by(columns, "DataFrame")
+    options.pop("case")
+    return pairing.comparison_design(data, columns, **options)
+
+
+def _comparison_of_dask(data: Any, columns: Columns, **options: Any) -> ComparisonDesign:
+    _require_by(columns, "DataFrame")
+    if not columns.on:
+        raise InvalidOptionError("dask DataFrames are matched on columns: pass on=")
+    data = dask_adapter.compute_columns(data, columns.names())
+    return _comparison_of_frame(data, columns, **options)
+
+
+def _comparison_of_dataset(
+    data: Any, columns: Columns, *, case: Hashable, **options: Any
+) -> ComparisonDesign:
+    rerun = columns.given("rerun")
+    rerun_dim = "rerun" if rerun is None else rerun
+    if not columns.weights:
+        return dataset.comparison_design(data, columns, case=case, rerun=rerun_dim, **options)
+    if columns.responded or columns.on:
+        raise InvalidOptionError(
+            "weights= on a Dataset takes neither responded= nor on= yet (its cases are the items)"
+        )
+    model = columns.given("model")
+    runs, cluster_columns, extra = dataset.weighted_runs_frame(
+        data, columns.given("outcome"), columns.given("by"), weights=columns.given("weights"),
+        case=case, rerun=rerun_dim, strata=columns.given("strata"),
+    )  # fmt: skip
+    if extra != [str(model)]:
+        raise InvalidOptionError(
+            f"compare needs the models along one extra dim {model!r}; the outcome has "
+            f"extra dims {extra}"
+        )
+    long = Columns.of(
+        outcome=columns.given("outcome"), by=_one_or_several(cluster_columns), model=model,
+        on=str(case), rerun=str(rerun_dim), strata=columns.given("strata"),
+        weights=columns.given("weights"),
+    )  # fmt: skip
+    return pairing.comparison_design(runs, long, **options)
+
+
+_COMPARISON_DESIGNS: dict[str, Callable[..., ComparisonDesign]] = {
+    "pandas": _comparison_of_frame,
+    "arrays": _no_arrays("compare needs a DataFrame, not arrays"),
+    "dask": _comparison_of_dask,
+    "xarray": _comparison_of_dataset,
+}
 
 
 def comparison_design(
@@ -280,7 +357,7 @@ def comparison_design(
     weights: Hashable | None = None,
 ) -> ComparisonDesign:
     """Per-item values of many models on shared items."""
-    named = Columns.of(
+    columns = Columns.of(
         outcome=outcome,
         by=by,
         model=model,
@@ -290,52 +367,54 @@ def comparison_design(
         responded=responded,
         weights=weights,
     )
-    if arrow.is_table(data):
-        data = arrow.to_pandas(data, named.names(), matched_on=on)
-    kind = backend(data)
-    options = {"how": how, "missing": missing, "responded": responded, "strata": strata}
-    if weights is not None and kind == "xarray":
-        if responded is not None or on is not None:
-            raise InvalidOptionError(
-                "weights= on a Dataset takes neither responded= nor on= yet (its cases are "
-                "the items)"
-            )
-        runs, cluster_columns, extra = dataset.weighted_runs_frame(
-            data, outcome, by, weights=weights, case=case,
-            rerun="rerun" if rerun is None else rerun, strata=strata,
-        )  # fmt: skip
-        if extra != [str(model)]:
-            raise InvalidOptionError(
-                f"compare needs the models along one extra dim {model!r}; the outcome has "
-                f"extra dims {extra}"
-            )
-        return pairing.comparison_design(
-            runs, outcome, cluster_columns[0] if len(cluster_columns) == 1 else cluster_columns,
-            model=model, on=str(case), rerun=str("rerun" if rerun is None else rerun),
-            nest=nest, weights=weights, how=how, missing=missing, responded=None, strata=strata,
-        )  # fmt: skip
-    if kind == "xarray":
-        return dataset.comparison_design(
-            data,
-            outcome,
-            by,
-            model=model,
-            case=case,
-            rerun="rerun" if rerun is None else rerun,
-            nest=nest,
-            on=on,
-            **options,
-        )
-    if kind == "arrays":
-        raise InvalidInputError("compare needs a DataFrame, not arrays")
-    _require_by(by, "DataFrame")
-    if kind == "dask":
-        if on is None:
-            raise InvalidOptionError("dask DataFrames are matched on columns: pass on=")
-        data = dask_adapter.compute_columns(data, named.names())
-    return pairing.comparison_design(
-        data, outcome, by, model=model, on=on, rerun=rerun, nest=nest, weights=weights, **options
+    data = arrow.to_pandas(data, columns.names(), matched_on=on)
+    options = {"how": how, "missing": missing, "nest": nest, "case": case}
+    return _COMPARISON_DESIGNS[backend(data)](data, columns, **options)
+
+
+# --- per-case moments of runs (the rerun statistics)
+
+
+def _cases_of_frame(data: Any, columns: Columns) -> CaseDesign:
+    # the clusters must be a coordinate along the cases: named, so that a by= column that
+    # varies within a case is an error that says so
+    by, over = columns.given("by"), columns.given("over")
+    laid_out = layout.from_frame(
+        data,
+        case=columns.given("case"),
+        rerun=columns.given("rerun"),
+        outcome=columns.given("outcome"),
+        dims=[] if over is None else as_labels(over, role="over"),
+        coords="auto" if by is None else list(as_labels(by)),
     )
+    outcome = columns.given("outcome")
+    return dataset.case_design(laid_out, outcome, by=by, case="case", rerun="rerun")
+
+
+def _cases_of_dask(data: Any, columns: Columns) -> CaseDesign:
+    return _cases_of_frame(dask_adapter.compute_columns(data, columns.names()), columns)
+
+
+def _cases_of_dataset(data: Any, columns: Columns) -> CaseDesign:
+    if columns.over:
+        raise InvalidOptionError(
+            "over= is for DataFrames; a Dataset's extra dims are used as they are"
+        )
+    if not columns.rerun:
+        raise InvalidOptionError(
+            "rerun=None (number the runs) is for DataFrames; name the rerun dim"
+        )
+    outcome, by = columns.given("outcome"), columns.given("by")
+    case, rerun = columns.given("case"), columns.given("rerun")
+    return dataset.case_design(data, outcome, by=by, case=case, rerun=rerun)
+
+
+_CASE_DESIGNS: dict[str, Callable[..., CaseDesign]] = {
+    "pandas": _cases_of_frame,
+    "arrays": _no_arrays("the rerun statistics need a DataFrame or a (case, rerun) Dataset"),
+    "dask": _cases_of_dask,
+    "xarray": _cases_of_dataset,
+}
 
 
 def case_design(
@@ -348,33 +427,34 @@ def case_design(
     over: Hashable | None,
 ) -> CaseDesign:
     """Per-case moments of runs (a long frame is laid out as (case, rerun) first)."""
+    columns = Columns.of(outcome=outcome, case=case, rerun=rerun, by=by, over=over)
+    data = arrow.to_pandas(data, columns.names())
+    return _CASE_DESIGNS[backend(data)](data, columns)
 
-    named = Columns.of(outcome=outcome, case=case, rerun=rerun, by=by, over=over)
-    if arrow.is_table(data):
-        data = arrow.to_pandas(data, named.names())
-    kind = backend(data)
-    if kind == "arrays":
-        raise InvalidInputError("the rerun statistics need a DataFrame or a (case, rerun) Dataset")
-    if kind in ("pandas", "dask"):
-        if kind == "dask":
-            data = dask_adapter.compute_columns(data, named.names())
-        dims = [] if over is None else as_labels(over, role="over")
-        # the clusters must be a coordinate along the cases: named, so that a by= column that
-        # varies within a case is an error that says so
-        coords = "auto" if by is None else list(as_labels(by))
-        laid_out = layout.from_frame(
-            data, case=case, rerun=rerun, outcome=outcome, dims=dims, coords=coords
-        )
-        return dataset.case_design(laid_out, outcome, by=by, case="case", rerun="rerun")
-    if over is not None:
-        raise InvalidOptionError(
-            "over= is for DataFrames; a Dataset's extra dims are used as they are"
-        )
-    if rerun is None:
-        raise InvalidOptionError(
-            "rerun=None (number the runs) is for DataFrames; name the rerun dim"
-        )
-    return dataset.case_design(data, outcome, by=by, case=case, rerun=rerun)
+
+# --- the outcome row by row, with candidate groupings (check_clustering)
+
+
+def _rows_of_frame(data: Any, columns: Columns, groupings: Any, **options: Any) -> RowsDesign:
+    options.pop("case"), options.pop("rerun")
+    return frame.rows_design(data, columns.given("outcome"), groupings, **options)
+
+
+def _rows_of_dask(data: Any, columns: Columns, groupings: Any, **options: Any) -> RowsDesign:
+    data = dask_adapter.compute_columns(data, columns.names())
+    return _rows_of_frame(data, columns, groupings, **options)
+
+
+def _rows_of_dataset(data: Any, columns: Columns, groupings: Any, **options: Any) -> RowsDesign:
+    return dataset.rows_design(data, columns.given("outcome"), groupings, **options)
+
+
+_ROWS_DESIGNS: dict[str, Callable[..., RowsDesign]] = {
+    "pandas": _rows_of_frame,
+    "arrays": _no_arrays("check_clustering needs a DataFrame or a Dataset, not arrays"),
+    "dask": _rows_of_dask,
+    "xarray": _rows_of_dataset,
+}
 
 
 def rows_design(
@@ -392,22 +472,43 @@ def rows_design(
     ``time`` and ``window``, the codes of the time windows, last)."""
     # the candidate groupings are each a set of cluster columns
     candidates = [label for _, labels in groupings for label in labels]
-    named = Columns.of(outcome=outcome, time=time, groupings=candidates)
+    columns = Columns.of(outcome=outcome, time=time, groupings=candidates)
     if time is not None and window is not None:
         check_time_column(data, time, window)
-    if arrow.is_table(data):
-        data = arrow.to_pandas(data, named.names())
-    kind = backend(data)
-    windows = {"time": time, "window": window}
-    if kind == "xarray":
-        return dataset.rows_design(
-            data, outcome, groupings, missing=missing, case=case, rerun=rerun, **windows
-        )
-    if kind == "arrays":
-        raise InvalidInputError("check_clustering needs a DataFrame or a Dataset, not arrays")
-    if kind == "dask":
-        data = dask_adapter.compute_columns(data, named.names())
-    return frame.rows_design(data, outcome, groupings, missing=missing, **windows)
+    data = arrow.to_pandas(data, columns.names())
+    options = {"missing": missing, "time": time, "window": window, "case": case, "rerun": rerun}
+    return _ROWS_DESIGNS[backend(data)](data, columns, groupings, **options)
+
+
+# --- the missing rows by reason (missing_report)
+
+
+def _reasons_of_frame(data: Any, columns: Columns, **_: Any) -> tuple[tuple[Any, int, int], ...]:
+    outcome, by = columns.given("outcome"), columns.given("by")
+    reason, responded = columns.given("reason"), columns.given("responded")
+    return frame.missing_reasons(data, outcome, by, reason=reason, responded=responded)
+
+
+def _reasons_of_dask(data: Any, columns: Columns, **_: Any) -> tuple[tuple[Any, int, int], ...]:
+    return _reasons_of_frame(dask_adapter.compute_columns(data, columns.names()), columns)
+
+
+def _reasons_of_dataset(
+    data: Any, columns: Columns, *, case: Hashable, rerun: Hashable
+) -> tuple[tuple[Any, int, int], ...]:
+    outcome, by = columns.given("outcome"), columns.given("by")
+    reason, responded = columns.given("reason"), columns.given("responded")
+    return dataset.missing_reasons(
+        data, outcome, by, reason=reason, responded=responded, case=case, rerun=rerun
+    )
+
+
+_REASONS: dict[str, Callable[..., tuple[tuple[Any, int, int], ...]]] = {
+    "pandas": _reasons_of_frame,
+    "arrays": _reasons_of_frame,
+    "dask": _reasons_of_dask,
+    "xarray": _reasons_of_dataset,
+}
 
 
 def missing_reasons(
@@ -421,14 +522,6 @@ def missing_reasons(
     rerun: Hashable = "rerun",
 ) -> tuple[tuple[Any, int, int], ...]:
     """The missing rows by ``reason``: ``(reason, rows, clusters)``, most frequent first."""
-    named = Columns.of(outcome=outcome, by=by, reason=reason, responded=responded)
-    if arrow.is_table(data):
-        data = arrow.to_pandas(data, named.names())
-    kind = backend(data)
-    if kind == "xarray":
-        return dataset.missing_reasons(
-            data, outcome, by, reason=reason, responded=responded, case=case, rerun=rerun
-        )
-    if kind == "dask":
-        data = dask_adapter.compute_columns(data, named.names())
-    return frame.missing_reasons(data, outcome, by, reason=reason, responded=responded)
+    columns = Columns.of(outcome=outcome, by=by, reason=reason, responded=responded)
+    data = arrow.to_pandas(data, columns.names())
+    return _REASONS[backend(data)](data, columns, case=case, rerun=rerun)

@@ -21,7 +21,7 @@ import pandas as pd
 from clusterstats._design import MeanDesign, MeanGroup
 from clusterstats.adapters import frame as frame_adapter
 from clusterstats.adapters.frame import over_groups, stratify
-from clusterstats.adapters.labels import Columns, as_labels, check_distinct_roles
+from clusterstats.adapters.labels import Columns, as_labels
 from clusterstats.core.grouping import ClusterSums, ClusterTable, check_sums
 from clusterstats.core.weighted import WeightedSums
 from clusterstats.errors import (
@@ -60,51 +60,17 @@ def compute_columns(data: Any, labels: Iterable[Hashable]) -> pd.DataFrame:
     return data[wanted].compute()
 
 
-def mean_design(
-    data: Any,
-    outcome: Hashable,
-    by: Any,
-    *,
-    over: Hashable | None = None,
-    responded: Hashable | None = None,
-    strata: Hashable | None = None,
-    nest: bool = False,
-    covariates: tuple[Hashable, ...] = (),
-    weights: Hashable | None = None,
-) -> MeanDesign:
+def mean_design(data: Any, columns: Columns, *, nest: bool = False) -> MeanDesign:
     """Per-cluster statistics from one lazy grouped aggregation over (over, by..., strata)."""
     import dask
 
-    by_labels = as_labels(by)
-    check_distinct_roles(outcome, by=by_labels, over=over, strata=strata)
-    if covariates:  # a response model needs the rows
-        named = Columns.of(
-            outcome=outcome,
-            by=by,
-            over=over,
-            strata=strata,
-            responded=responded,
-            covariates=covariates,
-        )
-        frame = compute_columns(data, named.names())
-        return frame_adapter.mean_design(
-            frame,
-            outcome,
-            by,
-            over=over,
-            responded=responded,
-            strata=strata,
-            nest=nest,
-            covariates=covariates,
-        )
-    named = Columns.of(
-        outcome=outcome,
-        over=over,
-        by=by_labels,
-        strata=strata,
-        responded=responded,
-        weights=weights,
-    )
+    outcome, by_labels = columns.given("outcome"), as_labels(columns.given("by"))
+    over, strata = columns.given("over"), columns.given("strata")
+    responded, weights = columns.given("responded"), columns.given("weights")
+    if columns.covariates:  # a response model needs the rows
+        frame = compute_columns(data, columns.names())
+        return frame_adapter.mean_design(frame, columns, nest=nest)
+    named = columns
     keys = [*dict.fromkeys((*named.by, *named.over, *named.strata))]  # as names() orders them
     for column in named.names():
         if column not in data.columns:

@@ -40,7 +40,7 @@ from clusterstats.adapters.frame import (
     stratify,
     time_windows,
 )
-from clusterstats.adapters.labels import as_labels
+from clusterstats.adapters.labels import Columns, as_labels
 from clusterstats.adapters.layout import RAN_ATTRIBUTE
 from clusterstats.adapters.pairing import complete_items, sums_by_cluster
 from clusterstats.core.crossed import memberships_of
@@ -301,19 +301,12 @@ def _case_strata(
 
 
 def mean_design(
-    data: Any,
-    outcome: Hashable,
-    by: Any,
-    *,
-    case: Hashable,
-    rerun: Hashable,
-    over: Any = None,
-    responded: Hashable | None = None,
-    strata: Hashable | None = None,
-    nest: bool = False,
-    covariates: Sequence[Hashable] = (),
+    data: Any, columns: Columns, *, case: Hashable, rerun: Hashable, nest: bool = False
 ) -> MeanDesign:
     """Per-cluster statistics of the runs for each combination of the extra dims."""
+    outcome, by, over = columns.given("outcome"), columns.given("by"), columns.given("over")
+    responded, strata = columns.given("responded"), columns.given("strata")
+    covariates = columns.covariates
     _no_over(over)
     array = outcome_array(data, outcome, case=case, rerun=rerun)
     values, ran = _ran_and_outcome(data, array, responded)
@@ -451,21 +444,19 @@ def _no_on(on: Any) -> None:
 def paired_design(
     data: Any,
     other: Any,
-    outcome: Hashable,
-    by: Any,
+    columns: Columns,
     *,
     case: Hashable,
     rerun: Hashable,
     how: str,
     missing: str,
-    responded: Hashable | None = None,
-    strata: Hashable | None = None,
     nest: bool = False,
-    on: Any = None,
     labels: tuple[str, str] = ("A", "B"),
 ) -> PairedDesign:
     """Two Datasets with the same extra dims, cases matched by label; the runs of a case are
     averaged first."""
+    outcome, by, on = columns.given("outcome"), columns.given("by"), columns.given("on")
+    responded, strata = columns.given("responded"), columns.given("strata")
     _no_on(on)
     if not isinstance(other, xr.Dataset):
         raise InvalidInputError(f"other must be an xarray Dataset, got {type(other).__name__}")
@@ -589,20 +580,17 @@ def _item_strata(
 
 def comparison_design(
     data: Any,
-    outcome: Hashable,
-    by: Any,
+    columns: Columns,
     *,
-    model: Hashable,
     case: Hashable,
     rerun: Hashable,
     how: str,
     missing: str,
-    responded: Hashable | None = None,
-    strata: Hashable | None = None,
     nest: bool = False,
-    on: Any = None,
 ) -> ComparisonDesign:
     """Many models along a ``model`` dim, the cases as items: each model's mean run per case."""
+    outcome, by, on = columns.given("outcome"), columns.given("by"), columns.given("on")
+    model, responded, strata = (columns.given(role) for role in ("model", "responded", "strata"))
     _no_on(on)
     array, moments = _side_moments(data, outcome, case, rerun, responded)
     extra_dims, extra_labels = _extra(array)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,8 @@ import pandas as pd
 
 from clusterstats._design import MeanDesign, MeanGroup, ResponseRows, RowsDesign
 from clusterstats.adapters.labels import (
+    Columns,
     as_labels,
-    check_distinct_roles,
     check_label,
     is_hashable,
     require_columns,
@@ -491,24 +492,23 @@ def impute_missing(values: np.ndarray, missing: str, is_binary: bool) -> np.ndar
     return np.where(is_missing, 0.0 if missing == "fail" else 1.0, values)
 
 
-def mean_design(
-    data: Any,
-    outcome: Any,
-    by: Any,
-    *,
-    over: Hashable | None = None,
-    responded: Hashable | None = None,
-    strata: Hashable | None = None,
-    nest: bool = False,
-    covariates: Sequence[Hashable] = (),
-    weights: Hashable | None = None,
-) -> MeanDesign:
-    """Validate a DataFrame (or plain arrays) and reduce each ``over`` group to per-cluster
-    statistics, before any missing-data policy (see :class:`~clusterstats._design.MeanDesign`)."""
-    if weights is not None and data is None:
+def arrays_mean_design(outcome: Any, by: Any, **roles: Any) -> MeanDesign:
+    """:func:`mean_design` of ``data=None``: array-like outcome and cluster values, paired by
+    position (the other roles would name columns, which arrays do not have)."""
+    if roles.get("weights") is not None:
         raise InvalidOptionError("weights= names a column: pass a DataFrame, not arrays")
-    frame, outcome_label, by_labels = as_frame(data, outcome, by)
-    check_distinct_roles(outcome_label, by=by_labels, over=over, strata=strata)
+    frame, outcome_label, by_labels = as_frame(None, outcome, by)
+    columns = Columns.of(outcome=outcome_label, by=by_labels, **roles)
+    return replace(mean_design(frame, columns), outcome=None, by=())
+
+
+def mean_design(data: pd.DataFrame, columns: Columns, *, nest: bool = False) -> MeanDesign:
+    """Validate a DataFrame and reduce each ``over`` group to per-cluster statistics, before
+    any missing-data policy (see :class:`~clusterstats._design.MeanDesign`)."""
+    over, strata = columns.given("over"), columns.given("strata")
+    responded, weights = columns.given("responded"), columns.given("weights")
+    covariates = columns.covariates
+    frame, outcome_label, by_labels = as_frame(data, columns.given("outcome"), columns.given("by"))
     named = [outcome_label, *by_labels, *covariates]
     for extra in (strata, responded, weights):
         if extra is not None:
@@ -565,8 +565,8 @@ def mean_design(
     if covariates:
         responses = _response_rows(frame, values, codes, covariates, group_codes, tables)
     return MeanDesign(
-        outcome=None if data is None else str(outcome_label),
-        by=tuple(str(b) for b in by_labels) if data is not None else (),
+        outcome=str(outcome_label),
+        by=tuple(str(b) for b in by_labels),
         over=over_name(over),
         groups=tuple(groups),
         strata_labels=tuple(stratum_labels),

@@ -70,25 +70,30 @@ class Columns:
     covariates: tuple[Hashable, ...] = ()
     other: tuple[Hashable, ...] = ()
     groupings: tuple[Hashable, ...] = ()
+    #: The roles given as a list or a tuple (several columns), with that type, so
+    #: :meth:`given` returns each role in the form the caller wrote it.
+    listed: frozenset[tuple[str, type]] = frozenset()
 
     @classmethod
     def of(cls, **roles: Any) -> Columns:
         """The columns of ``roles`` (``role=label``, or a list or tuple of labels; None for
         a role not used), checked."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(roles) - known)
+        unknown = sorted(set(roles) - set(_ROLES))
         if unknown:  # a programming slip inside the package, not a user's
             raise TypeError(f"unknown column roles {unknown}")
-        values = {}
+        values: dict[str, Any] = {}
+        listed = set()
         for role, labels in roles.items():
             if labels is None:
                 values[role] = ()
                 continue
-            listed = list(labels) if isinstance(labels, (list, tuple)) else [labels]
-            for label in listed:
+            several = isinstance(labels, (list, tuple))
+            if several:
+                listed.add((role, type(labels)))
+            for label in labels if several else [labels]:
                 check_label(label, role)
-            values[role] = tuple(listed)
-        columns = cls(**values)
+            values[role] = tuple(labels) if several else (labels,)
+        columns = cls(**values, listed=frozenset(listed))
         for outcome in columns.outcome:
             for role in ("by", "over", "strata", "on", "model", "weights"):
                 if outcome in getattr(columns, role):
@@ -101,11 +106,23 @@ class Columns:
     def names(self) -> list[Hashable]:
         """Every column named, each once, in the order of the roles."""
         wanted: list[Hashable] = []
-        for role in fields(self):
-            for label in getattr(self, role.name):
+        for role in _ROLES:
+            for label in getattr(self, role):
                 if label not in wanted:
                     wanted.append(label)
         return wanted
+
+    def given(self, role: str) -> Any:
+        """The ``role`` as the caller gave it: None when unused, a list (or tuple) when the
+        caller listed columns (even one), else the one label."""
+        labels = getattr(self, role)
+        for listed_role, kind in self.listed:
+            if listed_role == role:
+                return kind(labels)
+        return labels[0] if labels else None
+
+
+_ROLES = tuple(f.name for f in fields(Columns) if f.name != "listed")
 
 
 def as_labels(by: Hashable | Sequence[Hashable], role: str = "by") -> list[Hashable]:

@@ -34,7 +34,12 @@ from clusterstats.adapters.frame import (
     stratify,
     weight_values,
 )
-from clusterstats.adapters.labels import as_labels, check_distinct_roles, require_columns
+from clusterstats.adapters.labels import (
+    Columns,
+    as_labels,
+    check_distinct_roles,
+    require_columns,
+)
 from clusterstats.core.grouping import item_summaries
 from clusterstats.core.weighted import weighted_matrix_sums
 from clusterstats.errors import (
@@ -840,25 +845,15 @@ def _mask_unanswered(
 
 
 def paired_design(
-    data: Any,
-    other: Any,
-    outcome: Hashable,
-    by: Any,
-    *,
-    on: Any,
-    rerun: Hashable | None,
-    how: str,
-    missing: str,
-    responded: Hashable | None,
-    strata: Hashable | None,
-    nest: bool,
-    weights: Hashable | None = None,
-    over: Any = None,
+    data: Any, other: Any, columns: Columns, *, how: str, missing: str, nest: bool
 ) -> PairedDesign:
     """Two frames matched on ``on`` (or the index), or two columns of one frame, as matched
     items; with ``over``, the items of each group of the ``over`` column(s), which both
     frames need. ``missing="ipw"`` keeps the items answered on both sides (and counts the
     rest)."""
+    outcome, by, on = columns.given("outcome"), columns.given("by"), columns.given("on")
+    rerun, strata, over = columns.given("rerun"), columns.given("strata"), columns.given("over")
+    responded, weights = columns.given("responded"), columns.given("weights")
     if not isinstance(data, pd.DataFrame):
         raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if isinstance(other, pd.DataFrame):
@@ -960,21 +955,12 @@ def _matched_groups(
 
 
 def comparison_design(
-    data: Any,
-    outcome: Hashable,
-    by: Any,
-    *,
-    model: Hashable,
-    on: Any,
-    rerun: Hashable | None,
-    how: str,
-    missing: str,
-    responded: Hashable | None,
-    strata: Hashable | None,
-    nest: bool,
-    weights: Hashable | None = None,
+    data: Any, columns: Columns, *, how: str, missing: str, nest: bool
 ) -> ComparisonDesign:
     """Long results (one row per model, item and run) as a models x items matrix."""
+    outcome, by, model = columns.given("outcome"), columns.given("by"), columns.given("model")
+    on, rerun, strata = columns.given("on"), columns.given("rerun"), columns.given("strata")
+    responded, weights = columns.given("responded"), columns.given("weights")
     if not isinstance(data, pd.DataFrame):
         raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if responded is not None:

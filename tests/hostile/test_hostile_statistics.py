@@ -289,6 +289,12 @@ case(
     Raises(cs.InvalidOptionError, r"column 'y' is both the outcome and over="),
 )
 case(
+    "the outcome is also the weights column (each row weighted by its own score)",
+    lambda: {"f": frame()},
+    lambda f: cs.cluster_ci(f, "y", by="g", weights="y"),
+    Raises(cs.InvalidOptionError, r"column 'y' is both the outcome and weights="),
+)
+case(
     "dask: the outcome is also the cluster column",
     lambda: {"f": dd.from_pandas(frame(), npartitions=2)},
     lambda f: cs.cluster_ci(f, "g", by="g"),

@@ -12,7 +12,9 @@
   readers ask which backend the data is;
 * every result derives from ``Result`` or ``TableResult`` and none renders itself;
 * the tests mirror the package's folders;
-* the documented choices of an option are one of its vocabularies, spelled once.
+* the documented choices of an option are one of its vocabularies, spelled once;
+* every public parameter that names a column is a role of ``Columns``, and each kind of
+  design dispatches on the backend through one table.
 """
 
 from __future__ import annotations
@@ -347,3 +349,81 @@ def test_the_documented_choices_are_the_vocabularies():
             assert any(offered == set(v) for v in vocabularies[option]), (name, option, offered)
             checked += 1
     assert checked >= 20
+
+
+# Public parameters whose description speaks of columns but that are not a column role of a
+# statistic, each with why: the table itself; how the by= columns combine; the names shown
+# for the two sides; one metric of a results file; the (case, rerun) layout conversion's own
+# dims and coordinates; the shape simulate returns.
+NOT_ROLES = {
+    ("check_clustering", "data"),
+    ("paired_delta", "data"),
+    ("cluster_ci", "crossed"),
+    ("compare", "crossed"),
+    ("gate", "crossed"),
+    ("paired_delta", "crossed"),
+    ("paired_delta", "labels"),
+    ("read_lm_eval", "metric"),
+    ("to_case_rerun", "dims"),
+    ("to_case_rerun", "coords"),
+    ("simulate", "layout"),
+}
+# check_clustering's candidate groupings are the Columns role "groupings".
+ROLE_OF = {"candidates": "groupings"}
+
+
+def _parameter_descriptions(doc: str) -> dict[str, str]:
+    section = re.search(r"Parameters\n-+\n(.*?)(\n\n[A-Z][a-z]+\n-+|\Z)", doc, re.S)
+    if not section:
+        return {}
+    entries = re.finditer(r"^(\w+)(?: : [^\n]*)?\n((?:    [^\n]*\n?)*)", section.group(1), re.M)
+    return {name: " ".join(text.split()) for name, text in (e.groups() for e in entries)}
+
+
+def test_every_column_parameter_is_a_role():
+    """A public parameter that names a column (its description says so in its first
+    sentences) is a role of :class:`~clusterstats.adapters.labels.Columns`: the adapters
+    read it, and check it, through the call's ``Columns``, so a new column option is a new
+    role in one place, not a new keyword relayed through every backend."""
+    from clusterstats.adapters.labels import _ROLES
+
+    seen = set()
+    for name in PUBLIC_FUNCTIONS:
+        obj = clusterstats
+        for part in name.split("."):
+            obj = getattr(obj, part)
+        for parameter, text in _parameter_descriptions(inspect.getdoc(obj) or "").items():
+            if not re.search(r"\bcolumns?\b", text[:120], re.I):
+                continue
+            if (name, parameter) in NOT_ROLES:
+                seen.add((name, parameter))
+                continue
+            role = ROLE_OF.get(parameter, parameter)
+            assert role in _ROLES, f"{name}({parameter}=) names a column but is no Columns role"
+    assert seen == NOT_ROLES, f"listed but no longer a column parameter: {NOT_ROLES - seen}"
+
+
+def test_each_design_dispatches_through_one_table():
+    """``adapters/__init__.py`` looks each backend up in one table per kind of design
+    (``pandas``, ``arrays``, ``dask``, ``xarray``) rather than testing ``kind ==`` in a chain;
+    every entry function builds the call's ``Columns`` once."""
+    from clusterstats import adapters
+
+    source = (ADAPTERS / "__init__.py").read_text(encoding="utf-8")
+    assert not re.search(r"\bkind\s*(==|in)\b", source)
+    tables = {
+        name: table
+        for name, table in vars(adapters).items()
+        if re.fullmatch(r"_[A-Z_]+", name) and isinstance(table, dict)
+    }
+    backends = {"pandas", "arrays", "dask", "xarray"}
+    assert len(tables) == 6, sorted(tables)
+    for name, table in tables.items():
+        # the mean design takes arrays before the table (outcome and by are the values)
+        expected = backends - {"arrays"} if name == "_MEAN_DESIGNS" else backends
+        assert set(table) == expected, name
+    for name in adapters.__all__:
+        if name == "backend":
+            continue
+        body = inspect.getsource(getattr(adapters, name))
+        assert body.count("Columns.of(") >= 1, name

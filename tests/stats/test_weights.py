@@ -196,7 +196,12 @@ def test_weights_on_a_dataset_equal_the_long_frame():
         )
     assert arrays["a"].n_rows == 180
     assert arrays["b"].n_rows == 179
-    with pytest.raises(cs.DimensionError, match=r"weights='passed' must be a coordinate"):
+    with pytest.raises(cs.DimensionError, match=r"weights='score' must be a coordinate"):
+        cs.cluster_ci(
+            ds.sel(model="a").assign(score=ds["passed"]), "passed", by="doc", weights="score"
+        )
+    # every backend refuses the outcome as its own weights, at the front
+    with pytest.raises(cs.InvalidOptionError, match=r"'passed' is both the outcome and weights="):
         cs.cluster_ci(ds.sel(model="a"), "passed", by="doc", weights="passed")
 
 

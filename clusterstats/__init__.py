@@ -7,30 +7,11 @@ and dask DataFrames (callable, so that their own ``eval`` keeps working)::
     df.eval.cluster_ci("passed", by="doc_id")
 """
 
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING, Any
+
 from clusterstats import _accessors, datasets
-from clusterstats.api import (
-    adjusted_wilson_interval,
-    check_clustering,
-    cluster_ci,
-    compare,
-    design_effect,
-    effective_n,
-    flakiness,
-    gate,
-    icc,
-    kish_design_effect,
-    missing_report,
-    paired_delta,
-    pass_at_k,
-    pass_hat_k,
-    pilot_plan,
-    plan,
-    report,
-    rule_of_three,
-    stratum_table,
-    to_case_rerun,
-    wilson_interval,
-)
 from clusterstats.datasets import load_demo_data
 from clusterstats.errors import (
     AlignmentError,
@@ -57,27 +38,92 @@ from clusterstats.errors import (
     SupersededRunWarning,
     TooFewClustersError,
 )
-from clusterstats.harness import lm_eval_table
-from clusterstats.readers import read_inspect, read_lm_eval, read_lm_eval_results
-from clusterstats.results import (
-    ICC,
-    ClusterCI,
-    ClusteringCheck,
-    Comparison,
-    DesignEffect,
-    Flakiness,
-    Gate,
-    GateReport,
-    GroupedResults,
-    LmEvalTable,
-    MissingReport,
-    PairedDelta,
-    PassAtK,
-    Plan,
-    Report,
-)
-from clusterstats.simulate import simulate
-from clusterstats.stats.mixing import weights_for_mix
+
+if TYPE_CHECKING:  # what the names below are, for type checkers and editors
+    from clusterstats.api import (
+        adjusted_wilson_interval,
+        check_clustering,
+        cluster_ci,
+        compare,
+        design_effect,
+        effective_n,
+        flakiness,
+        gate,
+        icc,
+        kish_design_effect,
+        missing_report,
+        paired_delta,
+        pass_at_k,
+        pass_hat_k,
+        pilot_plan,
+        plan,
+        report,
+        rule_of_three,
+        stratum_table,
+        to_case_rerun,
+        wilson_interval,
+    )
+    from clusterstats.harness import lm_eval_table
+    from clusterstats.readers import read_inspect, read_lm_eval, read_lm_eval_results
+    from clusterstats.results import (
+        ICC,
+        ClusterCI,
+        ClusteringCheck,
+        Comparison,
+        DesignEffect,
+        Flakiness,
+        Gate,
+        GateReport,
+        GroupedResults,
+        LmEvalTable,
+        MissingReport,
+        PairedDelta,
+        PassAtK,
+        Plan,
+        Report,
+    )
+    from clusterstats.stats.mixing import weights_for_mix
+    from clusterstats.synthetic import simulate
+
+# The statistics, results and readers are imported when one of their names is first looked
+# up: ``import clusterstats`` then costs the accessors and the errors only (see
+# benchmarks/startup.py), and the first call pays for the module it uses.
+_DEFERRED = {
+    "clusterstats.api": (
+        "adjusted_wilson_interval", "check_clustering", "cluster_ci", "compare",
+        "design_effect", "effective_n", "flakiness", "gate", "icc", "kish_design_effect",
+        "missing_report", "paired_delta", "pass_at_k", "pass_hat_k", "pilot_plan", "plan",
+        "report", "rule_of_three", "stratum_table", "to_case_rerun", "wilson_interval",
+    ),
+    "clusterstats.harness": ("lm_eval_table",),
+    "clusterstats.readers": ("read_inspect", "read_lm_eval", "read_lm_eval_results"),
+    "clusterstats.results": (
+        "ICC", "ClusterCI", "ClusteringCheck", "Comparison", "DesignEffect", "Flakiness",
+        "Gate", "GateReport", "GroupedResults", "LmEvalTable", "MissingReport",
+        "PairedDelta", "PassAtK", "Plan", "Report",
+    ),
+    "clusterstats.synthetic": ("simulate",),
+    "clusterstats.stats.mixing": ("weights_for_mix",),
+}  # fmt: skip
+_MODULE_OF = {name: module for module, names in _DEFERRED.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of a module not yet imported (PEP 562), or a subpackage such as
+    ``clusterstats.api``."""
+    module = _MODULE_OF.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}"):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __version__ = "0.1.0"
 

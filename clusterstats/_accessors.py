@@ -23,16 +23,17 @@ from typing import Any
 import pandas as pd
 import xarray as xr
 
-from clusterstats.stats import (
-    comparison,
-    diagnostics,
-    mean,
-    missing,
-    paired,
-    planning,
-    reruns,
-    strata,
-)
+from clusterstats.core._lazy import deferred
+
+# the statistics are imported at the first method call, not when the accessors register
+comparison = deferred("clusterstats.stats.comparison")
+diagnostics = deferred("clusterstats.stats.diagnostics")
+mean = deferred("clusterstats.stats.mean")
+missing = deferred("clusterstats.stats.missing")
+paired = deferred("clusterstats.stats.paired")
+planning = deferred("clusterstats.stats.planning")
+reruns = deferred("clusterstats.stats.reruns")
+strata = deferred("clusterstats.stats.strata")
 
 __all__ = ["DaskEvalAccessor", "DatasetEvalAccessor", "EvalAccessor", "register"]
 

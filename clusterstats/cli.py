@@ -20,7 +20,7 @@ import sys
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,9 @@ from clusterstats.errors import (
     InvalidOptionError,
 )
 from clusterstats.readers.tables import FILE_FORMATS, one_line, read_table
-from clusterstats.stats.mean import ClusterCI, cluster_ci
+
+if TYPE_CHECKING:
+    from clusterstats.stats.mean import ClusterCI
 
 #: What ``--output`` writes: the statistics' tables, ``ci``'s, and the reports' (Markdown).
 OUTPUTS: tuple[str, ...] = ("text", "csv", "json")
@@ -144,6 +146,8 @@ def comparison_table(results: ClusterCI | GroupedResults[ClusterCI], label: str)
 
 
 def _demo(args: argparse.Namespace) -> Iterable[str]:
+    from clusterstats.stats.mean import cluster_ci
+
     df = datasets.load_demo_data()
     res = cluster_ci(df, "correct", by="src", over="model", method=args.method)
     first = res.results[0]
@@ -166,6 +170,8 @@ def _demo(args: argparse.Namespace) -> Iterable[str]:
 
 
 def _ci(args: argparse.Namespace) -> Iterable[str]:
+    from clusterstats.stats.mean import cluster_ci
+
     labels = [*args.by, *(args.over or [])]
     df = _read(args, args.path, [*labels, *_extra_labels(args)])
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["optimize", "special", "stats"]
+__all__ = ["deferred", "optimize", "special", "stats"]
 
 
 class _Deferred:
@@ -26,6 +26,12 @@ class _Deferred:
 
     def __repr__(self) -> str:
         return f"<module {self._name!r}, imported when first used>"
+
+
+def deferred(name: str) -> Any:
+    """The module ``name``, imported on its first attribute lookup (the ``.eval`` accessors
+    use it for the statistics, so that registering them costs no statistic's import)."""
+    return _Deferred(name)
 
 
 special: Any = _Deferred("scipy.special")

@@ -427,3 +427,66 @@ def test_each_design_dispatches_through_one_table():
             continue
         body = inspect.getsource(getattr(adapters, name))
         assert body.count("Columns.of(") >= 1, name
+
+
+def _loaded_after(code: str) -> list[str]:
+    """The clusterstats and scipy modules a fresh interpreter holds after ``code``."""
+    import json
+    import subprocess
+    import sys
+
+    report = "import json, sys; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", f"{code}\n{report}"], capture_output=True, text=True, check=True
+    )
+    return [
+        name
+        for name in json.loads(done.stdout.splitlines()[-1])
+        if name.startswith(("clusterstats.", "scipy"))
+    ]
+
+
+def test_import_defers_the_statistics_adapters_and_scipy():
+    """``import clusterstats`` registers the accessors and loads the errors and the bundled
+    datasets' index only: no statistic, adapter, core module or scipy (start-up time, which
+    ``benchmarks/startup.py`` measures). The first lookup of a public name, or the first
+    accessor call, imports what it needs."""
+    heavy = ("clusterstats.stats", "clusterstats.adapters", "scipy")
+    loaded = _loaded_after("import clusterstats")
+    assert not [m for m in loaded if m.startswith(heavy)], loaded
+    assert {m for m in loaded if m.startswith("clusterstats.core.")} == {"clusterstats.core._lazy"}
+    after_lookup = _loaded_after("import clusterstats; clusterstats.cluster_ci")
+    assert "clusterstats.stats.mean" in after_lookup
+    after_call = _loaded_after(
+        "import pandas as pd, clusterstats\n"
+        "pd.DataFrame({'y': [1.0, 0.0, 1.0, 1.0], 'g': [1, 1, 2, 2]}).eval.icc('y', by='g')"
+    )
+    assert "clusterstats.stats.mean" in after_call
+
+
+def test_the_command_line_parser_imports_no_statistic():
+    """``clusterstats --help`` and ``--version`` build the parser only: a sub-command's
+    statistic loads when that sub-command runs."""
+    loaded = _loaded_after("from clusterstats.cli import build_parser\nbuild_parser()")
+    assert not [m for m in loaded if m.startswith(("clusterstats.stats", "scipy"))], loaded
+
+
+def test_the_package_defers_exactly_the_names_it_declares():
+    """``clusterstats/__init__.py`` imports its heavy names for type checkers only (under
+    ``TYPE_CHECKING``) and looks them up through ``_DEFERRED`` at run time: the two lists are
+    the same, and with the names imported at once they are ``__all__``."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    typed, eager = set(), set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            typed = {
+                (statement.module, alias.name)
+                for statement in node.body
+                if isinstance(statement, ast.ImportFrom)
+                for alias in statement.names
+            }
+        elif isinstance(node, ast.ImportFrom) and node.module != "typing":
+            eager |= {alias.name for alias in node.names if not alias.name.startswith("_")}
+    deferred = {(m, n) for m, names in clusterstats._DEFERRED.items() for n in names}
+    assert typed == deferred
+    assert set(clusterstats.__all__) == {n for _, n in deferred} | eager

@@ -1,4 +1,4 @@
-"""``clusterstats.simulate``: clustered eval results with a known mean and ICC."""
+"""Synthetic clustered eval results with a known mean and ICC (``clusterstats.simulate``)."""
 
 from __future__ import annotations
 

@@ -161,7 +161,9 @@ def crossed_variance(
     terms = []
     total = 0.0
     for subset, codes, g in _subsets(memberships, names):
-        e = np.bincount(codes, weights=residuals, minlength=g)
+        # every cell its own cluster (the intersection of all groupings, usually): the sums
+        # are the residuals themselves, in another order, which e'e does not see
+        e = residuals if g == codes.size else np.bincount(codes, weights=residuals, minlength=g)
         variance = g / (g - 1.0) * float(e @ e) / n**2
         terms.append((subset, g, variance))
         total += variance if len(subset) % 2 else -variance
@@ -316,8 +318,11 @@ def crossed_pairwise(
     terms = []
     singles = []
     for subset, codes, g in _subsets(memberships, names):
-        summed = np.zeros((g, m))
-        np.add.at(summed, codes, residuals)
+        if g == codes.size:  # every cell its own cluster: E'E does not see the order
+            summed = residuals
+        else:
+            summed = np.zeros((g, m))
+            np.add.at(summed, codes, residuals)
         covariance = g / (g - 1.0) * (summed.T @ summed) / n**2
         own = np.diag(covariance)
         pair = own[:, None] + own[None, :] - 2.0 * covariance

@@ -639,8 +639,8 @@ def _crossed_interval_of(
     except ValueError as error:
         raise InvalidOptionError(str(error)) from None
     # the grouping with the fewest clusters sets the df: its counts describe the result
-    counts = [np.bincount(codes, weights=applied.sums.counts) for codes in memberships]
-    smallest = min(counts, key=len)
+    fewest = min(memberships, key=lambda codes: int(codes.max()))  # codes are 0 .. G - 1
+    smallest = np.bincount(fewest, weights=applied.sums.counts)
     notes = list(s.notes)
     if applied.n_missing:
         notes.insert(

@@ -16,14 +16,14 @@ import dataclasses
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
 from clusterstats import _display as fmt
-from clusterstats._plotting import forest
+from clusterstats._plotting import intervals_forest
 from clusterstats.errors import GroupNotFoundError, InvalidInputError, MetricKeyError
 
 __all__ = ["GroupedResults", "Lines", "Result", "Table", "TableResult", "label_of", "metric_key"]
@@ -477,31 +477,56 @@ class GroupedResults(Generic[R]):
             variables[column] = (self.dims, grid)
         return xr.Dataset(variables, coords=coords, attrs=attrs)
 
-    def plot(self, *, ax: Any = None) -> Any:
-        """Forest plot, one row per group: the clustered interval beside the naive one
+    def plot(
+        self,
+        *,
+        ax: Any = None,
+        order: Literal["estimate", "label"] = "estimate",
+        values: bool = False,
+        percent: bool | None = None,
+    ) -> Any:
+        """Forest plot, one row per group: the clustered interval above the naive one
         (results of ``cluster_ci`` only; needs matplotlib, as ``ClusterCI.plot``).
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
             Where to draw (a new figure by default).
+        order : {"estimate", "label"}, default "estimate"
+            Rows sorted by estimate, highest at the top, or in the groups' own order.
+        values : bool, default False
+            Print each estimate above its interval.
+        percent : bool, optional
+            Show the values as percentages. By default they are when every estimate and
+            bound lies in [0, 1] (pass rates).
 
         Returns
         -------
         matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import clusterstats
+        >>> df = clusterstats.load_demo_data()
+        >>> ax = clusterstats.cluster_ci(df, "correct", by="src", over="model").plot()
+        >>> ax.get_title()
+        'correct by model, clustered by src'
         """
 
         first = self.results[0] if self.results else None
         if first is None or not hasattr(first, "naive_low") or not hasattr(first, "estimate"):
             raise InvalidInputError("plot() draws intervals: it needs results of cluster_ci")
-        return forest(
+        by = " + ".join(first.by) or "cluster"  # type: ignore[attr-defined]
+        what = first.outcome or "outcome"  # type: ignore[attr-defined]
+        return intervals_forest(
+            self.results,
             [", ".join(map(str, key)) for key in self._keys()],
-            [r.estimate for r in self.results],  # type: ignore[attr-defined]
-            [r.low for r in self.results],  # type: ignore[attr-defined]
-            [r.high for r in self.results],  # type: ignore[attr-defined]
-            [r.naive_low for r in self.results],  # type: ignore[attr-defined]
-            [r.naive_high for r in self.results],  # type: ignore[attr-defined]
-            title=first._grouped_title(),  # type: ignore[attr-defined]
+            title=f"{what} by {', '.join(self.dims)}, clustered by {by}",
+            order=order,
+            values=values,
+            percent=percent,
             ax=ax,
         )
 

@@ -4,9 +4,10 @@ pairwise difference with p-values adjusted across the family.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import ComparisonDesign
+from clusterstats._plotting import forest, is_rate
 from clusterstats._result import (
     Lines,
     Table,
@@ -248,6 +250,95 @@ class Comparison(TableResult):
     def to_frame(self):
         """The pairwise comparisons (tidy): same as ``pairs()``."""
         return self.pairs()
+
+    def plot(
+        self,
+        *,
+        kind: Literal["leaderboard", "pairs"] = "leaderboard",
+        ax: Any = None,
+        values: bool = False,
+        percent: bool | None = None,
+    ) -> Any:
+        """The leaderboard as a forest, or every pairwise difference against zero (needs
+        matplotlib, as ``ClusterCI.plot``).
+
+        Parameters
+        ----------
+        kind : {"leaderboard", "pairs"}, default "leaderboard"
+            ``"leaderboard"``: one row per model, best at the top, its clustered interval and,
+            at the right, its rank interval (marginal: each model's alone, from the cluster
+            bootstrap). ``"pairs"``: one row per comparison ``a - b``, largest difference at
+            the top, its interval (each pair's own, at the confidence level) against zero
+            and, at the right, the p-value adjusted across the pairs (``adjust``), which is
+            what says whether the pair differs once every pair is looked at.
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure by default).
+        values : bool, default False
+            Print each score (or difference) above its interval.
+        percent : bool, optional
+            Show scores as percentages (differences in percentage points). By default they
+            are when every score and bound lies in [0, 1] (pass rates).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import clusterstats
+        >>> df = clusterstats.load_demo_data()
+        >>> c = clusterstats.compare(df, "correct", by="src", model="model", on="question_id")
+        >>> [t.get_text() for t in c.plot().get_yticklabels()][::-1][:2]  # the top two
+        ['gemini-1.5-flash-002', 'Meta-Llama-3.1-70B-Instruct']
+        >>> len(c.plot(kind="pairs").get_yticklabels())
+        6
+        """
+        opt.check_choice("kind", kind, ("leaderboard", "pairs"))
+        what = self.outcome or "outcome"
+        by = " + ".join(self.by) or "cluster"
+        level = f"{self.confidence:.0%}"
+        rate = is_rate([*self.score, *self.score_low, *self.score_high], percent)
+        if kind == "leaderboard":
+            ranks = [
+                f"rank {lo}" if lo == hi else f"rank {lo}–{hi}"
+                for lo, hi in zip(self.rank_low, self.rank_high, strict=True)
+            ]
+            return forest(
+                [str(m) for m in self.models],
+                list(self.score),
+                list(self.score_low),
+                list(self.score_high),
+                None,
+                None,
+                title=f"{what}: {len(self.models)} models, clustered by {by}",
+                xlabel=f"{what}: {self.estimand} mean, {level} CI",
+                values=values,
+                percent=rate,
+                notes=ranks,
+                ax=ax,
+            )
+        adjusted = [
+            f"p {fmt.number(p)} ({self.adjust})" if math.isfinite(p) else ""
+            for p in self.p_adjusted
+        ]
+        return forest(
+            [f"{a} − {b}" for a, b in zip(self.pair_a, self.pair_b, strict=True)],
+            list(self.delta),
+            list(self.low),
+            list(self.high),
+            None,
+            None,
+            title=f"{what}: every pair's difference, clustered by {by}",
+            xlabel=f"difference in {what}, {level} CI of each pair",
+            values=values,
+            percent=False,
+            notes=adjusted,
+            reference=0.0,
+            ax=ax,
+            points=rate,
+        )
 
     def _heading(self) -> str:
         what = label_of(self.outcome, self.by)

@@ -6,7 +6,7 @@ import math
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -15,7 +15,7 @@ from pandas.tseries.frequencies import to_offset
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import adapters
-from clusterstats._plotting import forest
+from clusterstats._plotting import intervals_forest
 from clusterstats._result import Lines, Table, TableResult, label_of
 from clusterstats.core.crossed import crossed_variance_of_rows
 from clusterstats.core.grouping import cluster_sums
@@ -215,7 +215,14 @@ class Report(TableResult):
             )
         )
 
-    def plot(self, *, ax: Any = None) -> Any:
+    def plot(
+        self,
+        *,
+        ax: Any = None,
+        order: Literal["estimate", "label"] = "estimate",
+        values: bool = False,
+        percent: bool | None = None,
+    ) -> Any:
         """Forest plot: the clustered and naive intervals, one row per group (needs
         matplotlib, as ``ClusterCI.plot``).
 
@@ -223,24 +230,45 @@ class Report(TableResult):
         ----------
         ax : matplotlib Axes, optional
             Where to draw (a new figure by default).
+        order : {"estimate", "label"}, default "estimate"
+            Rows sorted by estimate, highest at the top, or in the groups' own order.
+        values : bool, default False
+            Print each estimate above its interval.
+        percent : bool, optional
+            Show the values as percentages. By default they are when every estimate and
+            bound lies in [0, 1] (pass rates).
 
         Returns
         -------
         matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import clusterstats
+        >>> df = clusterstats.load_demo_data()
+        >>> ax = clusterstats.report(df, "correct", by="src", over="model").plot(order="label")
+        >>> ax.get_yticklabels()[-1].get_text()  # the first group at the top
+        'Meta-Llama-3.1-70B-Instruct'
         """
 
         first = self.results[0]
-        return forest(
+        title = first._plot_title()
+        if self.over:
+            title = f"{first.outcome or 'outcome'} by {self.over}, clustered by " + (
+                " + ".join(first.by) or "cluster"
+            )
+        return intervals_forest(
+            self.results,
             [
                 label_of(first.outcome, first.by) if g is None else str(_group_text(g))
                 for g in self.groups
             ],
-            [r.estimate for r in self.results],
-            [r.low for r in self.results],
-            [r.high for r in self.results],
-            [r.naive_low for r in self.results],
-            [r.naive_high for r in self.results],
-            title=self._method_line(),
+            title=title,
+            order=order,
+            values=values,
+            percent=percent,
             ax=ax,
         )
 

@@ -20,7 +20,7 @@ from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import MeanDesign, MeanGroup
-from clusterstats._plotting import forest
+from clusterstats._plotting import intervals_forest
 from clusterstats._result import GroupedResults, Result, label_of
 from clusterstats.core import intervals as iv
 from clusterstats.core import missing as mi
@@ -240,32 +240,54 @@ class ClusterCI(Result):
             f"{fmt.number(self.design_effect, 3)}  effective n {fmt.number(self.n_eff, 4)}",
         ]
 
-    def plot(self, *, ax: Any = None) -> Any:
-        """Forest plot: the clustered interval (thick) beside the naive one (thin).
+    def _value_label(self) -> str:
+        """The value axis of a plot: what is measured, and how."""
+        what = self.outcome if self.outcome is not None else "outcome"
+        mean = "mean of cluster means" if self.estimand == "cluster_mean" else "pooled mean"
+        return f"{what}: {mean}, {self.confidence:.0%} CI"
+
+    def _plot_title(self) -> str:
+        return f"{self.outcome or 'outcome'}, clustered by {' + '.join(self.by) or 'cluster'}"
+
+    def plot(self, *, ax: Any = None, values: bool = False, percent: bool | None = None) -> Any:
+        """Forest plot: the clustered interval (thick) above the naive one (thin, faint).
 
         matplotlib is an optional extra (``pip install "clusterstats[plot]"``), imported only
         when a plot is drawn; without it the call raises an ImportError that says what to
-        install. The other plots (``GroupedResults.plot``, ``Report.plot``, ``Plan.plot``)
-        work the same way.
+        install. The other plots (``GroupedResults.plot``, ``Report.plot``, ``Plan.plot``,
+        ``PairedDelta.plot``, ``Comparison.plot``) work the same way.
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
             Where to draw (a new figure by default).
+        values : bool, default False
+            Print the estimate above its interval.
+        percent : bool, optional
+            Show the values as percentages. By default they are when the estimate and every
+            bound lie in [0, 1] (a pass rate).
 
         Returns
         -------
         matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import clusterstats
+        >>> df = clusterstats.load_demo_data()
+        >>> ax = clusterstats.cluster_ci(df, "correct", by="src").plot(values=True)
+        >>> ax.get_title(), ax.get_xlabel()
+        ('correct, clustered by src', 'correct: pooled mean, 95% CI')
         """
 
-        return forest(
+        return intervals_forest(
+            [self],
             [label_of(self.outcome, self.by)],
-            [self.estimate],
-            [self.low],
-            [self.high],
-            [self.naive_low],
-            [self.naive_high],
-            title=f"{self.confidence:.0%} CI, {self.method}",
+            title=self._plot_title(),
+            values=values,
+            percent=percent,
             ax=ax,
         )
 

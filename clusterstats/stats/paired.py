@@ -18,6 +18,7 @@ from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import PairedDesign, PairedItems
+from clusterstats._plotting import paired_difference
 from clusterstats._result import GroupedResults, Result, label_of
 from clusterstats.core import intervals as iv
 from clusterstats.core.crossed import crossed_variance, summarize_crossed
@@ -187,6 +188,59 @@ class PairedDelta(Result):
         else:
             text = label_of(self.outcome, self.by)
         return text if self.weights is None else f"{text}, weighted by {self.weights}"
+
+    def plot(
+        self, *, margin: float | None = None, ax: Any = None, percent: bool | None = None
+    ) -> Any:
+        """The paired difference: its clustered interval above the naive one (items taken
+        as independent), zero, and a gate's margin when given (needs matplotlib, as
+        ``ClusterCI.plot``).
+
+        Parameters
+        ----------
+        margin : float, optional
+            A gate's margin (``gate(..., margin=...)``), drawn as dashed lines at ±margin:
+            the difference is decided when its interval clears them.
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure by default).
+        percent : bool, optional
+            Show the difference in percentage points. By default it is when the difference
+            and its bounds lie in [-1, 1] (a difference of pass rates).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import clusterstats
+        >>> df = clusterstats.load_demo_data()
+        >>> a = df[df["model"] == "Meta-Llama-3.1-70B-Instruct"]
+        >>> b = df[df["model"] == "gemini-1.5-flash-002"]
+        >>> d = clusterstats.paired_delta(a, b, "correct", by="src", on="question_id")
+        >>> ax = d.plot(margin=0.02)
+        >>> ax.get_yticklabels()[0].get_text(), ax.get_xlabel()
+        ('A − B', 'difference in correct (A − B), 95% CI')
+        """
+        if margin is not None and not (isinstance(margin, (int, float)) and margin >= 0):
+            raise InvalidOptionError(f"margin must be a non-negative number, got {margin!r}")
+        what = self.outcome or "outcome"
+        pair = f"{self.label_a} − {self.label_b}"
+        return paired_difference(
+            delta=self.delta,
+            low=self.low,
+            high=self.high,
+            naive_low=self.naive_low,
+            naive_high=self.naive_high,
+            label=pair,
+            xlabel=f"difference in {what} ({pair}), {self.confidence:.0%} CI",
+            title=f"{what}: {pair}, paired on items, clustered by {' + '.join(self.by) or 'item'}",
+            margin=None if margin is None else float(margin),
+            percent=percent,
+            ax=ax,
+        )
 
     def _lines(self) -> list[str]:
         pct = f"{self.confidence:.0%}"

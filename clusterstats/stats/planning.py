@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,7 @@ from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import MeanDesign, PairedDesign
-from clusterstats._plotting import budget_curve
+from clusterstats._plotting import budget_curve, half_width_curve
 from clusterstats._result import Lines, Table, TableResult
 from clusterstats.core import intervals as iv
 from clusterstats.core import planning as pl
@@ -139,6 +139,10 @@ class Plan(TableResult):
         From a pilot: the method of its interval (``"auto"`` resolved).
     size_cv : float
         The coefficient of variation of the cluster sizes planned with (0: equal sizes).
+    projection : tuple of (n_clusters, half_width)
+        The half-width projected, by the plan's own rule, at a range of cluster counts
+        from 2 to beyond the current and the needed ones (the curve ``plot`` draws; not in
+        ``to_frame()``).
     """
 
     n_clusters: float
@@ -174,6 +178,9 @@ class Plan(TableResult):
     df: float = math.nan
     method: str = ""
     size_cv: float = 0.0
+    projection: tuple[tuple[float, float], ...] = field(
+        default=(), compare=False, metadata={"frame": False}
+    )
 
     _metric_labels: ClassVar[tuple[str, ...]] = ("option",)
     columns: ClassVar[tuple[str, ...]] = (
@@ -297,26 +304,64 @@ class Plan(TableResult):
             )
         return [Lines(before), options, Lines(tuple(after))]
 
-    def plot(self, *, ax: Any = None) -> Any:
-        """The budget curve: effective n against rows per cluster, for the current clusters
-        (with the ceiling K/ρ) and for the current total rows, with the current design
-        marked (needs matplotlib, as ``ClusterCI.plot``).
+    def plot(self, *, kind: Literal["clusters", "depth"] = "clusters", ax: Any = None) -> Any:
+        """What more clusters (or deeper ones) buy (needs matplotlib, as ``ClusterCI.plot``).
 
         Parameters
         ----------
+        kind : {"clusters", "depth"}, default "clusters"
+            ``"clusters"``: the half-width projected by this plan against the number of
+            clusters (log scale), with the target as a line and today's design and the
+            recommended number of clusters marked. ``"depth"``: the effective n against
+            rows per cluster, for today's clusters (flattening towards the ceiling K/ρ:
+            deeper clusters stop helping) and for today's total rows spread over fewer,
+            deeper clusters.
         ax : matplotlib Axes, optional
             Where to draw (a new figure by default).
 
         Returns
         -------
         matplotlib Axes
-        """
 
-        return budget_curve(
-            self.n_clusters,
-            self.cluster_size,
-            self.icc,
-            title=f"Effective n at icc {self.icc:.3g}",
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import clusterstats
+        >>> p = clusterstats.plan(n_clusters=40, cluster_size=10, icc=0.1, proportion=0.7,
+        ...                       target_half_width=0.03)
+        >>> ax = p.plot()
+        >>> ax.get_title()
+        '±0.0300 needs 173 clusters of 10 rows (today 40)'
+        >>> p.plot(kind="depth").get_xlabel()
+        'rows per cluster (m)'
+        """
+        opt.check_choice("kind", kind, ("clusters", "depth"))
+        if kind == "depth":
+            return budget_curve(
+                self.n_clusters,
+                self.cluster_size,
+                self.icc,
+                title=f"Effective n by depth at icc {self.icc:.3g}",
+                ax=ax,
+            )
+        needed = None if self.clusters_needed is None else math.ceil(self.clusters_needed)
+        rows = fmt.number(self.cluster_size, 4)
+        if needed is None:
+            title = f"Half-width by clusters of {rows} rows (today {self.n_clusters:,.0f})"
+        else:
+            title = (
+                f"±{fmt.number(self.target_half_width)} needs {needed:,} clusters of {rows} "
+                f"rows (today {self.n_clusters:,.0f})"
+            )
+        return half_width_curve(
+            [k for k, _ in self.projection],
+            [h for _, h in self.projection],
+            current=(self.n_clusters, self.half_width),
+            target=self.target_half_width,
+            needed=self.clusters_needed,
+            ylabel=f"half-width of the {self.confidence:.0%} interval",
+            title=title,
             ax=ax,
         )
 
@@ -707,7 +752,25 @@ def plan(
         df=k - 1.0,
         size_cv=o.size_cv,
         notes=tuple(notes),
+        projection=_projection(
+            lambda kk: pl.half_width(sigma2, equal_size_icc(rho, m), kk, m, confidence), k, needed
+        ),
     )
+
+
+def _projection(
+    half_width_at: Any, n_clusters: float, needed: float | None
+) -> tuple[tuple[float, float], ...]:
+    """``(K, half-width at K)`` on a geometric grid from a quarter of the current (or the
+    needed, if fewer) clusters, at least 2, to three times the current ones (or 1.25 times
+    the needed ones, if more), the current and needed counts included exactly."""
+    fewest = min(n_clusters, needed) if needed is not None else n_clusters
+    bottom = max(2.0, fewest / 4.0)
+    top = max(3.0 * n_clusters, 1.25 * needed if needed is not None else 0.0, 2.0 * bottom)
+    grid = set(np.geomspace(bottom, top, 60).tolist()) | {float(n_clusters)}
+    if needed is not None:
+        grid.add(float(needed))
+    return tuple((k, float(half_width_at(k))) for k in sorted(grid))
 
 
 def _in_range(quantity: str, value: float, inputs: str) -> None:
@@ -1131,6 +1194,7 @@ def build_pilot_plan(
         df=scaled.df,
         method=method,
         notes=tuple(notes),
+        projection=_projection(scaled.half_width, float(g), needed),
     )
 
 

@@ -262,14 +262,15 @@ def test_plots_render_to_png(mmlu):
     # two intervals per model (clustered and naive) and a point estimate
     thick = [line for line in ax.lines if line.get_linewidth() == 3 and len(line.get_xdata())]
     assert len(thick) == 4
+    # highest estimate at the top (the last tick label, counted from the bottom)
     tick_labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert tick_labels[0] == "Meta-Llama-3.1-70B-Instruct"
+    assert tick_labels[-1] == "gemini-1.5-flash-002"
     plt.close(ax.figure)
     single = grouped["gemini-1.5-flash-002"].plot()
     assert _png(single).startswith(b"\x89PNG")
     plt.close(single.figure)
     plan = cs.plan(n_clusters=100, cluster_size=10, icc=0.5, proportion=0.5)
-    ax = plan.plot()
+    ax = plan.plot(kind="depth")
     assert _png(ax).startswith(b"\x89PNG")
     ceiling = [line for line in ax.lines if line.get_linestyle() == "--"]
     assert ceiling[0].get_ydata()[0] == pytest.approx(200)

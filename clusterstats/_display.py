@@ -68,29 +68,68 @@ def html_table(
     return html_result([html_table_only(header, rows, caption)], notes)
 
 
+# Inline styles, not a stylesheet: a notebook saved as HTML, exported, or shown by a code
+# host keeps them where a <style> block may be stripped. Colours are translucent greys, so
+# the tables read on light and dark themes alike.
+_TABLE = "border-collapse:collapse;margin:0.2em 0"
+_CAPTION = "caption-side:top;text-align:left;font-weight:bold;padding:0 0 0.3em 0"
+_CELL = "padding:0.15em 0.6em;text-align:{align}"
+_NUMERIC = ";font-variant-numeric:tabular-nums;white-space:nowrap"
+_HEAD = ";border-bottom:1px solid rgba(127,127,127,0.6)"
+_STRIPE = " style='background:rgba(127,127,127,0.08)'"
+_LINE = "margin:0.2em 0"
+_NOTES = "margin:0.3em 0;padding-left:1.4em;font-size:0.9em"
+
+
+def _is_numeric(value: object) -> bool:
+    """A number, or a number already written as text (``±0.0736``, ``1–2``): right-aligned."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)) or value is None:
+        return True
+    text = str(value).strip()
+    return bool(text) and all(c in "0123456789.,+-−±–e%[] " for c in text)
+
+
 def html_table_only(
     header: Sequence[str], rows: Sequence[Sequence[object]], caption: str = ""
 ) -> str:
-    """A ``<table>`` of rounded cells, with its caption."""
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(number(v))}</td>" for v in row) + "</tr>"
-        for row in rows
+    """A ``<table>`` of rounded cells with its caption: numbers right-aligned in tabular
+    figures, text left-aligned, every other row shaded."""
+    numeric = [all(_is_numeric(row[i]) for row in rows) for i in range(len(header))]
+
+    def style(i: int, head: bool = False) -> str:
+        css = _CELL.format(align="right" if numeric[i] else "left")
+        return css + (_NUMERIC if numeric[i] else "") + (_HEAD if head else "")
+
+    head = "".join(
+        f"<th style='{style(i, head=True)}'>{html.escape(str(h))}</th>"
+        for i, h in enumerate(header)
     )
-    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    body = "".join(
+        f"<tr{_STRIPE if k % 2 else ''}>"
+        + "".join(
+            f"<td style='{style(i)}'>{html.escape(number(v))}</td>" for i, v in enumerate(row)
+        )
+        + "</tr>"
+        for k, row in enumerate(rows)
+    )
+    cap = f"<caption style='{_CAPTION}'>{html.escape(caption)}</caption>" if caption else ""
     return (
-        f"<table class='clusterstats'>{cap}<thead><tr>{head}</tr></thead>"
+        f"<table class='clusterstats' style='{_TABLE}'>{cap}<thead><tr>{head}</tr></thead>"
         f"<tbody>{body}</tbody></table>"
     )
 
 
 def html_paragraphs(lines: Sequence[str]) -> str:
     """Sentences of a result, one paragraph each."""
-    return "".join(f"<p class='clusterstats-line'>{html.escape(line)}</p>" for line in lines)
+    return "".join(
+        f"<p class='clusterstats-line' style='{_LINE}'>{html.escape(line)}</p>" for line in lines
+    )
 
 
 def html_result(parts: Sequence[str], notes: Sequence[str] = ()) -> str:
     """A result's HTML: its parts (tables, paragraphs) in order, then its notes as a list."""
     foot = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
-    foot = f"<ul class='clusterstats-notes'>{foot}</ul>" if foot else ""
+    foot = f"<ul class='clusterstats-notes' style='{_NOTES}'>{foot}</ul>" if foot else ""
     return f"<div class='clusterstats-result'>{''.join(parts)}{foot}</div>"

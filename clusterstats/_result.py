@@ -176,7 +176,17 @@ class Result:
         return "\n".join(self._lines()) + self._notes_text()
 
     def _repr_html_(self) -> str:
-        return _html_table([self], (), ())
+        # the table shows the headline numbers; the text's other lines follow it, so the
+        # notebook shows everything the printed result does
+        lines = self._lines()
+        table = fmt.html_table_only(
+            [label for _, label in type(self)._html],
+            [[getattr(self, name) for name, _ in type(self)._html]],
+            lines[0],
+        )
+        notes = self.notes  # type: ignore[attr-defined]
+        detail = [line.strip() for line in lines[1:]]
+        return fmt.html_result([table, fmt.html_paragraphs(detail)], notes)
 
     @classmethod
     def _table_columns(cls) -> tuple[tuple[str, str], ...]:
@@ -571,4 +581,4 @@ class GroupedResults(Generic[R]):
         if not self.results:
             return "<p>GroupedResults (empty)</p>"
         header, rows = self._table()
-        return fmt.html_table(header, rows, self.results[0]._caption(), self._notes())
+        return fmt.html_table(header, rows, self._title(), self._notes())

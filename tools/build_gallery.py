@@ -1,5 +1,6 @@
-"""Write the notebooks of ``docs/gallery/`` (without outputs; the test suite and the docs
-build execute them in a real Jupyter kernel).
+"""Write the notebooks of ``docs/gallery/``, executed in a real Jupyter kernel and saved
+with their outputs, so that a reader on a code host sees the tables and plots (the test
+suite runs them again and checks that the saved outputs are the ones the code gives).
 
 Cells tagged ``result`` must display one of clusterstats' results (HTML in Jupyter); cells
 tagged ``plot`` must draw a figure inline.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import nbclient
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
@@ -156,8 +158,14 @@ def main() -> int:
             "display_name": "Python 3",
             "language": "python",
         }
+        nbclient.NotebookClient(
+            notebook,
+            timeout=600,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(GALLERY)}},
+        ).execute()
         nbformat.write(notebook, GALLERY / name)
-        print(f"wrote docs/gallery/{name}")
+        print(f"wrote docs/gallery/{name}, executed")
     return 0
 
 

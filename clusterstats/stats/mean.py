@@ -177,6 +177,7 @@ class ClusterCI(Result):
         ("estimate", "estimate"),
         ("low", "low"),
         ("high", "high"),
+        ("se", "se"),
         ("naive_low", "naive low"),
         ("naive_high", "naive high"),
         ("widening", "widening"),

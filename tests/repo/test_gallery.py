@@ -29,9 +29,30 @@ def test_gallery_has_the_six_notebooks():
     ]
 
 
+def _shown(cell) -> list[str]:
+    """What a code cell shows: its printed output and clusterstats' HTML (other HTML, such
+    as xarray's with its random element ids, and images, whose bytes depend on the
+    matplotlib build, only as their kind)."""
+    shown = []
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream":
+            shown.append(output.text)
+        elif output.output_type in ("execute_result", "display_data"):
+            data = output.get("data", {})
+            page = data.get("text/html", "")
+            shown.append(page if "clusterstats-result" in page else "html" if page else "")
+            shown.append("image" if "image/png" in data else "")
+    return shown
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_in_a_kernel(path):
     notebook = nbformat.read(path, as_version=4)
+    saved = [_shown(cell) for cell in notebook.cells if cell.cell_type == "code"]
+    # committed with outputs, so that a code host shows them (tools/build_gallery.py)
+    for cell in notebook.cells:
+        if {"result", "plot"} & set(cell.metadata.get("tags", [])):
+            assert _shown(cell), f"{path.name}: {cell.source!r} is saved without its output"
     client = nbclient.NotebookClient(
         notebook,
         timeout=600,
@@ -60,3 +81,5 @@ def test_notebook_runs_in_a_kernel(path):
             tagged["plot"] += 1
             assert any("image/png" in d for d in data), f"no inline image for {cell.source!r}"
     assert tagged["result"] >= 1
+    rerun = [_shown(cell) for cell in notebook.cells if cell.cell_type == "code"]
+    assert rerun == saved, f"{path.name}: the saved outputs are stale; run tools/build_gallery.py"

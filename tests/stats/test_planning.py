@@ -284,7 +284,7 @@ def test_plots_render_to_png(mmlu):
 def test_html_of_plan_and_check(mmlu):
     plan = cs.plan(n_clusters=40, cluster_size=5, icc=0.3, proportion=0.07)
     html = plan._repr_html_()
-    assert html.count("<tr>") == 1 + len(plan.options)
+    assert html.count("<tr") == 1 + len(plan.options)
     # seed 003's sentence: 200 examples in 40 documents (m = 5, ρ = 0.3) are worth about 91
     assert round(plan.n_eff) == 91
     assert plan.design_effect == pytest.approx(2.2)

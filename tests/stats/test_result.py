@@ -49,9 +49,9 @@ def test_cluster_ci_repr_names_method_estimand_and_context(demo):
 def test_html_repr_is_a_table_with_the_numbers(demo):
     res = demo.eval.cluster_ci("correct", by="src", over="model", method="cr2")
     html = res._repr_html_()
-    assert html.count("<tr>") == 1 + 4  # header + one row per model
+    assert html.count("<tr") == 1 + 4  # header + one row per model
     assert "Mixtral-8x7B-Instruct-v0.1" in html
-    assert "method cr2" in html
+    assert "method=cr2" in html  # the caption is the heading of the text
     single = res["Mixtral-8x7B-Instruct-v0.1"]._repr_html_()
     assert f"{res['Mixtral-8x7B-Instruct-v0.1'].estimate:.4f}" in single
     for result in (
@@ -211,3 +211,45 @@ def test_table_results_give_their_numbers_to_trackers(mmlu, bbh):
     report = found["Report"].to_frame().set_index("group")
     key = "gemini-1.5-flash-002/high"
     assert found["Report"].to_metrics()[key] == report.loc["gemini-1.5-flash-002", "high"]
+
+
+def _one_row_results(mmlu, bbh):
+    """One of each one-row result (and a grouped one), from the bundled data."""
+    llama, gemini = (
+        mmlu[mmlu.model == m] for m in ("Meta-Llama-3.1-70B-Instruct", "gemini-1.5-flash-002")
+    )
+    tau = cs.datasets.load("tau_bench_airline")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.ClusterStatsWarning)
+        return {
+            "ClusterCI": cs.cluster_ci(gemini, "correct", by="src"),
+            "ClusterCI, over": cs.cluster_ci(mmlu, "correct", by="src", over="model"),
+            "ICC": cs.icc(gemini, "correct", by="src"),
+            "DesignEffect": cs.design_effect(gemini, "correct", by="src"),
+            "PairedDelta": cs.paired_delta(llama, gemini, "correct", by="src", on="question_id"),
+            "PassAtK": cs.pass_at_k(tau, "reward", case="task_id", rerun="trial", k=2),
+            "Flakiness": cs.flakiness(tau, "reward", case="task_id", rerun="trial"),
+            "Gate": cs.gate(bbh[bbh.condition == "cot"], "correct", "task", at_least=0.5).gates[0],
+        }
+
+
+def _visible_words(page: str) -> set[str]:
+    """The words a browser shows of an HTML fragment (tags dropped, entities decoded)."""
+    import re
+
+    return set(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def test_every_result_shows_in_html_what_its_text_shows(mmlu, bbh):
+    """A notebook shows everything ``print(result)`` does: every word and number of the text
+    (the rules of its tables and the prefix of its notes aside) is in the HTML, for every
+    result class."""
+    found = {**_one_row_results(mmlu, bbh), **_table_results(mmlu, bbh)}
+    classes = {type(r).__name__ for r in found.values()}
+    assert classes >= {name for name in cs.results.__all__ if name != "DatasetInfo"}
+    for name, result in found.items():
+        # the text's "note:" prefix is the HTML's list of notes
+        # (a table's title ends in ":" in the text; it is the table's caption in the HTML)
+        text = {w.rstrip(":") for w in repr(result).split() if w.strip("-–") and w != "note:"}
+        missing = text - {w.rstrip(":") for w in _visible_words(result._repr_html_())}
+        assert not missing, (name, sorted(missing)[:10])

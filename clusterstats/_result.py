@@ -426,7 +426,9 @@ class GroupedResults(Generic[R]):
             {**dict(zip(self.dims, key, strict=True)), **r._row()}
             for key, r in zip(self._keys(), self.results, strict=True)
         ]
-        columns = [*self.dims, *type(self.results[0]).columns] if self.results else [*self.dims]
+        # a dim that is also a field of the results (pass^k's k) is one column, not two
+        own = [c for c in type(self.results[0]).columns if c not in self.dims]
+        columns = [*self.dims, *own] if self.results else [*self.dims]
         return pd.DataFrame(rows, columns=columns)
 
     def to_metrics(self, prefix: str = "") -> dict[str, float]:
@@ -541,7 +543,7 @@ class GroupedResults(Generic[R]):
         )
 
     def _table(self) -> tuple[list[str], list[list[object]]]:
-        columns = type(self.results[0])._table_columns()
+        columns = [c for c in type(self.results[0])._table_columns() if c[0] not in self.dims]
         header = [*self.dims, *(label for _, label in columns)]
         rows = [
             [*key, *(getattr(r, name) for name, _ in columns)]

@@ -26,6 +26,7 @@ from clusterstats.errors import (
     warn,
 )
 from clusterstats.readers import read_lm_eval, read_lm_eval_results
+from clusterstats.stats import _policies as policy
 from clusterstats.stats.mean import ClusterCI, cluster_ci
 
 __all__ = ["LmEvalTable", "lm_eval_table"]
@@ -86,7 +87,7 @@ class LmEvalTable(TableResult):
         "n_clusters",
         "design_effect",
         "method",
-        "note",
+        "notes",
     )
 
     def to_metrics(self, prefix: str = "") -> dict[str, float]:
@@ -111,7 +112,7 @@ class LmEvalTable(TableResult):
         parts = ("model", "task", "run", "filter", "metric")
         if not self._several_runs():
             parts = tuple(p for p in parts if p != "run")
-        numeric = [c for c in self.columns if c not in (*parts, "run", "method", "note")]
+        numeric = [c for c in self.columns if c not in (*parts, "run", "method", "notes")]
         groups = []
         for row in self.rows:
             label = tuple(row[p] for p in parts)
@@ -179,8 +180,8 @@ class LmEvalTable(TableResult):
         """Each note once, with the (task, metric) pairs it is about."""
         about: dict[str, list[str]] = {}
         for row in self.rows:
-            if row["note"]:
-                about.setdefault(row["note"], []).append(f"{row['task']} {row['metric']}")
+            if row["notes"]:
+                about.setdefault(row["notes"], []).append(f"{row['task']} {row['metric']}")
         return [f"{', '.join(dict.fromkeys(pairs))}: {note}" for note, pairs in about.items()]
 
 
@@ -318,7 +319,7 @@ def lm_eval_table(
     Notes
     -----
     A task whose samples cannot give a clustered interval (all its documents in one
-    passage, a passage field it lacks) keeps its row, with the reason in ``note``; the
+    passage, a passage field it lacks) keeps its row, with the reason in ``notes``; the
     other tasks are unaffected.
 
     Examples
@@ -361,66 +362,70 @@ def lm_eval_table(
         key: part for key, part in samples.groupby(["model", "run", "task", "filter"], sort=False)
     }
     rows, found = [], []
-    for record in results.to_dict("records"):
-        stderr = record["stderr"]
-        row = {
-            **{key: record[key] for key in ("model", "task", "run", "filter", "metric")},
-            "n_samples": record["n_samples"],
-            "value": record["value"],
-            "stderr": stderr,
-            "naive_low": np.nan,
-            "naive_high": np.nan,
-            **dict.fromkeys(("estimate", "low", "high", "se", "se_ratio", "design_effect"), np.nan),
-            "n_clusters": None,
-            "method": None,
-            "note": "",
-        }
-        key = (record["model"], record["run"], record["task"], record["filter"])
-        picked = by_run.get(key)
-        metric = record["metric"]
-        if picked is None or metric not in picked.columns:
-            row["note"] = "no samples (a group of tasks, or a run without --log_samples)"
-        elif picked[metric].map(lambda value: isinstance(value, list)).any():
-            row["note"] = _CORPUS_NOTE
-        else:
-            try:
-                result = cluster_ci(
-                    picked.assign(**{metric: picked[metric].astype(float)}),
-                    metric,
-                    by=columns[0] if len(columns) == 1 else columns,
-                    confidence=level,
-                    method=method,
-                    estimand=estimand,
-                    rng=rng,
+    # one warning per message for the whole table, not one per row
+    with policy.once():
+        for record in results.to_dict("records"):
+            stderr = record["stderr"]
+            row = {
+                **{key: record[key] for key in ("model", "task", "run", "filter", "metric")},
+                "n_samples": record["n_samples"],
+                "value": record["value"],
+                "stderr": stderr,
+                "naive_low": np.nan,
+                "naive_high": np.nan,
+                **dict.fromkeys(
+                    ("estimate", "low", "high", "se", "se_ratio", "design_effect"), np.nan
+                ),
+                "n_clusters": None,
+                "method": None,
+                "notes": "",
+            }
+            key = (record["model"], record["run"], record["task"], record["filter"])
+            picked = by_run.get(key)
+            metric = record["metric"]
+            if picked is None or metric not in picked.columns:
+                row["notes"] = "no samples (a group of tasks, or a run without --log_samples)"
+            elif picked[metric].map(lambda value: isinstance(value, list)).any():
+                row["notes"] = _CORPUS_NOTE
+            else:
+                try:
+                    result = cluster_ci(
+                        picked.assign(**{metric: picked[metric].astype(float)}),
+                        metric,
+                        by=columns[0] if len(columns) == 1 else columns,
+                        confidence=level,
+                        method=method,
+                        estimand=estimand,
+                        rng=rng,
+                    )
+                except InvalidOptionError:
+                    raise
+                except ClusterStatsError as error:
+                    # one task's samples that cannot give an interval (one passage, no passage,
+                    # scores for a 0/1 method): its row says why, and the others keep theirs
+                    row["notes"] = f"no clustered interval: {error}"
+                    rows.append(row)
+                    continue
+                found.append(result)
+                if stderr > 0:  # a zero stderr (every document scored alike) is no interval
+                    low, high = t_interval(record["value"], stderr**2, math.inf, level)
+                    row.update(naive_low=low, naive_high=high)
+                row.update(
+                    estimate=result.estimate,
+                    low=result.low,
+                    high=result.high,
+                    se=result.se,
+                    se_ratio=result.se / stderr if stderr > 0 else np.nan,
+                    n_clusters=result.n_clusters,
+                    design_effect=result.design_effect,
+                    method=result.method,
                 )
-            except InvalidOptionError:
-                raise
-            except ClusterStatsError as error:
-                # one task's samples that cannot give an interval (one passage, no passage,
-                # scores for a 0/1 method): its row says why, and the others keep theirs
-                row["note"] = f"no clustered interval: {error}"
-                rows.append(row)
-                continue
-            found.append(result)
-            if stderr > 0:  # a zero stderr (every document scored alike) is no interval
-                low, high = t_interval(record["value"], stderr**2, math.inf, level)
-                row.update(naive_low=low, naive_high=high)
-            row.update(
-                estimate=result.estimate,
-                low=result.low,
-                high=result.high,
-                se=result.se,
-                se_ratio=result.se / stderr if stderr > 0 else np.nan,
-                n_clusters=result.n_clusters,
-                design_effect=result.design_effect,
-                method=result.method,
-            )
-            if estimand == "pooled" and not math.isclose(
-                result.estimate, record["value"], rel_tol=1e-9, abs_tol=1e-12
-            ):
-                row["note"] = (
-                    f"the samples give {result.estimate:.6g}, the harness reported "
-                    f"{record['value']:.6g} (a --limit, or samples from another run?)"
-                )
-        rows.append(row)
+                if estimand == "pooled" and not math.isclose(
+                    result.estimate, record["value"], rel_tol=1e-9, abs_tol=1e-12
+                ):
+                    row["notes"] = (
+                        f"the samples give {result.estimate:.6g}, the harness reported "
+                        f"{record['value']:.6g} (a --limit, or samples from another run?)"
+                    )
+            rows.append(row)
     return LmEvalTable(rows=tuple(rows), by=tuple(columns), confidence=level, results=tuple(found))

@@ -163,6 +163,7 @@ def main() -> int:
             timeout=600,
             kernel_name="python3",
             resources={"metadata": {"path": str(GALLERY)}},
+            record_timing=False,  # no timestamps: a rebuild changes only what changed
         ).execute()
         nbformat.write(notebook, GALLERY / name)
         print(f"wrote docs/gallery/{name}, executed")

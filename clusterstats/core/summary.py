@@ -407,9 +407,11 @@ def summarize_interval(
         other = "cluster_mean" if estimand == "pooled" else "pooled"
         other_point = estimate(sums, other)
         if abs(other_point - point) > se:
+            # the two side by side in one format: four decimals, as the estimates print
+            shown = ".4f" if max(abs(point), abs(other_point)) < 1000 else ",.1f"
             notes.append(
-                f"the {estimand} estimate ({point:.4g}) and the {other} estimate "
-                f"({other_point:.4g}) differ by more than one standard error and cluster sizes "
+                f"the {estimand} estimate ({point:{shown}}) and the {other} estimate "
+                f"({other_point:{shown}}) differ by more than one standard error and cluster sizes "
                 "vary: cluster size is related to the outcome, so pick the estimand that answers "
                 "your question"
             )

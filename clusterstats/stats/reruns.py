@@ -517,6 +517,44 @@ def _lead_notes(notes: list[str], moments: np.ndarray, n_short: int, short: str)
         notes.insert(0, missing_note)
 
 
+def _is_one_k(k: Any) -> bool:
+    return not isinstance(k, (list, tuple, range, np.ndarray))
+
+
+def _ks(k: Any) -> list[Any]:
+    """The values of ``k``: itself, or the distinct values of a list of them (each is
+    checked by ``pass_options``)."""
+    if _is_one_k(k):
+        return [k]
+    values = list(k)
+    if not values or len({repr(v) for v in values}) != len(values):
+        raise InvalidOptionError(
+            f"k takes a positive integer or a list of distinct ones, got {values!r}"
+        )
+    return values
+
+
+def build_over_k(
+    statistic: str, design: CaseDesign, options: Sequence[PassOptions], *, several: bool
+) -> PassAtK | GroupedResults[PassAtK]:
+    """pass@k or pass^k for one ``k``, or (``several``) for each ``k`` of ``options``: one
+    result per k, within each group of the design, as a ``GroupedResults`` whose last dim is
+    ``k`` (the table of a benchmark's pass^1 ... pass^k in one call)."""
+    built = [build_pass_statistic(statistic, design, o) for o in options]
+    if not several:
+        return built[0]
+    ks = tuple(o.k for o in options)
+    if not isinstance(built[0], GroupedResults):
+        return GroupedResults(over="k", groups=ks, results=tuple(built))
+    first = built[0]
+    keys, results = [], []
+    for position, key in enumerate(first._keys()):
+        for k, grouped in zip(ks, built, strict=True):
+            keys.append((*key, k))
+            results.append(grouped.results[position])
+    return GroupedResults(over=(*first.dims, "k"), groups=tuple(keys), results=tuple(results))
+
+
 def build_pass_statistic(
     statistic: str, design: CaseDesign, options: PassOptions
 ) -> PassAtK | GroupedResults[PassAtK]:
@@ -711,8 +749,10 @@ def pass_at_k(
         Dataset: NaN is "no run". Frame: one row per run, laid out with ``to_case_rerun``.
     outcome : variable or column label
         0/1 per run.
-    k : int
-        Runs per draw, at least 1.
+    k : int or list of int
+        Runs per draw, at least 1. A list of distinct values gives one result per value,
+        as a ``GroupedResults`` whose last dim is ``k`` (within each group of ``over`` or of
+        a Dataset's extra dims): a benchmark's table of k = 1, 2, ... in one call.
     by : coordinate along case (column of a frame), optional
         Clusters of cases (e.g. ``user_id``; for a frame, a column constant within each
         case); default: every case is its own cluster.
@@ -739,7 +779,7 @@ def pass_at_k(
 
     Returns
     -------
-    PassAtK, or GroupedResults of PassAtK over extra dims or ``over``.
+    PassAtK, or GroupedResults of PassAtK over extra dims or ``over`` (and ``k`` for a list).
 
     Raises
     ------
@@ -780,17 +820,20 @@ def pass_at_k(
     >>> res.name, round(res.estimate, 4), res.n_cases
     ('pass@2', 0.6944, 24)
     """
-    options = pass_options(
-        k=k,
-        method=method,
-        confidence=confidence,
-        fewer_runs=fewer_runs,
-        n_resamples=n_resamples,
-        rng=rng,
-    )
+    options = [
+        pass_options(
+            k=each,
+            method=method,
+            confidence=confidence,
+            fewer_runs=fewer_runs,
+            n_resamples=n_resamples,
+            rng=rng,
+        )
+        for each in _ks(k)
+    ]
     _check_labels(outcome, case=case, rerun=rerun, over=over)
     design = adapters.case_design(data, outcome, by=by, case=case, rerun=rerun, over=over)
-    return build_pass_statistic("pass@k", design, options)
+    return build_over_k("pass@k", design, options, several=not _is_one_k(k))
 
 
 def pass_hat_k(
@@ -820,8 +863,10 @@ def pass_hat_k(
         Dataset: NaN is "no run". Frame: one row per run.
     outcome : variable or column label
         0/1 per run.
-    k : int
-        Runs per draw, at least 1.
+    k : int or list of int
+        Runs per draw, at least 1. A list of distinct values gives one result per value,
+        as a ``GroupedResults`` whose last dim is ``k`` (within each group of ``over`` or of
+        a Dataset's extra dims): a benchmark's table of k = 1, 2, ... in one call.
     by : coordinate along case (column of a frame), optional
         Clusters of cases; default: every case is its own cluster.
     case, rerun : dim names of a Dataset, or columns of a frame
@@ -842,7 +887,7 @@ def pass_hat_k(
 
     Returns
     -------
-    PassAtK, or GroupedResults of PassAtK.
+    PassAtK, or GroupedResults of PassAtK over extra dims or ``over`` (and ``k`` for a list).
 
     Raises
     ------
@@ -867,18 +912,27 @@ def pass_hat_k(
     >>> ds = clusterstats.to_case_rerun(tau, case="task_id", rerun="trial", outcome="reward")
     >>> [round(clusterstats.pass_hat_k(ds, "reward", k=k).estimate, 3) for k in (1, 2, 3, 4)]
     [0.42, 0.273, 0.22, 0.2]
+
+    The same table in one call, one row per k, with its intervals:
+
+    >>> table = clusterstats.pass_hat_k(ds, "reward", k=[1, 2, 3, 4]).to_frame()
+    >>> table[["k", "estimate"]].round(3).to_dict("list")
+    {'k': [1, 2, 3, 4], 'estimate': [0.42, 0.273, 0.22, 0.2]}
     """
-    options = pass_options(
-        k=k,
-        method=method,
-        confidence=confidence,
-        fewer_runs=fewer_runs,
-        n_resamples=n_resamples,
-        rng=rng,
-    )
+    options = [
+        pass_options(
+            k=each,
+            method=method,
+            confidence=confidence,
+            fewer_runs=fewer_runs,
+            n_resamples=n_resamples,
+            rng=rng,
+        )
+        for each in _ks(k)
+    ]
     _check_labels(outcome, case=case, rerun=rerun, over=over)
     design = adapters.case_design(data, outcome, by=by, case=case, rerun=rerun, over=over)
-    return build_pass_statistic("pass^k", design, options)
+    return build_over_k("pass^k", design, options, several=not _is_one_k(k))
 
 
 def flakiness(

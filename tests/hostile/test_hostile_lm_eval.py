@@ -89,7 +89,7 @@ def cs_mc_noted(pattern: str):
         mc = frame[frame["task"] == "cs_mc"]
         assert len(mc) == 2
         assert mc["low"].isna().all()
-        assert mc["note"].str.contains(pattern, regex=True).all(), mc["note"].tolist()
+        assert mc["notes"].str.contains(pattern, regex=True).all(), mc["notes"].tolist()
         others = frame[(frame["task"] != "cs_mc") & frame["metric"].isin(["acc", "exact_match"])]
         assert len(others) == 3
         assert others["low"].notna().all()

@@ -128,6 +128,18 @@ def test_metrics_that_some_tasks_lack():
             cs.read_lm_eval(FIXTURES / "dummy-b", metric=metric, filter="first")
 
 
+def test_lm_eval_table_warns_each_fact_once_and_names_its_notes_column():
+    """Five rows with 4 passages each: one few-clusters warning for the table, not one per
+    row; the reasons a row has no interval are in ``notes``, like every other result's."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = cs.lm_eval_table(FIXTURES / "dummy-b", by="passage")
+    few = [w for w in caught if issubclass(w.category, cs.FewClustersWarning)]
+    assert len(few) == 1
+    assert sum(table.to_frame()["method"].notna()) == 5
+    assert list(table.to_frame().columns)[-1] == "notes"
+
+
 def test_lm_eval_table_puts_the_clustered_interval_beside_the_harness():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cs.FewClustersWarning)  # 4 passages
@@ -161,7 +173,7 @@ def test_lm_eval_table_puts_the_clustered_interval_beside_the_harness():
     corpus = frame[frame["metric"].isin(CORPUS_LEVEL)]
     assert corpus["low"].isna().all()
     assert corpus["naive_low"].isna().all()  # bleu's stderr is 0 here: no zero-width interval
-    assert corpus["note"].str.contains("corpus-level").all()
+    assert corpus["notes"].str.contains("corpus-level").all()
     text = repr(table)
     assert "clustered 95% CI" in text
     assert "corpus-level" in text

@@ -784,3 +784,15 @@ def test_methods_prose_states_the_rates_grid_as_measured():
         f"gap to 95% {f['union_gap']} points, at {f['union_width']} times the hybrid's width"
         in text
     )
+
+
+def test_the_api_page_says_where_each_listed_function_is_defined():
+    """``docs/api.md`` is readable in the repository: its table names, for each function it
+    lists, the module that defines it (the module holds ``def <name>(``)."""
+    page = (DOCS / "api.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\s*\| (\[`\w+`\].*?) \| .*? \| `([\w/]+\.py)` \|$", page, re.M)
+    assert len(rows) >= 10
+    for names, module in rows:
+        source = (DOCS.parent / module).read_text(encoding="utf-8")
+        for name in re.findall(r"\[`(\w+)`\]", names):
+            assert f"\ndef {name}(" in source, (name, module)

@@ -28,6 +28,18 @@ def number(value: object, digits: int = 4) -> str:
     return str(value)
 
 
+def proportion(value: object, digits: int = 4) -> str:
+    """A proportion or a correlation (an ICC, a rate) to ``digits`` decimals, as the tables
+    print it; one that rounds to zero (an ICC of -1e-17 from rounding) is ``0.0000``, without
+    a sign or an exponent."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return number(value, digits)
+    if math.isnan(value) or math.isinf(value):
+        return number(float(value), digits)
+    text = f"{value:.{digits}f}"
+    return text.lstrip("-") if float(text) == 0.0 else text
+
+
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """``"1 row"``, ``"2,173 rows"``: a count with its noun in the right number."""
     word = noun if n == 1 else (plural or f"{noun}s")

@@ -237,7 +237,7 @@ class ClusterCI(Result):
             f"widening ×{fmt.number(self.widening, 3)}",
             f"  {fmt.count(self.n_rows, 'row')} in {fmt.count(self.n_clusters, 'cluster')} "
             f"{'of the smallest grouping ' if self.crossed else ''}({sizes}){missing}",
-            f"  ICC {fmt.number(self.icc, 3)}  design effect "
+            f"  ICC {fmt.proportion(self.icc)}  design effect "
             f"{fmt.number(self.design_effect, 3)}  effective n {fmt.number(self.n_eff, 4)}",
         ]
 
@@ -362,7 +362,7 @@ class ICC(Result):
     def _lines(self) -> list[str]:
         return [
             f"ICC({label_of(self.outcome, self.by)}; method={self.method})",
-            f"  icc {fmt.number(self.icc)}  {self.confidence:.0%} CI "
+            f"  icc {fmt.proportion(self.icc)}  {self.confidence:.0%} CI "
             f"{fmt.interval(self.low, self.high)} ({self.ci_method})",
             f"  {fmt.count(self.n_rows, 'row')} in {fmt.count(self.n_clusters, 'cluster')} "
             f"(mean size {fmt.number(self.cluster_size_mean, 3)}, n0 {fmt.number(self.n0, 4)})",
@@ -461,7 +461,7 @@ class DesignEffect(Result):
             f"DesignEffect({label_of(self.outcome, self.by)}; estimand={self.estimand})",
             f"  design effect {fmt.number(self.design_effect)} (the {self.method} interval's)  "
             f"linearized {fmt.number(self.linearized)}  kish {fmt.number(self.kish)}  "
-            f"unequal sizes {fmt.number(self.unequal_sizes)}  (icc {fmt.number(self.icc, 3)})",
+            f"unequal sizes {fmt.number(self.unequal_sizes)}  (icc {fmt.proportion(self.icc)})",
             f"  {fmt.count(self.n_rows, 'row')} worth {fmt.number(self.n_eff)} independent "
             f"rows; standard error ×{fmt.number(self.widening, 3)} the naive one",
         ]

@@ -253,7 +253,7 @@ class PairedDelta(Result):
             f"{fmt.number(self.mean_b)}  on {fmt.count(self.n_items, 'item')} in "
             f"{fmt.count(self.n_clusters, 'cluster')}",
             f"  pairing: se {fmt.number(self.se)} paired vs {fmt.number(self.se_unpaired)} "
-            f"unpaired (correlation {fmt.number(self.correlation, 3)})"
+            f"unpaired (correlation {fmt.proportion(self.correlation)})"
             + (
                 ""
                 if math.isnan(self.naive_low)

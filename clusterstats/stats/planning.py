@@ -230,7 +230,7 @@ class Plan(TableResult):
         k, m = self.n_clusters, self.cluster_size
         what = "the paired difference" if self.quantity == "paired difference" else "the mean"
         design = (
-            f"{k:g} clusters x {fmt.number(m, 3)} rows, icc {fmt.number(self.icc, 3)}"
+            f"{k:g} clusters x {fmt.number(m, 3)} rows, icc {fmt.proportion(self.icc)}"
             + (
                 f" (range {fmt.interval(self.icc_low, self.icc_high, 3)})"
                 if not math.isnan(self.icc_low)
@@ -300,7 +300,7 @@ class Plan(TableResult):
         for icc, neff, half, need in self.by_icc:
             extra = "" if need is None else f", {math.ceil(need):,} clusters for the target"
             after.append(
-                f"if icc = {fmt.number(icc, 3)}: n_eff {neff:,.1f}, ±{fmt.number(half)}{extra}"
+                f"if icc = {fmt.proportion(icc)}: n_eff {neff:,.1f}, ±{fmt.number(half)}{extra}"
             )
         return [Lines(before), options, Lines(tuple(after))]
 

@@ -306,7 +306,7 @@ def test_new_results_display_and_convert(tau_ds, crux_ds):
     assert list(flaky.to_frame().columns) == list(cs.Flakiness.columns)
     grouped = crux_ds.eval.pass_at_k("correct", k=1)
     assert "PassAtK over task" in repr(grouped)
-    assert grouped._repr_html_().count("<tr>") == 3
+    assert grouped._repr_html_().count("<tr") == 3
     # pass@1 is the mean of the runs when every case has the same number of them, and its
     # default (studentized bootstrap) reports the jackknife (CR3) standard error
     means = crux_ds.eval.cluster_ci("correct", estimand="cluster_mean", method="cr3")

@@ -253,3 +253,13 @@ def test_every_result_shows_in_html_what_its_text_shows(mmlu, bbh):
         text = {w.rstrip(":") for w in repr(result).split() if w.strip("-–") and w != "note:"}
         missing = text - {w.rstrip(":") for w in _visible_words(result._repr_html_())}
         assert not missing, (name, sorted(missing)[:10])
+
+
+def test_an_icc_that_rounds_to_zero_prints_as_zero():
+    """Proportions and correlations print to four decimals everywhere; rounding noise around
+    zero is 0.0000, not -1.230e-17 (a p-value keeps its exponent)."""
+    assert fmt.proportion(-1.23e-17) == "0.0000"
+    assert fmt.proportion(0.12034) == "0.1203"
+    assert fmt.proportion(-0.25) == "-0.2500"
+    assert fmt.proportion(float("nan")) == "nan"
+    assert fmt.number(5.681e-05) == "5.681e-05"

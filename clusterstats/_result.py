@@ -528,7 +528,7 @@ class GroupedResults(Generic[R]):
         """
 
         first = self.results[0] if self.results else None
-        if first is None or not hasattr(first, "naive_low") or not hasattr(first, "estimate"):
+        if first is None or not hasattr(first, "_value_label"):
             raise InvalidInputError("plot() draws intervals: it needs results of cluster_ci")
         by = " + ".join(first.by) or "cluster"  # type: ignore[attr-defined]
         what = first.outcome or "outcome"  # type: ignore[attr-defined]

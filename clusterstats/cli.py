@@ -129,8 +129,8 @@ def comparison_table(results: ClusterCI | GroupedResults[ClusterCI], label: str)
             [
                 ", ".join(map(str, group)) if isinstance(group, tuple) else group,
                 r.estimate,
-                fmt.interval(r.naive_low, r.naive_high, 3),
-                fmt.interval(r.low, r.high, 3),
+                fmt.interval(r.naive_low, r.naive_high),
+                fmt.interval(r.low, r.high),
                 f"x{r.widening:.2f}",
                 r.icc,
                 r.design_effect,

@@ -359,6 +359,12 @@ class ICC(Result):
         (f, f) for f in ("icc", "low", "high", "ci_method", "n_rows", "n_clusters", "n0")
     )
 
+    @property
+    def estimate(self) -> float:
+        """The result's one number, ``icc`` (the intraclass correlation). Every
+        one-number result has ``estimate``, so code can read any of them alike."""
+        return self.icc
+
     def _lines(self) -> list[str]:
         return [
             f"ICC({label_of(self.outcome, self.by)}; method={self.method})",
@@ -455,6 +461,12 @@ class DesignEffect(Result):
             "n_clusters",
         )
     )
+
+    @property
+    def estimate(self) -> float:
+        """The result's one number, ``design_effect`` (the design effect). Every
+        one-number result has ``estimate``, so code can read any of them alike."""
+        return self.design_effect
 
     def _lines(self) -> list[str]:
         return [

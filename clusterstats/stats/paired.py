@@ -182,6 +182,12 @@ class PairedDelta(Result):
         )
     )
 
+    @property
+    def estimate(self) -> float:
+        """The result's one number, ``delta`` (the paired difference, A − B). Every
+        one-number result has ``estimate``, so code can read any of them alike."""
+        return self.delta
+
     def _label(self) -> str:
         if self.crossed:
             text = f"{self.outcome or 'outcome'} by {' × '.join(self.by)} (crossed)"

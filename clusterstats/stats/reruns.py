@@ -288,6 +288,12 @@ class Flakiness(Result):
         )
     )
 
+    @property
+    def estimate(self) -> float:
+        """The result's one number, ``flaky_rate`` (the share of flaky cases). Every
+        one-number result has ``estimate``, so code can read any of them alike."""
+        return self.flaky_rate
+
     def per_case(self):
         """One row per case: ``case``, ``runs``, ``passes``, ``disagreement``, ``flaky``."""
 

@@ -35,7 +35,7 @@ def test_demo_prints_naive_and_clustered_intervals_per_model(capsys):
         assert model in out
     expected = cs.cluster_ci(demo, "correct", "src", over="model")
     first = expected.results[0]
-    assert f"[{first.low:.3f}, {first.high:.3f}]" in out
+    assert f"[{first.low:.4f}, {first.high:.4f}]" in out  # four decimals, as everywhere
 
 
 def test_ci_on_a_csv_file(tmp_path, capsys, bbh):

@@ -263,3 +263,34 @@ def test_an_icc_that_rounds_to_zero_prints_as_zero():
     assert fmt.proportion(-0.25) == "-0.2500"
     assert fmt.proportion(float("nan")) == "nan"
     assert fmt.number(5.681e-05) == "5.681e-05"
+
+
+def test_every_one_number_result_has_an_estimate(mmlu, bbh):
+    """``estimate`` reads the one number of every one-row result (``delta``, ``icc``,
+    ``design_effect`` and ``flaky_rate`` keep their names); it is not a new column."""
+    found = _one_row_results(mmlu, bbh)
+    headline = {
+        "PairedDelta": "delta",
+        "ICC": "icc",
+        "DesignEffect": "design_effect",
+        "Flakiness": "flaky_rate",
+    }
+    for name, result in found.items():
+        if isinstance(result, cs.GroupedResults):
+            continue
+        field = headline.get(name, "estimate")
+        assert result.estimate == getattr(result, field), name
+        assert list(result.to_frame().columns).count("estimate") == (field == "estimate"), name
+
+
+def test_a_grouped_paired_result_says_it_draws_no_forest(mmlu):
+    llama, gemini = (
+        mmlu[mmlu.model == m] for m in ("Meta-Llama-3.1-70B-Instruct", "gemini-1.5-flash-002")
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.ClusterStatsWarning)
+        grouped = cs.paired_delta(
+            llama, gemini, "correct", by="src", on="question_id", over="category"
+        )
+    with pytest.raises(cs.InvalidInputError, match="results of cluster_ci"):
+        grouped.plot()

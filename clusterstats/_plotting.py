@@ -206,7 +206,7 @@ def paired_difference(
     """One paired difference: its clustered interval and the naive one, zero, and (with
     ``margin``) the gate's margin on both sides of zero."""
     # a difference of two rates lies in [-1, 1]; shown in percentage points
-    rate = percent if percent is not None else is_rate([abs(delta), abs(low), abs(high)], None)
+    rate = is_rate([abs(delta), abs(low), abs(high)], percent)
     ax = _axes(ax, 2.4, width=7.2)
     ax.axvline(0.0, color="0.3", lw=0.8, label="no difference")
     if margin is not None:

@@ -70,9 +70,8 @@ def mean_design(data: Any, columns: Columns, *, nest: bool = False) -> MeanDesig
     if columns.covariates:  # a response model needs the rows
         frame = compute_columns(data, columns.names())
         return frame_adapter.mean_design(frame, columns, nest=nest)
-    named = columns
-    keys = [*dict.fromkeys((*named.by, *named.over, *named.strata))]  # as names() orders them
-    for column in named.names():
+    keys = [*dict.fromkeys((*columns.by, *columns.over, *columns.strata))]  # as names() orders
+    for column in columns.names():
         if column not in data.columns:
             raise ColumnNotFoundError(column, list(data.columns))
     dtype = data[outcome].dtype
@@ -134,7 +133,7 @@ def mean_design(data: Any, columns: Columns, *, nest: bool = False) -> MeanDesig
     for column, count in zip(keys, missing_ids.to_numpy(), strict=True):
         if count:
             role = (
-                "over=" if column in named.over else ("strata" if column == strata else "cluster")
+                "over=" if column in columns.over else ("strata" if column == strata else "cluster")
             )
             raise InvalidClusterError(f"{role} column {column!r} has {int(count)} missing ids")
     if has_inf:

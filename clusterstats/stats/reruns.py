@@ -540,6 +540,22 @@ def _ks(k: Any) -> list[Any]:
     return values
 
 
+def _pass_statistic(
+    statistic: str,
+    data: Any,
+    outcome: Hashable,
+    k: Any,
+    columns: dict[str, Any],
+    options: dict[str, Any],
+) -> PassAtK | GroupedResults[PassAtK]:
+    """The front of ``pass_at_k`` and ``pass_hat_k``: the options checked for each ``k``,
+    the labels checked, the data reduced once, the statistic built for each ``k``."""
+    per_k = [pass_options(k=each, **options) for each in _ks(k)]
+    _check_labels(outcome, case=columns["case"], rerun=columns["rerun"], over=columns["over"])
+    design = adapters.case_design(data, outcome, **columns)
+    return build_over_k(statistic, design, per_k, several=not _is_one_k(k))
+
+
 def build_over_k(
     statistic: str, design: CaseDesign, options: Sequence[PassOptions], *, several: bool
 ) -> PassAtK | GroupedResults[PassAtK]:
@@ -826,20 +842,15 @@ def pass_at_k(
     >>> res.name, round(res.estimate, 4), res.n_cases
     ('pass@2', 0.6944, 24)
     """
-    options = [
-        pass_options(
-            k=each,
-            method=method,
-            confidence=confidence,
-            fewer_runs=fewer_runs,
-            n_resamples=n_resamples,
-            rng=rng,
-        )
-        for each in _ks(k)
-    ]
-    _check_labels(outcome, case=case, rerun=rerun, over=over)
-    design = adapters.case_design(data, outcome, by=by, case=case, rerun=rerun, over=over)
-    return build_over_k("pass@k", design, options, several=not _is_one_k(k))
+    options = dict(
+        method=method,
+        confidence=confidence,
+        fewer_runs=fewer_runs,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+    columns = {"by": by, "case": case, "rerun": rerun, "over": over}
+    return _pass_statistic("pass@k", data, outcome, k, columns, options)
 
 
 def pass_hat_k(
@@ -925,20 +936,15 @@ def pass_hat_k(
     >>> table[["k", "estimate"]].round(3).to_dict("list")
     {'k': [1, 2, 3, 4], 'estimate': [0.42, 0.273, 0.22, 0.2]}
     """
-    options = [
-        pass_options(
-            k=each,
-            method=method,
-            confidence=confidence,
-            fewer_runs=fewer_runs,
-            n_resamples=n_resamples,
-            rng=rng,
-        )
-        for each in _ks(k)
-    ]
-    _check_labels(outcome, case=case, rerun=rerun, over=over)
-    design = adapters.case_design(data, outcome, by=by, case=case, rerun=rerun, over=over)
-    return build_over_k("pass^k", design, options, several=not _is_one_k(k))
+    options = dict(
+        method=method,
+        confidence=confidence,
+        fewer_runs=fewer_runs,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+    columns = {"by": by, "case": case, "rerun": rerun, "over": over}
+    return _pass_statistic("pass^k", data, outcome, k, columns, options)
 
 
 def flakiness(

@@ -360,6 +360,27 @@ def test_rerun_statistics(layouts, backend, statistic):
     assert_same(expected, got)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pass_statistics_over_a_list_of_k(layouts, backend):
+    """pass^k for k = 1, 2 in one call: the same table from every backend."""
+    answered = layouts["pandas"]
+    frame_layouts = {"pandas": answered, "dask": dd.from_pandas(answered, npartitions=5)}
+
+    def frame_call(d):
+        return cs.pass_hat_k(
+            d, "y", by="doc", case="item", rerun="run", over="model", k=[1, 2], fewer_runs="drop"
+        )
+
+    def dataset_call(d):
+        return cs.pass_hat_k(d, "y", by="doc", k=[1, 2], fewer_runs="drop")
+
+    expected, _ = _quiet(lambda: frame_call(answered))
+    data = frame_layouts.get(backend, layouts[backend])
+    got, _ = _quiet(lambda: (dataset_call if backend.startswith("xarray") else frame_call)(data))
+    assert expected.dims[-1] == got.dims[-1] == "k"
+    assert_same(expected, got)
+
+
 def _variants(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The same rows in other dtypes and layouts."""
     pyarrow = pytest.importorskip("pyarrow")

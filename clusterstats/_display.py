@@ -40,6 +40,27 @@ def proportion(value: object, digits: int = 4) -> str:
     return text.lstrip("-") if float(text) == 0.0 else text
 
 
+def size(value: object) -> str:
+    """A number of rows or clusters that may be an average (a mean cluster size, runs per
+    case, a planned K): ``4`` when whole (never ``4.000``), else one decimal (``116.5``),
+    with thousands separators."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return number(value)
+    if not math.isfinite(value):
+        return number(float(value))
+    return f"{round(value):,}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def dof(value: object) -> str:
+    """Degrees of freedom, to three significant digits (``9.1``, ``89``), as the notes
+    write them."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return number(value)
+    if not math.isfinite(value):
+        return number(float(value))
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """``"1 row"``, ``"2,173 rows"``: a count with its noun in the right number."""
     word = noun if n == 1 else (plural or f"{noun}s")
@@ -48,6 +69,11 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
 
 def interval(low: float, high: float, digits: int = 4) -> str:
     return f"[{number(low, digits)}, {number(high, digits)}]"
+
+
+def proportion_interval(low: float, high: float) -> str:
+    """An interval of proportions (an ICC's range), each bound as :func:`proportion`."""
+    return f"[{proportion(low)}, {proportion(high)}]"
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

@@ -66,6 +66,7 @@ Lonely = Literal["fail", "adjust", "average", "certainty"]
 EmptyClusters = Literal["drop", "keep"]
 How = Literal["strict", "inner"]
 Adjust = Literal["holm", "bh", "none"]
+Orientation = Literal["as_given", "higher_minus_lower"]
 PairedMethod = Literal[
     "auto",
     "naive",
@@ -108,6 +109,7 @@ EMPTY_CLUSTERS: tuple[str, ...] = get_args(EmptyClusters)
 KEEP_EMPTY_METHODS: tuple[str, ...] = ("cr1", "korn_graubard", "wilson")
 ALIGNMENTS: tuple[str, ...] = get_args(How)
 ADJUSTMENTS: tuple[str, ...] = get_args(Adjust)
+ORIENTATIONS: tuple[str, ...] = get_args(Orientation)
 PAIRED_METHODS: tuple[str, ...] = get_args(PairedMethod)
 COMPARE_METHODS: tuple[str, ...] = get_args(CompareMethod)
 PASS_METHODS: tuple[str, ...] = PAIRED_METHODS
@@ -438,6 +440,7 @@ class PairedOptions:
     rng: Seed = Seed(None)
     crossed: bool = False
     weights: Hashable | None = None
+    orientation: str = "as_given"
 
 
 def _pairing_options(
@@ -570,8 +573,10 @@ def compare_options(
     crossed: Any = False,
     by: Any = None,
     weights: Any = None,
+    orientation: Any = "as_given",
 ) -> PairedOptions:
     """Validate the options of ``compare`` (``by`` only to check ``crossed``)."""
+    check_choice("orientation", orientation, ORIENTATIONS)
     options = _pairing_options(
         estimands=STRATIFIED_ESTIMANDS if strata is not None else ESTIMANDS,
         methods=COMPARE_METHODS,
@@ -617,7 +622,7 @@ def compare_options(
             weights, estimand=estimand, missing=missing, method=method, crossed=crossed, icc=None
         )
         options = dataclasses.replace(options, weights=label)
-    return options
+    return dataclasses.replace(options, orientation=orientation)
 
 
 # -- the numbers of the planning formulas (plan, pilot_plan, the gate, simulate) -------------

@@ -131,10 +131,10 @@ def comparison_table(results: ClusterCI | GroupedResults[ClusterCI], label: str)
                 r.estimate,
                 fmt.interval(r.naive_low, r.naive_high),
                 fmt.interval(r.low, r.high),
-                f"x{r.widening:.2f}",
-                r.icc,
+                f"x{fmt.number(r.widening)}",
+                fmt.proportion(r.icc),
                 r.design_effect,
-                round(r.n_eff) if math.isfinite(r.n_eff) else r.n_eff,
+                r.n_eff,
                 r.n_rows,
                 r.n_clusters,
             ]
@@ -154,7 +154,7 @@ def _demo(args: argparse.Namespace) -> Iterable[str]:
     print("clusterstats demo: MMLU-Pro (bundled with the package), 4 models")
     print(
         f"{first.n_rows:,} graded questions per model in {first.n_clusters} source clusters "
-        f"(sizes {first.cluster_size_min}-{first.cluster_size_max}); outcome = correct"
+        f"(sizes {first.cluster_size_min:,}-{first.cluster_size_max:,}); outcome = correct"
     )
     print(f"method: {first.method}, estimand: {first.estimand} (share of all questions)\n")
     print(comparison_table(res, "model"))
@@ -394,6 +394,7 @@ def _compare(args: argparse.Namespace) -> Iterable[str]:
         baseline=baseline,
         how=args.how,
         adjust=args.adjust,
+        orientation=args.orientation,
         crossed=args.crossed,
         weights=args.weights,
         **_design_kwargs(args),
@@ -849,6 +850,12 @@ def build_parser() -> argparse.ArgumentParser:
     comparison.add_argument("--baseline", help="compare every model with this one only")
     comparison.add_argument("--how", default="strict", choices=opt.ALIGNMENTS)
     comparison.add_argument("--adjust", default="holm", choices=opt.ADJUSTMENTS)
+    comparison.add_argument(
+        "--orientation",
+        default="as_given",
+        choices=opt.ORIENTATIONS,
+        help="each pair as given (sorted models, or minus --baseline) or higher minus lower",
+    )
     _design_options(comparison, methods=COMPARE_METHODS)
     _crossed_option(comparison)
     _weights_option(comparison)

@@ -7,6 +7,7 @@ user would already catch (``ValueError``, ``KeyError`` or ``TypeError``), so bot
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import warnings
@@ -195,7 +196,11 @@ def warn(message: str, category: type[Warning]) -> None:
     """
     frame = sys._getframe(0)
     level = 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+    # contextlib's frames sit between a `with` block of ours and the code it wraps
+    while frame is not None and (
+        os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR)
+        or frame.f_code.co_filename == contextlib.__file__
+    ):
         frame = frame.f_back
         level += 1
     warnings.warn(message, category, stacklevel=level)

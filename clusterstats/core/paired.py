@@ -41,6 +41,7 @@ __all__ = [
     "McNemar",
     "adjust_p_values",
     "clustered_mcnemar",
+    "higher_minus_lower",
     "mcnemar",
     "pairwise_cluster_robust",
     "rank_intervals",
@@ -490,6 +491,36 @@ class ComparisonSummary(NamedTuple):
     rank_high: NDArray[np.float64]
     degenerate: NDArray[np.bool_]  # pairs whose difference has no spread across clusters
     notes: tuple[str, ...] = ()
+
+
+def higher_minus_lower(summary: ComparisonSummary) -> ComparisonSummary:
+    """The same comparisons, each turned so that the higher-scoring model comes first and
+    ``delta >= 0``; a pair whose models tie keeps its order.
+
+    Turning a pair negates its difference and swaps and negates its bounds; the standard
+    error, the degrees of freedom and the p-values (two-sided) are unchanged, and so is a
+    percentile bootstrap interval, whose quantiles of the negated draws are the negated
+    quantiles of the draws.
+
+    >>> import numpy as np
+    >>> s = ComparisonSummary(
+    ...     pair_a=np.array([0]), pair_b=np.array([1]), delta=np.array([-0.1]),
+    ...     se=np.array([0.04]), low=np.array([-0.2]), high=np.array([0.02]), df=9.0,
+    ...     p_value=np.array([0.03]), p_adjusted=np.array([0.03]), method="cr2",
+    ...     means=np.array([0.4, 0.5]), rank=np.array([2.0, 1.0]), rank_low=np.array([1.0, 1.0]),
+    ...     rank_high=np.array([2.0, 2.0]), degenerate=np.array([False]))
+    >>> t = higher_minus_lower(s)
+    >>> t.pair_a.tolist(), t.pair_b.tolist(), t.delta.tolist(), t.low.tolist(), t.high.tolist()
+    ([1], [0], [0.1], [-0.02], [0.2])
+    """
+    turn = summary.delta < 0
+    return summary._replace(
+        pair_a=np.where(turn, summary.pair_b, summary.pair_a),
+        pair_b=np.where(turn, summary.pair_a, summary.pair_b),
+        delta=np.where(turn, -summary.delta, summary.delta),
+        low=np.where(turn, -summary.high, summary.low),
+        high=np.where(turn, -summary.low, summary.high),
+    )
 
 
 #: Where :func:`discordance_bounds` come from, for the notes: the lower bound, the upper.

@@ -9,12 +9,13 @@ writes the notes that say what was done.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -49,6 +50,7 @@ __all__ = [
     "naming_group",
     "once",
     "varying_missingness_note",
+    "warns_once",
 ]
 
 _VERB = {"fail": "counted as failures", "pass": "counted as passes"}
@@ -138,8 +140,18 @@ def empty_clusters_note(n_empty: int, n_kept: int, options: Any) -> str:
     )
 
 
-def varying_missingness_note(p_value: float) -> str:
+def varying_missingness_note(p_value: float, missing: str) -> str:
+    """The missing rate varies across clusters: what that means for the estimate made, a
+    complete-case one (``missing="drop"``) or one that scores every missing row
+    (``"fail"``, ``"pass"``)."""
     shown = f"= {p_value:.2g}" if p_value > 1e-16 else "< 1e-16"
+    if missing in _VERB:
+        return (
+            f"the missing rate varies across clusters (chi-square p {shown}): the clusters "
+            f"where rows are missing score {'lower' if missing == 'fail' else 'higher'} "
+            f"because those rows were {_VERB[missing]}; see missing_report() for the "
+            "complete-case and IPW estimates"
+        )
     return (
         f"the missing rate varies across clusters (chi-square p {shown}): missing rows "
         "concentrate in some clusters, which can bias the complete-case estimate; see "
@@ -309,6 +321,23 @@ def once(*, reemit: bool = True) -> Iterator[list[str]]:
         messages.append(message)
         if reemit:
             warn(message, category)
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def warns_once(build: Callable[P, T]) -> Callable[P, T]:
+    """A builder whose warnings are each emitted once per call: with ``over=`` a warning that
+    every group shares (few clusters, missing rows) is one warning, not one per group; each
+    group's notes keep it."""
+
+    @functools.wraps(build)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> T:
+        with once():
+            return build(*args, **kwargs)
+
+    return wrapped
 
 
 def warn_singleton_combinations(design: Any) -> None:

@@ -27,7 +27,7 @@ from clusterstats._result import (
 )
 from clusterstats.core.crossed import summarize_crossed
 from clusterstats.core.grouping import ClusterSums
-from clusterstats.core.paired import summarize_comparison
+from clusterstats.core.paired import higher_minus_lower, summarize_comparison
 from clusterstats.core.strata import summarize_stratified
 from clusterstats.core.summary import summarize_interval
 from clusterstats.core.weighted import summarize_weighted
@@ -45,7 +45,8 @@ class Comparison(TableResult):
     ``leaderboard()`` returns one row per model, best first, with columns ``model``,
     ``score``, ``low``, ``high`` (its ``cluster_ci`` interval), ``rank``, ``rank_low``,
     ``rank_high`` (the bootstrap interval of its rank, 1 = best, from one set of cluster draws
-    shared by all models) and ``method``. ``pairs()`` (also ``to_frame()``) returns one row
+    shared by all models), ``method``, ``naive_low`` and ``naive_high`` (the interval that
+    treats rows as independent). ``pairs()`` (also ``to_frame()``) returns one row
     per comparison ``model_a - model_b`` with columns ``model_a``, ``model_b``, ``delta``,
     ``se``, ``low``, ``high``, ``df``, ``p_value``, ``p_adjusted``, ``adjust``, ``method``,
     ``estimand`` and ``confidence``: the difference, its cluster-robust SE and interval, and
@@ -61,6 +62,10 @@ class Comparison(TableResult):
         Each model's estimate (``estimand``), in the order of ``models``.
     score_low, score_high : tuple of float
         Each model's ``cluster_ci`` interval (``method="auto"``).
+    naive_low, naive_high : tuple of float
+        Each model's naive interval, which treats the rows as independent (as
+        ``ClusterCI.naive_low`` and ``naive_high``): shown beside the clustered one to say
+        how much the clustering widens it.
     score_method : str
         The method of those intervals.
     rank : tuple of float
@@ -107,6 +112,11 @@ class Comparison(TableResult):
         the smallest grouping's, and the ranks have no interval.
     weights : str or None
         The weight column (``weights=``): scores and differences are then weighted means.
+    orientation : {"as_given", "higher_minus_lower"}
+        How each pair is turned: ``"as_given"``, ``model_a`` before ``model_b`` in the
+        models' order (each model minus ``baseline`` when there is one); or
+        ``"higher_minus_lower"``, the higher-scoring model first, so every ``delta`` is
+        at least 0.
     """
 
     models: tuple[Any, ...]
@@ -141,6 +151,9 @@ class Comparison(TableResult):
     notes: tuple[str, ...] = ()
     crossed: bool = False
     weights: str | None = None
+    naive_low: tuple[float, ...]
+    naive_high: tuple[float, ...]
+    orientation: str = "as_given"
 
     LEADERBOARD_COLUMNS: ClassVar[tuple[str, ...]] = (
         "model",
@@ -151,6 +164,8 @@ class Comparison(TableResult):
         "rank_low",
         "rank_high",
         "method",
+        "naive_low",
+        "naive_high",
     )
     PAIR_COLUMNS: ClassVar[tuple[str, ...]] = (
         "model_a",
@@ -181,6 +196,8 @@ class Comparison(TableResult):
                 "rank_low": self.rank_low,
                 "rank_high": self.rank_high,
                 "method": self.score_method,
+                "naive_low": self.naive_low,
+                "naive_high": self.naive_high,
             },
             columns=list(self.LEADERBOARD_COLUMNS),
         )
@@ -265,8 +282,9 @@ class Comparison(TableResult):
         Parameters
         ----------
         kind : {"leaderboard", "pairs"}, default "leaderboard"
-            ``"leaderboard"``: one row per model, best at the top, its clustered interval and,
-            at the right, its rank interval (marginal: each model's alone, from the cluster
+            ``"leaderboard"``: one row per model, best at the top, its clustered interval
+            (thick) above its naive interval (thin and faint, rows as independent) and, at
+            the right, its rank interval (marginal: each model's alone, from the cluster
             bootstrap). ``"pairs"``: one row per comparison ``a - b``, largest difference at
             the top, its interval (each pair's own, at the confidence level) against zero
             and, at the right, the p-value adjusted across the pairs (``adjust``), which is
@@ -299,7 +317,10 @@ class Comparison(TableResult):
         what = self.outcome or "outcome"
         by = " + ".join(self.by) or "cluster"
         level = f"{self.confidence:.0%}"
-        rate = is_rate([*self.score, *self.score_low, *self.score_high], percent)
+        rate = is_rate(
+            [*self.score, *self.score_low, *self.score_high, *self.naive_low, *self.naive_high],
+            percent,
+        )
         if kind == "leaderboard":
             ranks = [
                 f"rank {lo}" if lo == hi else f"rank {lo}–{hi}"
@@ -310,8 +331,8 @@ class Comparison(TableResult):
                 list(self.score),
                 list(self.score_low),
                 list(self.score_high),
-                None,
-                None,
+                list(self.naive_low),
+                list(self.naive_high),
                 title=f"{what}: {len(self.models)} models, clustered by {by}",
                 xlabel=f"{what}: {self.estimand} mean, {level} CI",
                 values=values,
@@ -359,6 +380,7 @@ class Comparison(TableResult):
                 r.model,
                 r.score,
                 fmt.interval(r.low, r.high),
+                fmt.interval(r.naive_low, r.naive_high),
                 int(r.rank),
                 "–" if np.isnan(r.rank_low) else f"{int(r.rank_low)}–{int(r.rank_high)}",
             )
@@ -375,12 +397,13 @@ class Comparison(TableResult):
             )
             for r in pairs.itertuples()
         )
+        turned = ", higher minus lower" if self.orientation == "higher_minus_lower" else ""
         title = (
-            f"pairwise ({self.method}, p adjusted by {self.adjust}; "
+            f"pairwise ({self.method}{turned}, p adjusted by {self.adjust}; "
             f"{min(10, len(self.delta))} of {len(self.delta)} shown)"
         )
         return [
-            Table(("model", "score", f"{pct} CI", "rank", f"rank {pct} CI"), board),
+            Table(("model", "score", f"{pct} CI", "naive CI", "rank", f"rank {pct} CI"), board),
             Table(("a - b", "delta", f"{pct} CI", "p", "p adjusted"), shown, title),
         ]
 
@@ -453,8 +476,11 @@ def build_comparison(
         item_products=design.products if weighted is None and options.missing != "ipw" else None,
         binary_items=design.is_binary and weighted is None and options.missing != "ipw",
     )
+    if options.orientation == "higher_minus_lower":
+        s = higher_minus_lower(s)
     is_binary = design.is_binary
     score_low, score_high, score_method = [], [], ""
+    naive_low, naive_high = [], []
     with policy.once() as warned:
         for j in range(len(design.models)):
             sums = ClusterSums(counts, totals[:, j], squares[:, j])
@@ -496,6 +522,8 @@ def build_comparison(
                 )
             score_low.append(ci.low)
             score_high.append(ci.high)
+            naive_low.append(ci.naive_low)
+            naive_high.append(ci.naive_high)
             score_method = score_method or ci.method
         if s.degenerate.any():
             shown = [
@@ -543,6 +571,8 @@ def build_comparison(
         score=tuple(s.means),
         score_low=tuple(score_low),
         score_high=tuple(score_high),
+        naive_low=tuple(naive_low),
+        naive_high=tuple(naive_high),
         score_method=score_method,
         rank=tuple(s.rank),
         rank_low=tuple(s.rank_low),
@@ -572,6 +602,7 @@ def build_comparison(
         notes=tuple(notes),
         crossed=options.crossed,
         weights=None if options.weights is None else str(options.weights),
+        orientation=options.orientation,
     )
 
 
@@ -599,6 +630,7 @@ def compare(
     case: Hashable = "case",
     crossed: bool = False,
     weights: Hashable | None = None,
+    orientation: opt.Orientation = "as_given",
 ) -> Comparison:
     """Compare many models on the same clustered items.
 
@@ -688,6 +720,13 @@ def compare(
         intervals come from the cluster bootstrap of the weighted means; method ``auto``
         (= ``cr1``) or ``cr1``. Items of weight zero are left out and counted in a note;
         at least two clusters must carry weight. pandas, polars, pyarrow and dask frames.
+    orientation : {"as_given", "higher_minus_lower"}
+        How each pair is turned. ``"as_given"`` (default): ``model_a`` comes before
+        ``model_b`` in the models' order, or each model minus ``baseline``. With
+        ``"higher_minus_lower"`` the higher-scoring model of each pair comes first, so every
+        difference is at least 0 and reads as a lead; the standard errors, p-values and
+        degrees of freedom do not change, and each interval is the other's negated.
+        (``paired_delta`` takes its two models in the order they are passed.)
 
     Returns
     -------
@@ -727,6 +766,7 @@ def compare(
         crossed=crossed,
         by=by,
         weights=weights,
+        orientation=orientation,
     )
     design = adapters.comparison_design(
         data,

@@ -186,10 +186,10 @@ class Report(TableResult):
                 fmt.interval(r.low, r.high),
                 fmt.interval(r.naive_low, r.naive_high),
                 r.n_clusters,
-                f"{r.cluster_size_min}/{fmt.number(median, 3)}/{r.cluster_size_max}",
+                f"{r.cluster_size_min:,}/{fmt.size(median)}/{r.cluster_size_max:,}",
                 f"{fmt.proportion(icc.icc)} {fmt.interval(icc.low, icc.high)}",
-                fmt.number(r.design_effect, 3),
-                fmt.number(r.n_eff, 4),
+                fmt.number(r.design_effect),
+                fmt.number(r.n_eff),
                 r.n_missing,
             )
             # the group column only when there are groups
@@ -477,11 +477,13 @@ class ClusteringCheck(TableResult):
             (
                 c["grouping"],
                 c["n_clusters"],
-                f"{c['size_min']}–{c['size_max']} (mean {fmt.number(c['size_mean'], 3)})",
-                f"{fmt.proportion(c['icc'])} {fmt.interval(c['icc_low'], c['icc_high'])}",
-                fmt.number(c["design_effect"], 3),
+                f"{c['size_min']:,}–{c['size_max']:,} (mean {fmt.size(c['size_mean'])})",
+                fmt.proportion(c["icc"])
+                + " "
+                + fmt.proportion_interval(c["icc_low"], c["icc_high"]),
+                fmt.number(c["design_effect"]),
                 fmt.number(c["se"]),
-                fmt.number(c["widening"], 3),
+                fmt.number(c["widening"]),
             )
             for c in self.candidates
         )

@@ -224,7 +224,7 @@ class ClusterCI(Result):
         else:
             sizes = (
                 f"size {self.cluster_size_min:,}–{self.cluster_size_max:,}, "
-                f"mean {fmt.number(self.cluster_size_mean, 3)}"
+                f"mean {fmt.size(self.cluster_size_mean)}"
             )
         missing = (
             f"; {fmt.count(self.n_missing, 'row')} had a missing outcome" if self.n_missing else ""
@@ -234,11 +234,11 @@ class ClusterCI(Result):
             f"  estimate {fmt.number(self.estimate)}  {pct} CI "
             f"{fmt.interval(self.low, self.high)}  se {fmt.number(self.se)}",
             f"  naive (iid rows) CI {fmt.interval(self.naive_low, self.naive_high)}  "
-            f"widening ×{fmt.number(self.widening, 3)}",
+            f"widening ×{fmt.number(self.widening)}",
             f"  {fmt.count(self.n_rows, 'row')} in {fmt.count(self.n_clusters, 'cluster')} "
             f"{'of the smallest grouping ' if self.crossed else ''}({sizes}){missing}",
             f"  ICC {fmt.proportion(self.icc)}  design effect "
-            f"{fmt.number(self.design_effect, 3)}  effective n {fmt.number(self.n_eff, 4)}",
+            f"{fmt.number(self.design_effect)}  effective n {fmt.number(self.n_eff)}",
         ]
 
     def _value_label(self) -> str:
@@ -371,7 +371,7 @@ class ICC(Result):
             f"  icc {fmt.proportion(self.icc)}  {self.confidence:.0%} CI "
             f"{fmt.interval(self.low, self.high)} ({self.ci_method})",
             f"  {fmt.count(self.n_rows, 'row')} in {fmt.count(self.n_clusters, 'cluster')} "
-            f"(mean size {fmt.number(self.cluster_size_mean, 3)}, n0 {fmt.number(self.n0, 4)})",
+            f"(mean size {fmt.size(self.cluster_size_mean)}, n0 {fmt.number(self.n0)})",
         ]
 
     def __float__(self) -> float:
@@ -474,8 +474,9 @@ class DesignEffect(Result):
             f"  design effect {fmt.number(self.design_effect)} (the {self.method} interval's)  "
             f"linearized {fmt.number(self.linearized)}  kish {fmt.number(self.kish)}  "
             f"unequal sizes {fmt.number(self.unequal_sizes)}  (icc {fmt.proportion(self.icc)})",
-            f"  {fmt.count(self.n_rows, 'row')} worth {fmt.number(self.n_eff)} independent "
-            f"rows; standard error ×{fmt.number(self.widening, 3)} the naive one",
+            f"  {fmt.count(self.n_rows, 'row')} in {fmt.count(self.n_clusters, 'cluster')} "
+            f"worth {fmt.number(self.n_eff)} independent rows; standard error "
+            f"×{fmt.number(self.widening)} the naive one",
         ]
 
     def __float__(self) -> float:
@@ -564,7 +565,9 @@ def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOpti
             0, policy.missing_note(applied.n_missing, applied.n_missing_clusters, options.missing)
         )
         if applied.missing_p_value < 0.05:
-            notes.insert(1, policy.varying_missingness_note(applied.missing_p_value))
+            notes.insert(
+                1, policy.varying_missingness_note(applied.missing_p_value, options.missing)
+            )
     # cluster_ci tests no null value, so the summary's p_value (for paired_delta) is dropped.
     fields = {k: v for k, v in s._asdict().items() if k != "p_value"}
     return ClusterCI(
@@ -790,6 +793,7 @@ def _ipw_interval_of(
     )
 
 
+@policy.warns_once
 def build_cluster_ci(
     design: MeanDesign, options: opt.IntervalOptions
 ) -> ClusterCI | GroupedResults[ClusterCI]:
@@ -808,6 +812,7 @@ def build_cluster_ci(
     return grouped(design, results)
 
 
+@policy.warns_once
 def build_icc(design: MeanDesign, *, confidence: float, missing: str) -> ICC | GroupedResults:
     """``icc`` on a design."""
     results = []
@@ -828,6 +833,7 @@ def build_icc(design: MeanDesign, *, confidence: float, missing: str) -> ICC | G
     return grouped(design, results)
 
 
+@policy.warns_once
 def build_design_effect(
     design: MeanDesign, *, estimand: str, missing: str
 ) -> DesignEffect | GroupedResults:

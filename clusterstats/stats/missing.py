@@ -179,7 +179,7 @@ class MissingReport(TableResult):
         )
 
         def side(delta: float) -> str:
-            return "never for |δ| ≤ 20" if math.isinf(delta) else f"at δ = {fmt.number(delta, 3)}"
+            return "never for |δ| ≤ 20" if math.isinf(delta) else f"at δ = {fmt.number(delta)}"
 
         tipping = [
             "tipping points (missing rows shifted by δ from their cluster's observed rate, "
@@ -189,7 +189,7 @@ class MissingReport(TableResult):
         if self.threshold is not None:
             tipping.append(
                 f"it crosses {fmt.number(self.threshold)} at δ = "
-                f"{fmt.number(self.tipping_threshold, 3)}"
+                f"{fmt.number(self.tipping_threshold)}"
             )
         return [
             Lines(tuple(summary)),

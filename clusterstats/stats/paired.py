@@ -254,7 +254,7 @@ class PairedDelta(Result):
             f"PairedDelta({self.label_a} - {self.label_b}: {self._label()}; "
             f"estimand={self.estimand}, method={self.method})",
             f"  delta {fmt.number(self.delta)}  {pct} CI {fmt.interval(self.low, self.high)}  "
-            f"se {fmt.number(self.se)}  p {fmt.number(self.p_value, 3)} ({self.test})",
+            f"se {fmt.number(self.se)}  p {fmt.number(self.p_value)} ({self.test})",
             f"  {self.label_a} {fmt.number(self.mean_a)}  {self.label_b} "
             f"{fmt.number(self.mean_b)}  on {fmt.count(self.n_items, 'item')} in "
             f"{fmt.count(self.n_clusters, 'cluster')}",
@@ -270,13 +270,13 @@ class PairedDelta(Result):
             lines.append(
                 f"  discordant items: {self.mcnemar_a_only:,} only {self.label_a}, "
                 f"{self.mcnemar_b_only:,} only {self.label_b}; McNemar p "
-                f"{fmt.number(self.mcnemar_p_value, 3)}, clustered (Obuchowski) p "
-                f"{fmt.number(self.clustered_mcnemar_p_value, 3)}"
+                f"{fmt.number(self.mcnemar_p_value)}, clustered (Obuchowski) p "
+                f"{fmt.number(self.clustered_mcnemar_p_value)}"
             )
         if self.max_runs > 1:
             lines.append(
                 f"  up to {self.max_runs} runs per item averaged; rerun noise is "
-                f"{fmt.number(self.rerun_variance_share, 3)} of the differences' variance"
+                f"{fmt.proportion(self.rerun_variance_share)} of the differences' variance"
             )
         return lines
 
@@ -603,6 +603,7 @@ def _paired_of(
     )
 
 
+@policy.warns_once
 def build_paired_delta(
     design: PairedDesign, options: opt.PairedOptions, *, labels: tuple[str, str] | None = None
 ) -> PairedDelta | GroupedResults[PairedDelta]:

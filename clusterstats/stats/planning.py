@@ -230,14 +230,14 @@ class Plan(TableResult):
         k, m = self.n_clusters, self.cluster_size
         what = "the paired difference" if self.quantity == "paired difference" else "the mean"
         design = (
-            f"{k:g} clusters x {fmt.number(m, 3)} rows, icc {fmt.proportion(self.icc)}"
+            f"{fmt.size(k)} clusters x {fmt.size(m)} rows, icc {fmt.proportion(self.icc)}"
             + (
-                f" (range {fmt.interval(self.icc_low, self.icc_high, 3)})"
+                f" (range {fmt.proportion_interval(self.icc_low, self.icc_high)})"
                 if not math.isnan(self.icc_low)
                 else ""
             )
             + f", row variance {fmt.number(self.variance)}"
-            + (f", size CV {fmt.number(self.size_cv, 3)}" if self.size_cv else "")
+            + (f", size CV {fmt.number(self.size_cv)}" if self.size_cv else "")
         )
         if self.source == "numbers":
             how = (
@@ -248,7 +248,7 @@ class Plan(TableResult):
             how = (
                 f"{what} {fmt.number(self.estimate)}: the pilot's {self.confidence:.0%} "
                 f"interval ({self.method}) is ±{fmt.number(self.half_width)}, se "
-                f"{fmt.number(self.se)}, {fmt.number(self.df, 3)} df; projected to K′ clusters "
+                f"{fmt.number(self.se)}, {fmt.dof(self.df)} df; projected to K′ clusters "
                 "like these as se·√(K/K′), with the df of K′ clusters"
                 + (
                     " (with the jackknife's bias, the bootstrap's widening and the residuals' "
@@ -260,14 +260,21 @@ class Plan(TableResult):
         before = (
             design,
             how,
-            f"design effect {fmt.number(self.design_effect, 3)}; effective n "
-            f"{fmt.number(self.n_eff, 4)} (ceiling {fmt.number(self.n_eff_ceiling, 4)} however "
+            f"design effect {fmt.number(self.design_effect)}; effective n "
+            f"{fmt.number(self.n_eff)} (ceiling {fmt.number(self.n_eff_ceiling)} however "
             "deep the clusters)",
         )
         options = Table(
             ("option", "K", "m", "rows", "n_eff", "half-width"),
             tuple(
-                (option, float(kk), float(mm), round(rows), float(neff), f"±{fmt.number(half)}")
+                (
+                    option,
+                    fmt.size(kk),
+                    fmt.size(mm),
+                    round(rows),
+                    float(neff),
+                    f"±{fmt.number(half)}",
+                )
                 for option, kk, mm, rows, neff, half in self.options
             ),
             f"options ({what})",
@@ -275,12 +282,12 @@ class Plan(TableResult):
         after = []
         if self.optimal_cluster_size is not None:
             after.append(
-                f"cost-optimal rows per cluster m* = {fmt.number(self.optimal_cluster_size, 3)}"
+                f"cost-optimal rows per cluster m* = {fmt.size(self.optimal_cluster_size)}"
             )
         if self.clusters_needed is not None:
             after.append(
                 f"for ±{fmt.number(self.target_half_width)}: {self._more(self.clusters_needed)}"
-                f" of {fmt.number(m, 3)} rows"
+                f" of {fmt.size(m)} rows"
             )
         if self.minimum_detectable_effect is not None:
             after.append(
@@ -342,11 +349,11 @@ class Plan(TableResult):
                 self.n_clusters,
                 self.cluster_size,
                 self.icc,
-                title=f"Effective n by depth at icc {self.icc:.3g}",
+                title=f"Effective n by depth at icc {fmt.proportion(self.icc)}",
                 ax=ax,
             )
         needed = None if self.clusters_needed is None else math.ceil(self.clusters_needed)
-        rows = fmt.number(self.cluster_size, 4)
+        rows = fmt.size(self.cluster_size)
         if needed is None:
             title = f"Half-width by clusters of {rows} rows (today {self.n_clusters:,.0f})"
         else:

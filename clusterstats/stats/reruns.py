@@ -34,6 +34,7 @@ from clusterstats.errors import (
     InvalidOutcomeError,
     TooFewClustersError,
 )
+from clusterstats.stats import _policies as policy
 
 __all__ = ["Flakiness", "PassAtK", "flakiness", "pass_at_k", "pass_hat_k", "to_case_rerun"]
 
@@ -318,8 +319,8 @@ class Flakiness(Result):
             f"  runs disagreeing with their case's majority: {fmt.number(self.disagreement)}",
             f"  icc across reruns {fmt.number(self.icc)} "
             f"{fmt.interval(self.icc_low, self.icc_high)}"
-            f": {fmt.number(self.runs_mean, 3)} runs per case are worth "
-            f"{fmt.number(self.effective_runs, 3)} independent runs",
+            f": {fmt.size(self.runs_mean)} runs per case are worth "
+            f"{fmt.number(self.effective_runs)} independent runs",
         ]
 
 
@@ -556,6 +557,7 @@ def _pass_statistic(
     return build_over_k(statistic, design, per_k, several=not _is_one_k(k))
 
 
+@policy.warns_once
 def build_over_k(
     statistic: str, design: CaseDesign, options: Sequence[PassOptions], *, several: bool
 ) -> PassAtK | GroupedResults[PassAtK]:
@@ -656,6 +658,7 @@ def build_pass_statistic(
     return _grouped(design, [build(label, m) for label, m in design.groups()])
 
 
+@policy.warns_once
 def build_flakiness(
     design: CaseDesign, options: PassOptions
 ) -> Flakiness | GroupedResults[Flakiness]:

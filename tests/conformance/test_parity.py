@@ -264,6 +264,7 @@ COMPARE_CASES = {
     "fail": {"missing": "fail"},
     "responded ipw": {"responded": "answered", "missing": "ipw"},
     "strata": {"strata": "cat"},
+    "higher minus lower": {"orientation": "higher_minus_lower", "method": "bootstrap"},
 }
 
 

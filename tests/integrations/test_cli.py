@@ -399,6 +399,15 @@ def test_paired_and_compare_commands_give_the_librarys_numbers(tmp_path, capsys,
     assert main([*words, "--baseline", "gemini-1.5-flash-002", "--adjust", "none"]) == 0
     pairs = json.loads(capsys.readouterr().out)["pairs"]
     assert {row["model_b"] for row in pairs} == {"gemini-1.5-flash-002"}
+    assert main([*words, "--orientation", "higher_minus_lower"]) == 0
+    turned = json.loads(capsys.readouterr().out)["pairs"]
+    library = cs.compare(
+        mmlu, "correct", "src", model="model", on="question_id", orientation="higher_minus_lower"
+    )
+    assert [(r["model_a"], r["delta"]) for r in turned] == list(
+        zip(library.pair_a, library.delta, strict=True)
+    )
+    assert all(row["delta"] >= 0 for row in turned)
 
 
 def test_rerun_report_check_missing_and_plan_commands_give_the_librarys_numbers(

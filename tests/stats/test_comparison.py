@@ -413,3 +413,63 @@ def test_compare_bootstrap_t_is_refused_with_strata():
     panel = small_panel().assign(cat=lambda d: d["doc"] % 2)
     with pytest.raises(cs.InvalidOptionError, match="not 'bootstrap_t'"):
         _compare_frame(panel, strata="cat", method="bootstrap_t")
+
+
+@pytest.mark.parametrize("method", ["cr2", "bootstrap", "bootstrap_t"])
+def test_higher_minus_lower_turns_each_pair_without_changing_its_inference(method):
+    # the best model sorts last, so the pairs as given include leads and lags
+    panel = small_panel(seed=5).replace({"model": {"a": "z"}})
+    given = quiet(_compare_frame, panel, method=method)
+    turned = quiet(_compare_frame, panel, method=method, orientation="higher_minus_lower")
+    a, b = given.pairs(), turned.pairs()
+    score = dict(zip(given.models, given.score, strict=True))
+    assert (b["delta"] >= 0).all()
+    assert all(score[x] >= score[y] for x, y in zip(b.model_a, b.model_b, strict=True))
+    flipped = (a["delta"] < 0).to_numpy()
+    assert flipped.any()  # the panel has pairs of both kinds
+    assert not flipped.all()
+    # a turned pair is the same pair negated: its bounds swap and change sign
+    np.testing.assert_allclose(
+        b["delta"], np.where(flipped, -a["delta"], a["delta"]), rtol=0, atol=0
+    )
+    np.testing.assert_allclose(b["low"], np.where(flipped, -a["high"], a["low"]), rtol=0, atol=0)
+    np.testing.assert_allclose(b["high"], np.where(flipped, -a["low"], a["high"]), rtol=0, atol=0)
+    np.testing.assert_array_equal(b["model_a"], np.where(flipped, a["model_b"], a["model_a"]))
+    for column in ("se", "df", "p_value", "p_adjusted"):
+        np.testing.assert_array_equal(b[column], a[column])
+    assert turned.orientation == "higher_minus_lower"
+    assert given.orientation == "as_given"
+    assert "higher minus lower" in repr(turned)
+    assert "higher minus lower" not in repr(given)
+    # and it is paired_delta with the models passed higher first
+    top = b.iloc[0]
+    delta = quiet(
+        cs.paired_delta,
+        panel[panel.model == top.model_a],
+        panel[panel.model == top.model_b],
+        "passed",
+        by="doc",
+        on="item",
+        method="cr2",
+    )
+    if method == "cr2":
+        assert delta.delta == pytest.approx(top.delta, abs=1e-12)
+        assert (delta.low, delta.high) == pytest.approx((top.low, top.high), abs=1e-12)
+
+
+def test_orientation_is_checked():
+    with pytest.raises(cs.InvalidOptionError, match="orientation"):
+        _compare_frame(small_panel(), orientation="descending")
+
+
+def test_leaderboard_carries_each_models_naive_interval():
+    panel = small_panel(seed=2)
+    board = quiet(_compare_frame, panel).leaderboard().set_index("model")
+    for model, rows in panel.groupby("model"):
+        ci = quiet(cs.cluster_ci, rows, "passed", by="doc")
+        assert board.loc[model, "naive_low"] == pytest.approx(ci.naive_low, abs=1e-14)
+        assert board.loc[model, "naive_high"] == pytest.approx(ci.naive_high, abs=1e-14)
+        # rows treated as independent: narrower than the clustered interval here
+        assert board.loc[model, "naive_high"] - board.loc[model, "naive_low"] < (
+            board.loc[model, "high"] - board.loc[model, "low"]
+        )

@@ -155,6 +155,13 @@ def test_bounds_and_complete_case(mmlu):
     assert drop.estimate == pytest.approx(observed.mean(), rel=1e-13)
     assert drop.n_missing == 1426
     assert any("varies across clusters" in note for note in drop.notes)
+    # only the complete-case estimate is warned of as complete-case
+    for scored, verb in ((fail, "counted as failures"), (best, "counted as passes")):
+        varies = [note for note in scored.notes if "varies across clusters" in note]
+        assert len(varies) == 1
+        assert verb in varies[0]
+        assert not any("complete-case estimate can" in note for note in scored.notes)
+    assert any("bias the complete-case estimate" in note for note in drop.notes)
 
 
 def test_missingness_test_matches_scipy():

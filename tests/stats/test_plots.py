@@ -116,6 +116,11 @@ def test_the_leaderboard_and_the_pairs_panel(mmlu):
     assert len(ranks) == 4
     assert all(text.startswith("rank ") for text in ranks)
     assert ax.get_title() == "correct: 4 models, clustered by src"
+    # each model's naive interval (rows as independent) is drawn, thin, beside its own
+    drawn = {tuple(line.get_xdata()) for line in ax.lines if line.get_linewidth() < 2}
+    naive = zip(board["naive_low"], board["naive_high"], strict=True)
+    assert {(low, high) for low, high in naive} <= drawn
+    assert "naive (rows independent)" in [t.get_text() for t in ax.get_legend().get_texts()]
     ax = c.plot(kind="pairs", values=True)
     pairs = c.pairs().sort_values("delta", ascending=False)
     named = zip(pairs.model_a, pairs.model_b, strict=True)

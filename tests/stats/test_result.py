@@ -294,3 +294,62 @@ def test_a_grouped_paired_result_says_it_draws_no_forest(mmlu):
         )
     with pytest.raises(cs.InvalidInputError, match="results of cluster_ci"):
         grouped.plot()
+
+
+def test_a_number_in_a_results_table_reads_the_same_in_its_text(mmlu, bbh):
+    """One number format: what the notebook table of a one-row result shows (an estimate, a
+    design effect, a widening, a count) is written the same way in its text, so a reader
+    never sees ``43.43`` in one place and ``43.4`` in the other."""
+    import re
+
+    for name, result in _one_row_results(mmlu, bbh).items():
+        if isinstance(result, cs.GroupedResults):
+            continue
+        page = result._repr_html_()
+        heads = re.findall(r"<th[^>]*>([^<]*)</th>", page)
+        cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", page)]
+        # the options a gate echoes (its boundary, its level) are written as the user gave them
+        echoed = {"boundary", "confidence"}
+        numbers = [
+            c
+            for h, c in zip(heads, cells, strict=True)
+            if h not in echoed and re.fullmatch(r"-?[0-9][0-9,]*(\.[0-9]+)?", c)
+        ]
+        assert numbers, name
+        words = re.findall(r"-?[0-9][0-9,]*(?:\.[0-9]+)?(?:e[-+][0-9]+)?", repr(result))
+        words = {w.rstrip(",") for w in words}
+        assert set(numbers) <= words, (name, sorted(set(numbers) - words))
+
+
+def test_sizes_and_degrees_of_freedom_print_without_trailing_zeros():
+    assert fmt.size(4.0) == "4"  # a whole mean cluster size: never 4.000
+    assert fmt.size(116.54945) == "116.5"
+    assert fmt.size(12012.0) == "12,012"
+    assert fmt.size(float("nan")) == "nan"
+    assert fmt.dof(9.1030) == "9.1"
+    assert fmt.dof(89.0) == "89"
+    assert fmt.dof(12345.6) == "12,346"
+    assert fmt.proportion_interval(0.0927, 0.16) == "[0.0927, 0.1600]"
+
+
+def test_a_warning_that_groups_share_is_emitted_once_per_call(bbh):
+    """With over=, a fact every group shares (8 clusters in each) is one warning per call,
+    attributed to the caller's line; each group's notes keep it."""
+    eight = bbh[bbh.task.isin(bbh.task.unique()[:8])].assign(half=lambda d: d.item_index % 2)
+    cot, direct = eight[eight.condition == "cot"], eight[eight.condition == "direct"]
+    calls = {
+        "cluster_ci": lambda: cs.cluster_ci(eight, "correct", by="task", over="condition"),
+        "paired_delta": lambda: cs.paired_delta(
+            cot, direct, "correct", by="task", on="item_id", over="half"
+        ),
+    }
+    for name, call in calls.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = call()
+        few = [w for w in caught if issubclass(w.category, cs.FewClustersWarning)]
+        assert len(few) == 1, (name, [str(w.message) for w in few])
+        assert few[0].filename == __file__, name
+        assert len(result.results) == 2
+        for each in result.results:
+            assert any(str(few[0].message) in note for note in each.notes), name

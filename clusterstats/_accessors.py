@@ -33,6 +33,7 @@ missing = deferred("clusterstats.stats.missing")
 paired = deferred("clusterstats.stats.paired")
 planning = deferred("clusterstats.stats.planning")
 reruns = deferred("clusterstats.stats.reruns")
+sequential = deferred("clusterstats.stats.sequential")
 strata = deferred("clusterstats.stats.strata")
 
 __all__ = ["DaskEvalAccessor", "DatasetEvalAccessor", "EvalAccessor", "register"]
@@ -66,6 +67,11 @@ class _StatisticsAccessor:
     def compare(self, outcome, by=None, **options) -> Any:
         """Many models on shared items; see ``clusterstats.compare``."""
         return comparison.compare(self._obj, outcome, by, **options)
+
+    def confidence_sequence(self, outcome, by=None, **options) -> Any:
+        """A confidence sequence over completed clusters, valid at every look; see
+        ``clusterstats.confidence_sequence``."""
+        return sequential.confidence_sequence(self._obj, outcome, by, **options)
 
     def missing_report(self, outcome, by=None, **options) -> Any:
         """Where outcomes are missing, why, and how much it matters; see
@@ -199,7 +205,8 @@ class DaskEvalAccessor(_StatisticsAccessor):
     - ``cluster_ci``, ``icc``, ``design_effect`` and everything built on them (``report``,
       ``stratum_table``, ``missing_report``, ``plan``, ``strata=``, the ``missing=``
       policies) reduce the frame lazily to per-cluster sums, in one grouped aggregation
-      computed under whatever scheduler is active;
+      computed under whatever scheduler is active; so does ``confidence_sequence``, whose
+      ``order=`` column then loads with the cluster columns;
     - ``paired_delta``, ``compare``, ``pass_at_k``, ``pass_hat_k``, ``flakiness``,
       ``check_clustering`` and logistic propensities (``missing="ipw"``,
       ``propensity="logistic"``) need rows: they load only the columns their options name,

@@ -687,3 +687,63 @@ def check_plan_number(
             f"{name} must be finite{f' ({rule})' if rule else ''}, got {shown(value)}{tail}"
         )
     return number
+
+
+# -- confidence sequences (confidence_sequence) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class SequenceOptions:
+    """Options of ``confidence_sequence``."""
+
+    estimand: str = "pooled"
+    confidence: float = 0.95
+    bounds: tuple[float, float] | None = None
+    max_cluster_size: float | None = None
+    cluster_size: int | None = None
+    missing: str = "drop"
+    rng: Seed = Seed(None)
+    breaks: int = 1000
+
+
+def sequence_options(
+    *,
+    estimand: Any = "pooled",
+    confidence: Any = 0.95,
+    bounds: Any = None,
+    max_cluster_size: Any = None,
+    cluster_size: Any = None,
+    missing: Any = "drop",
+    rng: Any = None,
+    breaks: Any = 1000,
+) -> SequenceOptions:
+    """Validate the options of ``confidence_sequence``."""
+    level = check_confidence(confidence)
+    check_choice("estimand", estimand, ESTIMANDS)
+    check_choice("missing", missing, MISSING)
+    checked_bounds = None
+    if bounds is not None:
+        if not isinstance(bounds, (list, tuple)) or len(bounds) != 2:
+            raise InvalidOptionError(
+                f"bounds must be (low, high), the range every outcome lies in, got {bounds!r}"
+            )
+        low = check_plan_number("bounds[0]", bounds[0])
+        high = check_plan_number("bounds[1]", bounds[1], above=low, why="(low, high)")
+        checked_bounds = (low, high)
+    largest = None
+    if max_cluster_size is not None:
+        largest = check_plan_number("max_cluster_size", max_cluster_size, at_least=1)
+    size = None
+    if cluster_size is not None:
+        size = int(check_plan_number("cluster_size", cluster_size, at_least=1, whole=True))
+    grid = int(check_plan_number("breaks", breaks, at_least=10, at_most=100_000, whole=True))
+    return SequenceOptions(
+        estimand=estimand,
+        confidence=level,
+        bounds=checked_bounds,
+        max_cluster_size=largest,
+        cluster_size=size,
+        missing=missing,
+        rng=check_seed(rng),
+        breaks=grid,
+    )

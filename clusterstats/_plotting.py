@@ -320,3 +320,48 @@ def half_width_curve(
     ax.legend(loc="best", fontsize="small", frameon=False)
     ax.grid(alpha=0.3, which="both")
     return ax
+
+
+def sequence_bounds(
+    clusters: Sequence[int],
+    estimates: Sequence[float],
+    lows: Sequence[float],
+    highs: Sequence[float],
+    *,
+    threshold: float | None,
+    title: str,
+    ylabel: str,
+    ax: Any = None,
+) -> Any:
+    """A confidence sequence: its bounds and estimate against the completed clusters, the
+    threshold (when given) as a line and the first look that decides marked."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax = _axes(ax, 3.6)
+    ax.fill_between(clusters, lows, highs, color=CLUSTERED, alpha=0.2, step="post", lw=0)
+    ax.step(clusters, lows, where="post", color=CLUSTERED, lw=1.2, label="confidence sequence")
+    ax.step(clusters, highs, where="post", color=CLUSTERED, lw=1.2)
+    ax.plot(clusters, estimates, color="black", lw=1, label="estimate")
+    if threshold is not None:
+        ax.axhline(threshold, color=MARGIN, linestyle="--", lw=1, label=f"threshold {threshold:g}")
+        decided = [
+            c
+            for c, lo, hi in zip(clusters, lows, highs, strict=True)
+            if lo > threshold or hi < threshold
+        ]
+        if decided:
+            ax.axvline(decided[0], color="0.3", lw=0.8, linestyle=":")
+            ax.annotate(
+                f"decided after {decided[0]:,} clusters",
+                (decided[0], threshold),
+                xytext=(6, 8),
+                textcoords="offset points",
+                fontsize="small",
+            )
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.set_xlabel("completed clusters")
+    ax.set_ylabel(ylabel)
+    ax.set_title(short_title(title), fontsize="medium")
+    ax.legend(loc="best", fontsize="small", frameon=False)
+    ax.grid(alpha=0.3)
+    return ax

@@ -17,6 +17,7 @@ from clusterstats.stats.missing import missing_report
 from clusterstats.stats.paired import paired_delta
 from clusterstats.stats.planning import pilot_plan, plan
 from clusterstats.stats.reruns import flakiness, pass_at_k, pass_hat_k, to_case_rerun
+from clusterstats.stats.sequential import confidence_sequence
 from clusterstats.stats.strata import stratum_table
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "check_clustering",
     "cluster_ci",
     "compare",
+    "confidence_sequence",
     "design_effect",
     "effective_n",
     "flakiness",

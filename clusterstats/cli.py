@@ -602,6 +602,7 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.gating import gate
 
     labels = [*args.by, *(args.over or []), *(args.on or [])]
+    labels += [args.order] if args.order else []
     labels += _extra_labels(args)
     if (args.baseline is None) == (args.at_least is None):
         raise InvalidOptionError(
@@ -628,6 +629,9 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
         crossed=args.crossed,
         weights=args.weights,
         **_design_kwargs(args),
+        sequential=args.sequential,
+        order=args.order,
+        budget=args.budget,
     )
     args.exit_code = report.exit_code  # the verdict stands even if the reader stops early
     if args.output == "text":
@@ -1058,6 +1062,18 @@ def build_parser() -> argparse.ArgumentParser:
     _design_options(gate, methods=METHODS)
     _crossed_option(gate)
     _weights_option(gate)
+    gate.add_argument(
+        "--sequential",
+        action="store_true",
+        help="watch a growing run: read each gate from a confidence sequence over completed "
+        "clusters, valid however often the gate runs (with --at-least; exit 2 = continue)",
+    )
+    gate.add_argument(
+        "--order",
+        help="with --sequential: the column of when each row arrived (default: the file's "
+        "row order, each cluster with its last row)",
+    )
+    gate.add_argument("--budget", type=float, help="with --sequential: the clusters the run plans")
     gate.add_argument("--output", default="text", choices=REPORT_OUTPUTS)
     gate.add_argument(
         "--summary",

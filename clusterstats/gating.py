@@ -29,6 +29,7 @@ import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
+from clusterstats import adapters
 from clusterstats._design import MeanDesign, PairedDesign
 from clusterstats._result import (
     GroupedResults,
@@ -46,6 +47,7 @@ from clusterstats.errors import ClusterStatsError, InvalidOptionError
 from clusterstats.stats.mean import build_cluster_ci, interval_design
 from clusterstats.stats.paired import build_paired_delta, matched_design
 from clusterstats.stats.planning import build_pilot_plan
+from clusterstats.stats.sequential import clusters_to_decide, sequence_of
 
 __all__ = ["EXIT_CODES", "Gate", "GateReport", "gate"]
 
@@ -167,8 +169,9 @@ class GateReport(TableResult):
     confidence : float
         The family's confidence: with several gates, the chance that any gate that should
         not pass passes is at most ``(1 − confidence) / 2``.
-    adjust : {"holm", "none"}
-        How the gates' intervals were adjusted (``"none"`` for a single gate).
+    adjust : {"holm", "bonferroni", "none"}
+        How the gates' intervals were adjusted (``"none"`` for a single gate;
+        ``"bonferroni"`` for the confidence sequences of ``sequential=True``).
     """
 
     gates: tuple[Gate, ...]
@@ -217,6 +220,19 @@ class GateReport(TableResult):
         return pd.DataFrame([g._row() for g in self.gates], columns=list(Gate.columns))
 
     def _adjust_line(self) -> str:
+        watching = any(g.method.startswith("sequence_") for g in self.gates)
+        if watching and self.adjust == "none":
+            return (
+                f"one gate, read from its {self.confidence:.4g} confidence sequence: valid at "
+                "every look, however often the gate is run"
+            )
+        if watching:
+            return (
+                f"{len(self.gates)} gates, each read from its confidence sequence at "
+                f"{1 - (1 - self.confidence) / len(self.gates):.4g} (Bonferroni): the chance "
+                f"that any gate ever passes that should not, at any look, is at most "
+                f"{(1 - self.confidence) / 2:.3g}"
+            )
         if self.adjust == "none":
             return f"one gate, read from its {self.confidence:.4g} interval"
         return (
@@ -306,6 +322,10 @@ def gate(
     case: Hashable = "case",
     crossed: bool = False,
     weights: Hashable | None = None,
+    sequential: bool = False,
+    order: Hashable | None = None,
+    budget: float | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> GateReport:
     """Pass, fail or inconclusive: a release gate read from a clustered interval.
 
@@ -337,6 +357,15 @@ def gate(
     ``power-real-data.md``). Where no pilot plan can be made (one row per cluster leaves no
     ICC to estimate), the run's own standard error is scaled instead, ``se sqrt(K / K')``
     with ``t_{K'-1}`` quantiles, with a note.
+
+    With ``sequential=True`` (``at_least`` only, for now) the gate watches a run as it grows:
+    its interval is the current one of ``confidence_sequence`` over the completed clusters
+    in their order of arrival, valid however often the gate is run, so a run may be stopped
+    as soon as it passes or fails, and continued while it is inconclusive ("continue", exit
+    code 2). Several gates share the family's error by Bonferroni's inequality (each
+    sequence at ``1 − (1 − confidence) / k``), which holds over every look. ``budget`` (the
+    clusters the run plans) adds the share of it used, and an inconclusive gate's
+    ``clusters_needed`` is then the sequence's own projection.
 
     Parameters
     ----------
@@ -387,6 +416,17 @@ def gate(
         ``paired_delta``. With ``weights`` or ``crossed``, the clusters needed by an
         inconclusive gate scale the run's standard error (the pilot plan projects
         unweighted, one-way clustered intervals), with a note.
+    sequential : bool
+        Read the gate from a confidence sequence over completed clusters (see above).
+    order : column label, optional
+        With ``sequential``: when each row arrived (a time or a completion index), as in
+        ``confidence_sequence``. Without it, the clusters arrive in the order of their last
+        rows in ``data``, which suits a results file that grows by appending.
+    budget : float, optional
+        With ``sequential``: the clusters the run plans, for the share used.
+    bounds : (float, float), optional
+        With ``sequential``: the range of a score's cluster means, as in
+        ``confidence_sequence`` (a 0/1 outcome needs none).
 
     Returns
     -------
@@ -439,6 +479,39 @@ def gate(
             "over= slices a frame; a Dataset's extra dims (e.g. task) are its slices already"
         )
     boundary = -float(bound) + 0.0 if baseline is not None else float(bound)  # no -0.0
+    if opt.check_flag("sequential", sequential):
+        unsupported = {
+            "baseline": baseline is not None,
+            "strata": strata is not None,
+            "weights": weights is not None,
+            "crossed": bool(crossed),
+            "responded": responded is not None,
+            "missing='ipw'": missing == "ipw",
+            "method": method != "auto",
+        }
+        refused = [name for name, given in unsupported.items() if given]
+        if refused:
+            raise InvalidOptionError(
+                "sequential=True reads a pass rate's confidence sequence (at_least=) and does "
+                f"not take {', '.join(refused)} yet"
+            )
+        return _sequential_gate(
+            data,
+            outcome,
+            by,
+            boundary=boundary,
+            over=over,
+            order=order,
+            budget=budget,
+            bounds=bounds,
+            estimand=estimand,
+            confidence=confidence,
+            missing=missing,
+            rng=rng,
+            case=case,
+        )
+    if order is not None or budget is not None or bounds is not None:
+        raise InvalidOptionError("order=, budget= and bounds= go with sequential=True")
     kind = "not_worse" if baseline is not None else "at_least"
     shared = {
         "estimand": estimand,
@@ -556,6 +629,91 @@ def gate(
         verdict=overall,
         confidence=confidence,
         adjust="holm" if n_gates > 1 else "none",
+    )
+
+
+def _sequential_gate(
+    data: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    boundary: float,
+    over: Any,
+    order: Hashable | None,
+    budget: Any,
+    bounds: Any,
+    estimand: Any,
+    confidence: float,
+    missing: Any,
+    rng: Any,
+    case: Hashable,
+) -> GateReport:
+    """``gate(..., sequential=True)``: each slice's confidence sequence over its completed
+    clusters, the family's error split by Bonferroni."""
+    planned = None
+    if budget is not None:
+        planned = opt.check_plan_number("budget", budget, at_least=1)
+    design = adapters.mean_design(data, outcome, by, over=over, case=case)
+    k = len(design.groups)
+    options = opt.sequence_options(
+        estimand=estimand,
+        confidence=1 - (1 - confidence) / k,
+        bounds=bounds,
+        missing=missing,
+        rng=rng,
+    )
+    arrivals = adapters.cluster_arrivals(data, outcome, by, order=order, case=case)
+    labels = _gate_labels(design, dataset=hasattr(data, "dims") and not hasattr(data, "columns"))
+    gates = []
+    for group, label in zip(design.groups, labels, strict=True):
+        seq = sequence_of(group, design, options, arrivals=arrivals, order=order)
+        now = seq.current
+        verdict = _decide(now.low, now.high, boundary)
+        # the gate takes no max_cluster_size=: say what bound was used without the option
+        notes = [n.split(" (give max_cluster_size=")[0] for n in seq.notes]
+        needed = math.nan
+        if verdict == "inconclusive":
+            needed = clusters_to_decide(seq, boundary)
+            notes.append(
+                "continue: the sequence still contains the threshold; a projection of the "
+                "clusters at which it would leave it, were the estimate the truth: "
+                f"{_clusters(needed)}"
+            )
+        if planned is not None:
+            notes.append(
+                f"{now.n_clusters:,} of the {math.ceil(planned):,} clusters planned are "
+                f"complete ({now.n_clusters / planned:.0%} of the budget)"
+            )
+        notes.append(
+            f"anytime-valid: read from the confidence sequence after {now.n_clusters:,} "
+            f"completed clusters, arrived {seq.order}"
+        )
+        gates.append(
+            Gate(
+                group=label,
+                kind="at_least",
+                outcome=design.outcome,
+                by=design.by,
+                verdict=verdict,
+                estimate=now.estimate,
+                low=now.low,
+                high=now.high,
+                boundary=boundary,
+                confidence=options.confidence,
+                method=f"sequence_{seq.method}",
+                estimand=seq.estimand,
+                n_clusters=now.n_clusters,
+                clusters_needed=needed,
+                notes=tuple(notes),
+            )
+        )
+    verdicts = {g.verdict for g in gates}
+    overall = next(v for v in ("fail", "inconclusive", "pass") if v in verdicts)
+    return GateReport(
+        gates=tuple(gates),
+        verdict=overall,
+        confidence=confidence,
+        adjust="bonferroni" if k > 1 else "none",
     )
 
 

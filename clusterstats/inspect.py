@@ -44,6 +44,7 @@ from clusterstats.stats.paired import paired_delta as difference
 
 __all__ = [
     "METRIC_NAME",
+    "SequentialStopping",
     "annotate",
     "annotated_path",
     "cluster_ci",
@@ -499,3 +500,168 @@ def _write_atomically(log: Any, target: Path) -> None:
     finally:
         if temporary.exists():
             temporary.unlink()
+
+
+class SequentialStopping:
+    """Stop an Inspect eval as soon as it is decided: an implementation of Inspect's
+    ``EarlyStopping`` protocol (``Task(..., early_stopping=SequentialStopping(...))``) that
+    watches the confidence sequence of the pass rate over **completed clusters** and, once
+    it lies wholly above ``at_least`` (pass) or below it (fail), stops scheduling samples.
+
+    A cluster (the sample metadata field ``cluster``; default: each sample, its epochs the
+    rows) completes when all of its samples and epochs are scored; a partial cluster never
+    counts. The sequence is ``clusterstats.confidence_sequence``'s (betting with hedged
+    capital, Waudby-Smith & Ramdas 2024), valid however often it is looked at, so stopping
+    at the first look that decides keeps its level: a run at the threshold passes with
+    probability at most ``(1 - confidence) / 2``. The bound on cluster sizes that the pooled
+    estimand's bets need is known before the run (its largest cluster). Validity assumes
+    clusters complete in an order that does not depend on their outcomes (Inspect schedules
+    samples in dataset order; a dataset sorted by cluster completes cluster by cluster).
+    The log's ``early_stopping`` summary records the verdict, the final bounds, the clusters
+    and samples used, and the samples saved.
+
+    Parameters
+    ----------
+    at_least : float
+        The threshold of the pass rate (or mean score).
+    cluster : str, optional
+        A sample metadata field naming the cluster.
+    scorer : str, optional
+        The scorer whose score is the outcome (default: the only one).
+    key : str, optional
+        For dict-valued scores: the entry to read.
+    estimand : {"pooled", "cluster_mean"}
+        As in ``confidence_sequence``.
+    confidence : float
+        The sequence's confidence.
+    bounds : (float, float)
+        The range of the scores (values convert as Inspect's metrics convert them: ``"C"``
+        is 1, ``"I"`` is 0).
+
+    Examples
+    --------
+    >>> from clusterstats.inspect import SequentialStopping
+    >>> stopping = SequentialStopping(at_least=0.6, cluster="doc")
+    >>> stopping.decision is None
+    True
+    """
+
+    def __init__(
+        self,
+        at_least: float,
+        *,
+        cluster: str | None = None,
+        scorer: str | None = None,
+        key: str | None = None,
+        estimand: str = "pooled",
+        confidence: float = 0.95,
+        bounds: tuple[float, float] = (0.0, 1.0),
+    ) -> None:
+        from clusterstats import _options as opt
+
+        self.at_least = opt.check_plan_number("at_least", at_least)
+        self.options = opt.sequence_options(estimand=estimand, confidence=confidence, bounds=bounds)
+        self.cluster, self.scorer, self.key = cluster, scorer, key
+        self.decision: str | None = None
+        self.sequence: Any = None
+        self._cluster_of: dict[Any, Any] = {}
+        self._expected: dict[Any, int] = {}
+        self._seen: dict[Any, list[float]] = {}
+        self._completed: list[Any] = []
+        self._stops: list[Any] = []
+        self._scored = 0
+        self._planned = 0
+
+    async def start_task(self, task: Any, samples: list[Any], epochs: int) -> str:
+        """Register the samples: each one's cluster, and each cluster's rows."""
+        for sample in samples:
+            metadata = sample.metadata or {}
+            if self.cluster is not None and self.cluster not in metadata:
+                raise InvalidInputError(
+                    f"sample {sample.id!r} has no metadata field {self.cluster!r} "
+                    f"(cluster=); its fields: {sorted(metadata)}"
+                )
+            label = sample.id if self.cluster is None else metadata[self.cluster]
+            self._cluster_of[sample.id] = label
+            self._expected[label] = self._expected.get(label, 0) + epochs
+        self._planned = len(samples) * epochs
+        return "clusterstats/sequential_stopping"
+
+    async def schedule_sample(self, id: str | int, epoch: int) -> Any:
+        """Stop every sample scheduled after the sequence decided."""
+        if self.decision is None:
+            return None
+        from inspect_ai.util import EarlyStop
+
+        stop = EarlyStop(id=id, epoch=epoch, reason=self._reason())
+        self._stops.append(stop)
+        return stop
+
+    async def complete_sample(self, id: str | int, epoch: int, scores: dict[str, Any]) -> None:
+        """Add a scored sample to its cluster; when the cluster is complete, look again."""
+        if not scores:
+            return
+        if self.scorer is None and len(scores) > 1:
+            raise InvalidOptionError(
+                f"the task has several scorers {sorted(scores)}: pass scorer= to say which "
+                "one's score the sequence follows"
+            )
+        name = self.scorer if self.scorer is not None else next(iter(scores))
+        if name not in scores:
+            raise InvalidOptionError(f"scorer={name!r} is not one of {sorted(scores)}")
+        value = score_entry(scores[name].score.value, self.key, what=f"the score of {id!r}")
+        label = self._cluster_of.get(id, id)
+        rows = self._seen.setdefault(label, [])
+        rows.append(float(value_to_float()(value)))
+        self._scored += 1
+        if len(rows) == self._expected.get(label, 1):
+            self._completed.append(label)
+            self._look()
+
+    def _look(self) -> None:
+        from clusterstats.core.sequential import betting_sequence
+
+        totals = [sum(self._seen[c]) for c in self._completed]
+        counts = [float(len(self._seen[c])) for c in self._completed]
+        self.sequence = betting_sequence(
+            totals,
+            counts,
+            estimand=self.options.estimand,
+            confidence=self.options.confidence,
+            bounds=self.options.bounds or (0.0, 1.0),
+            max_cluster_size=float(max(self._expected.values())),
+            breaks=self.options.breaks,
+        )
+        low, high = float(self.sequence.low[-1]), float(self.sequence.high[-1])
+        if self.decision is None and low >= self.at_least:
+            self.decision = "pass"
+        elif self.decision is None and high < self.at_least:
+            self.decision = "fail"
+
+    def _reason(self) -> str:
+        assert self.sequence is not None
+        low, high = float(self.sequence.low[-1]), float(self.sequence.high[-1])
+        return (
+            f"clusterstats: the {self.options.confidence:.0%} confidence sequence over "
+            f"{len(self._completed)} completed clusters, [{low:.4f}, {high:.4f}], decided "
+            f"{self.decision} for at_least={self.at_least:g}"
+        )
+
+    async def complete_task(self) -> dict[str, Any]:
+        """What the log records: the verdict and the sequence's final bounds."""
+        summary: dict[str, Any] = {
+            "verdict": self.decision or "continue",
+            "at_least": self.at_least,
+            "confidence": self.options.confidence,
+            "estimand": self.options.estimand,
+            "clusters_completed": len(self._completed),
+            "clusters_planned": len(self._expected),
+            "samples_scored": self._scored,
+            "samples_planned": self._planned,
+            "samples_saved": len(self._stops),
+        }
+        if self.sequence is not None:
+            summary["estimate"] = float(self.sequence.estimate[-1])
+            summary["low"] = float(self.sequence.low[-1])
+            summary["high"] = float(self.sequence.high[-1])
+        return summary

@@ -13,12 +13,14 @@ from clusterstats.stats.missing import MissingReport
 from clusterstats.stats.paired import PairedDelta
 from clusterstats.stats.planning import Plan
 from clusterstats.stats.reruns import Flakiness, PassAtK
+from clusterstats.stats.sequential import ConfidenceSequence
 
 __all__ = [
     "ICC",
     "ClusterCI",
     "ClusteringCheck",
     "Comparison",
+    "ConfidenceSequence",
     "DatasetInfo",
     "DesignEffect",
     "Flakiness",

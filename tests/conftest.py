@@ -96,7 +96,17 @@ def run_on_mock_model():
 
         return solve
 
-    def run(log_dir, n_samples, docs_of, broken, epochs, metrics=None, passes=None):
+    def run(
+        log_dir,
+        n_samples,
+        docs_of,
+        broken,
+        epochs,
+        metrics=None,
+        passes=None,
+        early_stopping=None,
+        max_samples=None,
+    ):
         passes = passes or (lambda i: i % 3 != 0)
         samples = [
             Sample(
@@ -108,7 +118,11 @@ def run_on_mock_model():
             for i in range(n_samples)
         ]
         task = inspect_ai.Task(
-            dataset=samples, solver=[flaky_tool()], scorer=includes(), metrics=metrics
+            dataset=samples,
+            solver=[flaky_tool()],
+            scorer=includes(),
+            metrics=metrics,
+            early_stopping=early_stopping,
         )
         # The mock provider counts tokens with a tiktoken vocabulary that it would
         # download; a character count keeps the run offline.
@@ -122,6 +136,7 @@ def run_on_mock_model():
                 epochs=epochs,
                 fail_on_error=False,
                 display="none",
+                max_samples=max_samples,
             )
         finally:
             _model.count_text_tokens = original

@@ -1,12 +1,12 @@
-"""Render the images of ``docs/plots.md`` by running the page itself.
+"""Render the images of ``docs/plots.md`` and ``docs/sequential.md`` by running the pages.
 
 Usage (from the repository root)::
 
     python tools/render_plots.py
 
-Each ```python block of the page runs in order, in one namespace, with ``docs/img/plots/``
-as the working folder, so the ``savefig`` calls of the page write the images the page shows
-(the test suite runs the same blocks in an empty folder).
+Each ```python block of a page runs in order, in one namespace per page, with
+``docs/img/plots/`` as the working folder, so the ``savefig`` calls of the page write the
+images the page shows (the test suite runs the same blocks in an empty folder).
 """
 
 from __future__ import annotations
@@ -21,18 +21,21 @@ sys.path.insert(0, str(REPO / "tests" / "repo"))
 
 from test_docs import examples  # noqa: E402  (the suite's own parser)
 
+PAGES = ("plots.md", "sequential.md")
+
 
 def main() -> int:
-    page = REPO / "docs" / "plots.md"
     target = REPO / "docs" / "img" / "plots"
     target.mkdir(parents=True, exist_ok=True)
-    namespace: dict = {}
     previous = Path.cwd()
     os.chdir(target)
     try:
-        for block, _ in examples(page):
-            with contextlib.redirect_stdout(sys.stderr):
-                exec(compile(block.code, str(page), "exec"), namespace)
+        for name in PAGES:
+            page = REPO / "docs" / name
+            namespace: dict = {}
+            for block, _ in examples(page):
+                with contextlib.redirect_stdout(sys.stderr):
+                    exec(compile(block.code, str(page), "exec"), namespace)
     finally:
         os.chdir(previous)
     for image in sorted(target.glob("*.png")):

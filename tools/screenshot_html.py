@@ -66,6 +66,9 @@ def results() -> dict[str, object]:
             "ClusteringCheck": cs.check_clustering(mmlu, "correct", ["src", "category"]),
             "GateReport": cs.gate(bbh, "correct", "task", at_least=0.5, over="condition"),
             "LmEvalTable": cs.lm_eval_table(FIXTURES / "dummy-b", by="passage"),
+            "ConfidenceSequence": cs.confidence_sequence(
+                bbh[bbh.condition == "cot"], "correct", by="task", order="item_index"
+            ),
         }
 
 
@@ -93,7 +96,7 @@ def browser(given: str | None = None) -> str | None:
     return None
 
 
-def screenshot(source: str, target: Path, binary: str, *, height: int = 6200) -> None:
+def screenshot(source: str, target: Path, binary: str, *, height: int = 7200) -> None:
     """Save a screenshot of the HTML ``source`` to ``target`` with headless ``binary``."""
     with tempfile.TemporaryDirectory() as folder:
         html_file = Path(folder) / "results.html"

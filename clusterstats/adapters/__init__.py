@@ -36,6 +36,7 @@ from clusterstats.errors import InvalidInputError, InvalidOptionError
 __all__ = [
     "backend",
     "case_design",
+    "cluster_arrivals",
     "comparison_design",
     "mean_design",
     "missing_reasons",
@@ -478,6 +479,41 @@ def rows_design(
     data = arrow.to_pandas(data, columns.names())
     options = {"missing": missing, "time": time, "window": window, "case": case, "rerun": rerun}
     return _ROWS_DESIGNS[backend(data)](data, columns, groupings, **options)
+
+
+# --- when each cluster was complete (confidence_sequence's order of arrival)
+
+
+def _arrivals_of_frame(data: Any, columns: Columns, **_: Any) -> Any:
+    _require_by(columns, "DataFrame")
+    return frame.cluster_arrivals(data, list(columns.by), columns.given("order"))
+
+
+def _arrivals_of_dask(data: Any, columns: Columns, **_: Any) -> Any:
+    return _arrivals_of_frame(dask_adapter.compute_columns(data, columns.names()), columns)
+
+
+def _arrivals_of_dataset(data: Any, columns: Columns, *, case: Hashable, **_: Any) -> Any:
+    return dataset.cluster_arrivals(data, columns.given("by"), columns.given("order"), case=case)
+
+
+_ARRIVALS: dict[str, Callable[..., Any]] = {
+    "pandas": _arrivals_of_frame,
+    "arrays": _no_arrays("order= names a column: give the rows as a DataFrame, not arrays"),
+    "dask": _arrivals_of_dask,
+    "xarray": _arrivals_of_dataset,
+}
+
+
+def cluster_arrivals(
+    data: Any, outcome: Hashable, by: Any, *, order: Hashable | None, case: Hashable = "case"
+) -> Any:
+    """When each cluster was complete: the largest value of the ``order`` column among its
+    rows (without one, its last row's position: a file that grows by appending), indexed by
+    cluster code (the codes of :func:`mean_design`, in sorted label order)."""
+    columns = Columns.of(outcome=outcome, by=by, order=order)
+    data = arrow.to_pandas(data, columns.names())
+    return _ARRIVALS[backend(data)](data, columns, case=case)
 
 
 # --- the missing rows by reason (missing_report)

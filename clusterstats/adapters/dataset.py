@@ -33,6 +33,7 @@ from clusterstats._design import (
     over_of,
 )
 from clusterstats.adapters.frame import (
+    arrival_values,
     check_binary,
     cluster_codes,
     factorize_sorted,
@@ -789,3 +790,42 @@ def weighted_runs_frame(
         columns[weights] = np.asarray(_along_case(data, weights, case, "weights"))[case_index]
     frame = pd.DataFrame(columns)[happened]
     return frame.reset_index(drop=True), cluster_columns, extra_dims
+
+
+def cluster_arrivals(
+    data: xr.Dataset, by: Any, order: Hashable | None, *, case: Hashable
+) -> np.ndarray:
+    """When each cluster was complete: the largest ``order`` (a variable along the case dim,
+    or along the outcome's dims, such as a time per run) among its cells, by cluster code;
+    without one, the position of its last case."""
+    if order is None:
+        if case not in data.dims:
+            raise DimensionError(f"the Dataset has no case dim {case!r}")
+        cases = (
+            data[case]
+            if case in data.coords
+            else xr.DataArray(np.arange(data.sizes[case]), dims=(case,))
+        )
+        codes, _ = case_codes(data, cases, case, by)
+        positions = np.arange(data.sizes[case], dtype=float)
+        per_case = np.arange(positions.shape[0]) if codes is None else codes
+        arrivals = np.full(int(per_case.max()) + 1 if per_case.size else 0, -np.inf)
+        np.maximum.at(arrivals, per_case, positions)
+        return arrivals
+    if order not in data.variables:
+        raise ColumnNotFoundError(order, list(data.coords) + list(data.data_vars))
+    variable = data[order]
+    if case not in variable.dims:
+        raise DimensionError(
+            f"order={order!r} must run along the case dim {case!r}; it has dims "
+            f"{tuple(variable.dims)}"
+        )
+    # the latest cell of each case, then the latest case of each cluster
+    others = [d for d in variable.dims if d != case]
+    latest = variable.max(dim=others) if others else variable
+    values = arrival_values(np.asarray(latest.transpose(case).values), order)
+    codes, _ = case_codes(data, data[order], case, by)
+    per_case = np.arange(values.shape[0]) if codes is None else codes
+    arrivals = np.full(int(per_case.max()) + 1 if per_case.size else 0, -np.inf)
+    np.maximum.at(arrivals, per_case, values)
+    return arrivals

@@ -806,3 +806,43 @@ def stratify(
     stratum_of_cluster = np.zeros(n_clusters, dtype=np.int64)
     stratum_of_cluster[pairs["cluster"].to_numpy()] = pairs["stratum"].to_numpy()
     return np.asarray(codes, dtype=np.intp), stratum_of_cluster, labels
+
+
+def arrival_values(values: Any, order: Hashable) -> np.ndarray:
+    """An order-of-arrival column as float64 (times as nanoseconds), every value present."""
+    series = pd.Series(values)
+    if pd.api.types.is_datetime64_any_dtype(series):
+        present = series.notna().to_numpy()
+        numbers = series.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(float)
+        numbers[~present] = np.nan
+    elif pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
+        raise InvalidOptionError(
+            f"order={order!r} must hold numbers or times (when each row arrived, or a "
+            f"completion index), not {series.dtype}"
+        )
+    else:
+        numbers = series.to_numpy(dtype=float, na_value=np.nan)
+    missing = np.isnan(numbers)
+    if missing.any():
+        raise InvalidDataError(
+            f"order={order!r} has {int(missing.sum())} missing values: every row needs the "
+            "time (or index) at which it arrived"
+        )
+    return numbers
+
+
+def cluster_arrivals(
+    data: pd.DataFrame, by: Sequence[Hashable], order: Hashable | None
+) -> np.ndarray:
+    """When each cluster was complete: the largest ``order`` among its rows (its last row's
+    position without one), by cluster code (sorted label order, as :func:`cluster_codes`
+    numbers them)."""
+    require_columns(data, [*by] if order is None else [*by, order])
+    codes = cluster_codes(data, by)
+    # without an order column, a row arrives at its position
+    values = (
+        np.arange(len(data), dtype=float) if order is None else arrival_values(data[order], order)
+    )
+    arrivals = np.full(int(codes.max()) + 1 if codes.size else 0, -np.inf)
+    np.maximum.at(arrivals, codes, values)
+    return arrivals

@@ -70,6 +70,7 @@ class Columns:
     covariates: tuple[Hashable, ...] = ()
     other: tuple[Hashable, ...] = ()
     groupings: tuple[Hashable, ...] = ()
+    order: tuple[Hashable, ...] = ()
     #: The roles given as a list or a tuple (several columns), with that type, so
     #: :meth:`given` returns each role in the form the caller wrote it.
     listed: frozenset[tuple[str, type]] = frozenset()
@@ -95,7 +96,7 @@ class Columns:
             values[role] = tuple(labels) if several else (labels,)
         columns = cls(**values, listed=frozenset(listed))
         for outcome in columns.outcome:
-            for role in ("by", "over", "strata", "on", "model", "weights"):
+            for role in ("by", "over", "strata", "on", "model", "weights", "order"):
                 if outcome in getattr(columns, role):
                     raise InvalidOptionError(
                         f"column {outcome!r} is both the outcome and {role}=; name different "

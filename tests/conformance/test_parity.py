@@ -474,3 +474,34 @@ def test_convention_options_on_every_backend(options):
         got, got_warnings = _quiet(lambda data=data: cs.cluster_ci(data, "y", "doc", **options))
         assert_same(expected, got)
         assert got_warnings == expected_warnings
+
+
+SEQUENCE_CASES = {
+    "random order": {"rng": 5},
+    "ordered by x": {"order": "x"},
+    "cluster_mean, fail": {"order": "x", "estimand": "cluster_mean", "missing": "fail"},
+    "score with bounds": {"rng": 2, "outcome": "score", "bounds": (-5, 15)},
+}
+
+
+@pytest.mark.parametrize("backend", [*BACKENDS, "polars"])
+@pytest.mark.parametrize("case", list(SEQUENCE_CASES))
+def test_confidence_sequence(layouts, backend, case):
+    options = dict(SEQUENCE_CASES[case])
+    outcome = options.pop("outcome", "y")
+
+    def frame_call(d):
+        return cs.confidence_sequence(_one_model(d), outcome, "doc", **options)
+
+    def dataset_call(d):
+        return cs.confidence_sequence(_one_model(d), outcome, "doc", **options)
+
+    expected, expected_warnings = _on("pandas", frame_call, dataset_call, layouts)
+    if backend == "polars":
+        pl = pytest.importorskip("polars")
+        gamma = pl.from_pandas(_one_model(layouts["pandas"]))
+        got, got_warnings = _quiet(lambda: cs.confidence_sequence(gamma, outcome, "doc", **options))
+    else:
+        got, got_warnings = _on(backend, frame_call, dataset_call, layouts)
+    assert_same(expected, got)
+    assert got_warnings == expected_warnings

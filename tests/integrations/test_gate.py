@@ -7,6 +7,7 @@ Holm's (1979) step-down procedure replayed by hand on those intervals.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import subprocess
@@ -422,3 +423,116 @@ def test_the_gate_reduces_its_data_once(arms, monkeypatch, kind):
         "mean_design": int(kind == "at_least"),
         "paired_design": int(kind == "not_worse"),
     }
+
+
+@pytest.fixture
+def bbh_rows():
+    return cs.datasets.load("bbh")
+
+
+def test_a_sequential_gate_reads_the_confidence_sequence_now(bbh_rows):
+    cot = bbh_rows[bbh_rows.condition == "cot"]
+    report = cs.gate(cot, "correct", "task", at_least=0.5, sequential=True, order="item_index")
+    seq = cs.confidence_sequence(cot, "correct", "task", order="item_index")
+    (one,) = report.gates
+    assert (one.low, one.high, one.estimate) == (
+        seq.current.low,
+        seq.current.high,
+        seq.current.estimate,
+    )
+    assert one.verdict == "pass"
+    assert report.exit_code == 0
+    assert one.method == "sequence_betting_hedged"
+    assert "valid at every look" in repr(report)
+    # a threshold inside the sequence: continue (inconclusive, exit 2), with a projection
+    waiting = cs.gate(cot, "correct", "task", at_least=0.7, sequential=True, order="item_index")
+    assert waiting.verdict == "inconclusive"
+    assert waiting.exit_code == 2
+    assert waiting.gates[0].clusters_needed > 27
+    assert any(note.startswith("continue:") for note in waiting.gates[0].notes)
+
+
+def test_several_sequential_gates_split_the_error_by_bonferroni(bbh_rows):
+    report = cs.gate(
+        bbh_rows, "correct", "task", at_least=0.5, over="condition", sequential=True, budget=54
+    )
+    assert report.adjust == "bonferroni"
+    assert [g.confidence for g in report.gates] == [0.975, 0.975]
+    cot = bbh_rows[bbh_rows.condition == "cot"]
+    # without order=, each cluster arrives with its last row in the data
+    seq = cs.confidence_sequence(cot, "correct", "task", confidence=0.975, order="item_index")
+    by_rows = cs.confidence_sequence(
+        cot.assign(position=np.arange(len(cot))),
+        "correct",
+        "task",
+        confidence=0.975,
+        order="position",
+    )
+    assert report.gates[0].low == by_rows.current.low
+    assert seq.current.n_clusters == report.gates[0].n_clusters
+    assert any("27 of the 54 clusters planned" in n for n in report.gates[0].notes)
+
+
+def test_a_watching_gate_on_a_growing_file_never_moves_back(bbh_rows, tmp_path):
+    """The gate run after every appended task of a results file: each run's interval is the
+    sequence's at that look, so the lower bounds only rise and the verdict, once reached,
+    is the one a later run confirms."""
+    cot = bbh_rows[bbh_rows.condition == "cot"].reset_index(drop=True)
+    tasks = list(dict.fromkeys(cot["task"]))
+    lows, verdicts = [], []
+    for n in range(2, len(tasks) + 1):
+        grown = cot[cot["task"].isin(tasks[:n])]
+        report = cs.gate(grown, "correct", "task", at_least=0.5, sequential=True)
+        lows.append(report.gates[0].low)
+        verdicts.append(report.verdict)
+    assert all(b >= a for a, b in itertools.pairwise(lows))
+    first = verdicts.index("pass")
+    assert set(verdicts[first:]) == {"pass"}
+    assert set(verdicts[:first]) == {"inconclusive"}
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"at_least": 0.5, "sequential": True, "strata": "task"}, "does not take strata"),
+        ({"at_least": 0.5, "sequential": True, "method": "cr2"}, "does not take method"),
+        ({"at_least": 0.5, "order": "item_index"}, "go with sequential=True"),
+        ({"at_least": 0.5, "sequential": "yes"}, "sequential must be True or False"),
+    ],
+)
+def test_sequential_gate_options_are_checked(bbh_rows, options, message):
+    with pytest.raises(cs.InvalidOptionError, match=message):
+        cs.gate(bbh_rows, "correct", "task", **options)
+
+
+def test_cli_sequential_gate(bbh_rows, tmp_path):
+    path = tmp_path / "bbh.csv"
+    bbh_rows.to_csv(path, index=False)
+    words = [sys.executable, "-m", "clusterstats", "gate", str(path), "--outcome", "correct"]
+    words += ["--by", "task", "--over", "condition", "--at-least", "0.5", "--sequential"]
+    done = subprocess.run([*words, "--output", "json"], capture_output=True, text=True, check=False)
+    assert done.returncode == 2, done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["adjust"] == "bonferroni"
+    assert [g["verdict"] for g in payload["gates"]] == ["pass", "inconclusive"]
+    library = cs.gate(bbh_rows, "correct", "task", at_least=0.5, over="condition", sequential=True)
+    assert [g["low"] for g in payload["gates"]] == [g.low for g in library.gates]
+    refused = subprocess.run([*words[:-1], "--order", "item_index"], capture_output=True, text=True)
+    assert refused.returncode == 3
+    assert "go with sequential=True" in refused.stderr
+
+
+def test_a_sequential_gate_is_the_same_on_dask_polars_and_a_dataset():
+    dd = pytest.importorskip("dask.dataframe")
+    pl = pytest.importorskip("polars")
+    tau = cs.datasets.load("tau_bench_airline")
+    cube = cs.to_case_rerun(tau, case="task_id", rerun="trial", outcome="reward")
+    options = {"at_least": 0.3, "sequential": True, "rng": 2}
+    frame = cs.gate(tau, "reward", "task_id", order="task_id", **options).gates[0]
+    lazy = cs.gate(
+        dd.from_pandas(tau, npartitions=3), "reward", "task_id", order="task_id", **options
+    )
+    arrow = cs.gate(pl.from_pandas(tau), "reward", "task_id", order="task_id", **options)
+    cases = cs.gate(cube, "reward", order="case", **options).gates[0]
+    for other in (lazy.gates[0], arrow.gates[0], cases):
+        assert (other.low, other.high, other.verdict) == (frame.low, frame.high, frame.verdict)

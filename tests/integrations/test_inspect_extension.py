@@ -362,3 +362,63 @@ def test_annotate_never_leaves_a_half_written_log(logs, tmp_path, monkeypatch):
         annotate(copy, cluster="doc", in_place=True)
     assert copy.read_bytes() == original
     assert [p.name for p in tmp_path.iterdir()] == ["copy.eval"]
+
+
+def test_sequential_stopping_stops_a_real_eval_once_the_sequence_decides(
+    tmp_path, run_on_mock_model
+):
+    """A real inspect_ai.eval on the mock model: 40 documents of 4 questions, 90% answered
+    right, the gate "at least 50%". The run stops scheduling once the sequence over the
+    completed documents lies above 0.5, and the log records why and what it saved."""
+    from clusterstats.core.sequential import betting_sequence
+    from clusterstats.inspect import SequentialStopping
+
+    stopping = SequentialStopping(at_least=0.5, cluster="doc")
+    log = run_on_mock_model(
+        tmp_path,
+        160,
+        lambda i: f"doc{i // 4:02d}",
+        set(),
+        1,
+        passes=lambda i: i % 10 != 0,
+        early_stopping=stopping,
+        max_samples=1,
+    )
+    summary = log.results.early_stopping
+    assert summary.manager == "clusterstats/sequential_stopping"
+    meta = summary.metadata
+    assert meta["verdict"] == "pass"
+    assert meta["low"] >= 0.5
+    assert 0 < meta["clusters_completed"] < 40
+    assert meta["samples_saved"] == 160 - meta["samples_scored"] > 0
+    assert len(summary.early_stops) == meta["samples_saved"]
+    assert all("decided pass" in stop.reason for stop in summary.early_stops)
+    # the bounds are the sequence's on the documents the run completed, in their order
+    scored = [s for s in log.samples if s.scores]
+    values = {}
+    for sample in scored:
+        value = 1.0 if sample.scores["includes"].value == "C" else 0.0
+        values.setdefault(sample.metadata["doc"], []).append(value)
+    docs = sorted(values)[: meta["clusters_completed"]]
+    seq = betting_sequence(
+        [sum(values[d]) for d in docs],
+        [float(len(values[d])) for d in docs],
+        estimand="pooled",
+        max_cluster_size=4.0,
+    )
+    assert (seq.low[-1], seq.high[-1]) == (meta["low"], meta["high"])
+
+
+def test_sequential_stopping_checks_its_inputs():
+    import asyncio
+
+    from clusterstats.inspect import SequentialStopping
+
+    class Sample:
+        def __init__(self, id, metadata):
+            self.id, self.metadata = id, metadata
+
+    with pytest.raises(cs.InvalidInputError, match="no metadata field 'doc'"):
+        asyncio.run(SequentialStopping(0.5, cluster="doc").start_task(None, [Sample(1, {})], 1))
+    with pytest.raises(cs.InvalidOptionError, match="at_least"):
+        SequentialStopping("half")

@@ -36,6 +36,8 @@ REPO = Path(__file__).resolve().parents[2]
         ("benchmarks/startup.py", "import clusterstats adds"),
         ("benchmarks/gate.py", "five paired_delta"),
         ("benchmarks/crossed.py", "worst crossed / one-way ratio"),
+        ("studies/coverage_sequential.py", "worst time-uniform miss rate"),
+        ("benchmarks/sequential.py", "ratio trajectory / one interval"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):

@@ -164,6 +164,9 @@ def _table_results(mmlu, bbh):
             "GateReport": cs.gate(bbh, "correct", "task", at_least=0.5, over="condition"),
             "LmEvalTable": cs.lm_eval_table(LM_EVAL / "dummy-b", by="passage"),
             "Report, no groups": cs.report(cot, "correct", by="task"),
+            "ConfidenceSequence": cs.confidence_sequence(
+                cot, "correct", by="task", order="item_index"
+            ),
         }
 
 

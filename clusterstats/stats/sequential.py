@@ -1,0 +1,491 @@
+"""Anytime-valid confidence sequences over completed clusters (``confidence_sequence``).
+
+A fixed-sample interval is valid when it is looked at once. Looked at after every batch, and
+the eval stopped as soon as it excludes a threshold, it passes a system at the threshold far
+more often than its level says. A confidence sequence is valid at every look at once: the
+chance that any of its intervals ever misses the truth is at most ``1 - confidence``, so a
+run can be watched as it grows and stopped as soon as it decides. The numbers live in
+:mod:`clusterstats.core.sequential`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from clusterstats import _display as fmt
+from clusterstats import _options as opt
+from clusterstats import adapters
+from clusterstats._design import MeanDesign, MeanGroup
+from clusterstats._plotting import sequence_bounds
+from clusterstats._result import Lines, Table, TableResult, label_of
+from clusterstats.core.sequential import betting_sequence
+from clusterstats.errors import InvalidDataError, InvalidOptionError
+from clusterstats.stats import _policies as policy
+
+__all__ = [
+    "ConfidenceSequence",
+    "SequenceLook",
+    "build_confidence_sequence",
+    "clusters_to_decide",
+    "confidence_sequence",
+    "sequence_of",
+]
+
+#: Looks shown in the printed table (the last one always among them).
+_SHOWN_LOOKS = 10
+
+
+class SequenceLook(NamedTuple):
+    """The sequence at one look: after ``n_clusters`` completed clusters."""
+
+    n_clusters: int
+    n_rows: int
+    estimate: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ConfidenceSequence(TableResult):
+    """A confidence sequence over completed clusters (returned by ``confidence_sequence``).
+
+    ``to_frame()`` has one row per completed cluster, in order of arrival, with the columns
+    of ``COLUMNS``: ``n_clusters``, ``n_rows``, ``estimate``, ``low``, ``high`` (and
+    ``cluster``, the cluster that completed). Every row's interval holds the truth, all rows
+    at once, with probability at least ``confidence``: the last row is the current answer,
+    and any row may be acted on. ``current`` is that last row. ``plot()`` draws the running
+    bounds.
+
+    Attributes
+    ----------
+    clusters : tuple
+        The clusters in their order of arrival.
+    n_clusters, n_rows : tuple of int
+        Completed clusters and their rows after each arrival.
+    estimate : tuple of float
+        The point estimate after each arrival (the ``estimand``'s).
+    low, high : tuple of float
+        The confidence sequence after each arrival (intersected with every earlier one, so
+        the bounds never move back).
+    confidence : float
+        ``1 - alpha``: the chance that every interval holds the truth.
+    estimand : {"pooled", "cluster_mean"}
+        The mean of all rows or the mean of the cluster means.
+    bounds : (float, float)
+        The range the outcome is known to lie in, which the bets rely on.
+    max_cluster_size : float or None
+        The bound on the cluster sizes (``"pooled"``).
+    order : str
+        How the clusters arrived: the ``order`` column, or a seeded random order.
+    n_held_back : int
+        Clusters not yet complete (fewer rows than ``cluster_size``), left out.
+    method : str
+        The construction: betting with hedged capital (Waudby-Smith & Ramdas 2024).
+    outcome : str or None
+        The outcome column.
+    by : tuple of str
+        The cluster column(s).
+    notes : tuple of str
+        Everything a reader should know.
+    """
+
+    clusters: tuple[Any, ...]
+    n_clusters: tuple[int, ...]
+    n_rows: tuple[int, ...]
+    estimate: tuple[float, ...]
+    low: tuple[float, ...]
+    high: tuple[float, ...]
+    confidence: float
+    estimand: str
+    bounds: tuple[float, float]
+    max_cluster_size: float | None
+    order: str
+    n_held_back: int = 0
+    method: str = "betting_hedged"
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "n_clusters",
+        "n_rows",
+        "cluster",
+        "estimate",
+        "low",
+        "high",
+    )
+    _metric_labels: ClassVar[tuple[str, ...]] = ("n_clusters",)
+
+    @property
+    def current(self) -> SequenceLook:
+        """The sequence after the last completed cluster: the current answer."""
+        return SequenceLook(
+            self.n_clusters[-1], self.n_rows[-1], self.estimate[-1], self.low[-1], self.high[-1]
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per completed cluster, in order of arrival (columns ``COLUMNS``)."""
+        return pd.DataFrame(
+            {
+                "n_clusters": self.n_clusters,
+                "n_rows": self.n_rows,
+                "cluster": list(self.clusters),
+                "estimate": self.estimate,
+                "low": self.low,
+                "high": self.high,
+            },
+            columns=list(self.COLUMNS),
+        )
+
+    def to_metrics(self, prefix: str = "") -> dict[str, float]:
+        """The current answer as a flat dict of floats, for an experiment tracker:
+        ``n_clusters``, ``n_rows``, ``estimate``, ``low`` and ``high``, each keyed
+        ``prefix + name``.
+
+        Parameters
+        ----------
+        prefix : str
+            Put before every key.
+
+        Returns
+        -------
+        dict of str to float
+        """
+        return {f"{prefix}{k}": float(v) for k, v in self.current._asdict().items()}
+
+    def plot(self, *, threshold: float | None = None, ax: Any = None) -> Any:
+        """The running bounds against the completed clusters (needs matplotlib).
+
+        Parameters
+        ----------
+        threshold : float, optional
+            A value to draw as a line (a gate's threshold): the sequence decides once its
+            interval leaves it.
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure by default).
+
+        Returns
+        -------
+        matplotlib Axes
+        """
+        what = self.outcome or "outcome"
+        return sequence_bounds(
+            list(self.n_clusters),
+            list(self.estimate),
+            list(self.low),
+            list(self.high),
+            threshold=threshold,
+            title=f"{what}: confidence sequence over completed clusters",
+            ylabel=f"{what}: {self.estimand} mean, {self.confidence:.0%} sequence",
+            ax=ax,
+        )
+
+    def _heading(self) -> str:
+        return (
+            f"ConfidenceSequence({label_of(self.outcome, self.by)}; estimand={self.estimand}, "
+            f"{self.confidence:.0%}, valid at every look)"
+        )
+
+    def _blocks(self) -> list[Lines | Table]:
+        now = self.current
+        lines = (
+            f"after {fmt.count(now.n_clusters, 'completed cluster')} "
+            f"({fmt.count(now.n_rows, 'row')}): estimate {fmt.number(now.estimate)}  "
+            f"{self.confidence:.0%} sequence {fmt.interval(now.low, now.high)}",
+            f"arrival order: {self.order}; outcome bounds {fmt.interval(*self.bounds)}"
+            + (
+                f"; cluster sizes at most {fmt.size(self.max_cluster_size)}"
+                if self.max_cluster_size is not None
+                else ""
+            ),
+        )
+        total = len(self.n_clusters)
+        picks = np.unique(np.linspace(0, total - 1, min(total, _SHOWN_LOOKS)).round().astype(int))
+        rows = tuple(
+            (
+                self.n_clusters[i],
+                self.n_rows[i],
+                self.estimate[i],
+                fmt.interval(self.low[i], self.high[i]),
+            )
+            for i in picks
+        )
+        title = f"looks ({len(picks)} of {total} shown)"
+        return [
+            Lines(lines),
+            Table(("clusters", "rows", "estimate", f"{self.confidence:.0%} sequence"), rows, title),
+        ]
+
+
+def clusters_to_decide(sequence: ConfidenceSequence, boundary: float) -> float:
+    """A projection of the completed clusters at which the sequence would leave
+    ``boundary``, were the estimate the truth and clusters like these to keep coming: its
+    half-width scaled as the bets' scale, ``sqrt(log(1 + t) / t)``; ``inf`` when the
+    estimate is on the boundary. A guide for budgeting a run, not part of the guarantee."""
+    now = sequence.current
+    distance = abs(now.estimate - boundary)
+    half = (now.high - now.low) / 2
+    t = float(now.n_clusters)
+    if distance == 0 or not np.isfinite(half):
+        return np.inf
+    if half <= distance:
+        return t
+    shape = half / np.sqrt(np.log1p(t) / t)
+    needed = t
+    while shape * np.sqrt(np.log1p(needed) / needed) > distance:
+        needed *= 1.25
+        if needed > 1e9:
+            return np.inf
+    low, high = needed / 1.25, needed
+    for _ in range(60):  # bisect the crossing
+        middle = (low + high) / 2
+        if shape * np.sqrt(np.log1p(middle) / middle) > distance:
+            low = middle
+        else:
+            high = middle
+    return float(np.ceil(high))
+
+
+def _arrival_order(n: int, arrivals: np.ndarray | None, options: opt.SequenceOptions) -> np.ndarray:
+    """The positions of the clusters in order of arrival: by their arrival (ties by label),
+    or a random order from ``rng``."""
+    if arrivals is None:
+        return options.rng.generator().permutation(n)
+    return np.lexsort((np.arange(n), arrivals))
+
+
+@policy.warns_once
+def build_confidence_sequence(
+    design: MeanDesign,
+    options: opt.SequenceOptions,
+    *,
+    arrivals: np.ndarray | None = None,
+    order: Hashable | None = None,
+) -> ConfidenceSequence:
+    """``confidence_sequence`` on a design (``arrivals``: when each cluster code was
+    complete, or None for a random order)."""
+    return sequence_of(design.groups[0], design, options, arrivals=arrivals, order=order)
+
+
+def sequence_of(
+    group: MeanGroup,
+    design: MeanDesign,
+    options: opt.SequenceOptions,
+    *,
+    arrivals: np.ndarray | None = None,
+    order: Hashable | None = None,
+) -> ConfidenceSequence:
+    """The sequence of one group of a design (the gate runs one per slice)."""
+    applied = policy.apply_missing(group, design, options.missing)
+    sums = applied.sums
+    ids = group.cluster_ids[applied.kept]
+    sizes = sums.counts
+    totals = sums.totals + sums.shift * sizes
+    present = group.table.rows[applied.kept]
+    notes: list[str] = []
+    if applied.n_missing:
+        notes.append(
+            policy.missing_note(applied.n_missing, applied.n_missing_clusters, options.missing)
+        )
+    held_back = 0
+    if options.cluster_size is not None:
+        over = present > options.cluster_size
+        if over.any():
+            which = design.cluster_names(ids[over][:3])
+            raise InvalidDataError(
+                f"{int(over.sum())} clusters have more than cluster_size={options.cluster_size} "
+                f"rows (e.g. {which}): a complete cluster has exactly that many"
+            )
+        complete = present == options.cluster_size
+        held_back = int((~complete).sum())
+        ids, sizes, totals = ids[complete], sizes[complete], totals[complete]
+        if held_back:
+            notes.append(
+                f"{fmt.count(held_back, 'cluster')} with fewer than {options.cluster_size} rows "
+                f"{'is' if held_back == 1 else 'are'} not complete yet and left out: a partial "
+                "cluster never enters the sequence"
+            )
+    if ids.size == 0:
+        raise InvalidDataError("no cluster is complete yet: the sequence has nothing to start from")
+    bounds = options.bounds
+    if bounds is None:
+        if not group.is_binary:
+            raise InvalidOptionError(
+                f"outcome {design.outcome!r} is not 0/1: give bounds=(low, high), the range "
+                "every cluster's mean is known to lie in before the data are seen (the bets "
+                "rely on it)"
+            )
+        bounds = (0.0, 1.0)
+    means = totals / sizes
+    outside = (means < bounds[0]) | (means > bounds[1])
+    if outside.any():
+        which = design.cluster_names(ids[outside][:3])
+        raise InvalidDataError(
+            f"{int(outside.sum())} clusters have a mean outside bounds={bounds} (e.g. {which}): "
+            "the sequence is valid only for outcomes within the bounds given"
+        )
+    largest = options.max_cluster_size
+    if largest is not None and sizes.max() > largest:
+        raise InvalidDataError(
+            f"a cluster has {int(sizes.max())} rows, more than max_cluster_size={largest:g}"
+        )
+    position = _arrival_order(ids.size, None if arrivals is None else arrivals[ids], options)
+    if arrivals is None:
+        seed = options.rng.value
+        how = f"random (rng={seed!r})" if seed is not None else "random (the default seed)"
+        notes.append(
+            "no order= was given, so the clusters arrive in a seeded random order; name the "
+            "column of their arrival (a time or a completion index) to follow the run"
+        )
+    elif order is None:
+        how = "in the order of their last rows in the data"
+    else:
+        how = f"by {order!r} (each cluster when its last row arrived)"
+    if options.estimand == "pooled" and largest is None:
+        notes.append(
+            f"the pooled estimand's bets need a bound on the cluster sizes; the largest size "
+            f"seen, {int(sizes.max()):,}, is used (give max_cluster_size= to fix it in advance)"
+        )
+    trajectory = betting_sequence(
+        totals[position],
+        sizes[position],
+        estimand=options.estimand,
+        confidence=options.confidence,
+        bounds=bounds,
+        max_cluster_size=largest,
+        breaks=options.breaks,
+    )
+    return ConfidenceSequence(
+        clusters=tuple(design.cluster_names(ids[position])),
+        n_clusters=tuple(int(v) for v in trajectory.n_clusters),
+        n_rows=tuple(round(float(v)) for v in trajectory.n_rows),
+        estimate=tuple(float(v) for v in trajectory.estimate),
+        low=tuple(float(v) for v in trajectory.low),
+        high=tuple(float(v) for v in trajectory.high),
+        confidence=options.confidence,
+        estimand=options.estimand,
+        bounds=(float(bounds[0]), float(bounds[1])),
+        max_cluster_size=largest if options.estimand == "pooled" else None,
+        order=how,
+        n_held_back=held_back,
+        outcome=design.outcome,
+        by=design.by,
+        notes=tuple(notes),
+    )
+
+
+def confidence_sequence(
+    data: Any,
+    outcome: Hashable,
+    by: opt.By | None = None,
+    *,
+    order: Hashable | None = None,
+    estimand: opt.Estimand = "pooled",
+    confidence: float = 0.95,
+    bounds: tuple[float, float] | None = None,
+    max_cluster_size: float | None = None,
+    cluster_size: int | None = None,
+    missing: opt.Missing = "drop",
+    rng: int | np.random.Generator | None = None,
+    breaks: int = 1000,
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
+) -> ConfidenceSequence:
+    """A confidence sequence over completed clusters: an interval after every cluster that
+    holds the truth at every look at once, so a run may be watched and stopped as soon as
+    it decides.
+
+    The cluster is the unit of the sequence: a cluster enters when it is complete, and its
+    rows enter together. Each completed cluster's sum is a bet against every candidate mean
+    (Waudby-Smith & Ramdas 2024, hedged capital with predictable plug-in bets); the
+    candidates whose wealth stays below ``1/(1 - confidence)`` form the interval, valid over
+    all looks by Ville's inequality (Howard, Ramdas, McAuliffe & Sekhon 2021). Clusters are
+    taken as independent draws from a population of clusters; rows within a cluster may be
+    dependent in any way.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, polars or pyarrow table, dask DataFrame or xarray.Dataset
+        One row per item (a (case, rerun) Dataset: one cell per run).
+    outcome : column label
+        The outcome: 0/1, or a score within ``bounds``.
+    by : column label or list of labels, optional
+        The cluster of each row (a Dataset defaults to its cases).
+    order : column label, optional
+        When each row arrived (a time, or a completion index); a cluster arrives with its
+        last row. Without it, the clusters arrive in a random order drawn from ``rng``, which
+        suits a finished run looked at as if it had streamed in.
+    estimand : {"pooled", "cluster_mean"}
+        The mean of all rows (each cluster weighted by its size) or the mean of the cluster
+        means.
+    confidence : float
+        The chance that every interval of the sequence holds the truth.
+    bounds : (float, float), optional
+        The range every cluster's mean is known to lie in, before the data (default: (0, 1)
+        for a 0/1 outcome; required for a score). The sequence is valid only within it.
+    max_cluster_size : float, optional
+        For ``"pooled"``: a bound on the cluster sizes fixed in advance (default: the
+        largest size in the data, which a note states).
+    cluster_size : int, optional
+        The rows of a complete cluster: clusters with fewer are not complete yet and are
+        left out (counted in ``n_held_back``), as a run still in progress has them.
+    missing : {"drop", "fail", "pass", "raise"}
+        Rows with a missing outcome, as in ``cluster_ci``.
+    rng : int, numpy.random.Generator or None
+        Seed of the random order (None: a fixed default seed).
+    breaks : int
+        The candidate means are a grid of ``breaks + 1`` points over ``bounds``; each bound
+        is rounded outwards to it.
+    case, rerun : dim names
+        For a Dataset: its case and rerun dims.
+
+    Returns
+    -------
+    ConfidenceSequence
+
+    Raises
+    ------
+    InvalidOptionError
+        An invalid option, or a score without ``bounds``.
+    InvalidDataError
+        A cluster mean outside ``bounds``, a cluster larger than ``cluster_size`` or
+        ``max_cluster_size``, or an ``order`` value missing.
+
+    References
+    ----------
+    Howard, S. R., Ramdas, A., McAuliffe, J., & Sekhon, J. (2021). Time-uniform,
+    nonparametric, nonasymptotic confidence sequences. *Annals of Statistics*, 49(2).
+
+    Waudby-Smith, I., & Ramdas, A. (2024). Estimating means of bounded random variables by
+    betting. *Journal of the Royal Statistical Society, Series B*, 86(1), 1-27.
+
+    Examples
+    --------
+    >>> import clusterstats
+    >>> bbh = clusterstats.datasets.load("bbh")
+    >>> cot = bbh[bbh["condition"] == "cot"]
+    >>> seq = clusterstats.confidence_sequence(cot, "correct", by="task", rng=0)
+    >>> now = seq.current
+    >>> now.n_clusters, bool(now.low < now.estimate < now.high)
+    (27, True)
+    """
+    options = opt.sequence_options(
+        estimand=estimand,
+        confidence=confidence,
+        bounds=bounds,
+        max_cluster_size=max_cluster_size,
+        cluster_size=cluster_size,
+        missing=missing,
+        rng=rng,
+        breaks=breaks,
+    )
+    arrivals = None
+    if order is not None:
+        arrivals = adapters.cluster_arrivals(data, outcome, by, order=order, case=case)
+    design = adapters.mean_design(data, outcome, by, case=case, rerun=rerun)
+    return build_confidence_sequence(design, options, arrivals=arrivals, order=order)

@@ -1,0 +1,145 @@
+"""``confidence_sequence`` (``clusterstats.stats.sequential``).
+
+Sources of expected numbers: the core sequence on the per-cluster sums in the arrival
+order (itself checked against confseq in tests/core/test_core_sequential.py), and
+identities derived in the tests.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+import clusterstats as cs
+from clusterstats.core.sequential import betting_sequence
+
+matplotlib.use("Agg")
+
+
+@pytest.fixture
+def cot(bbh):
+    return bbh[bbh.condition == "cot"]
+
+
+def test_the_sequence_is_the_cores_on_the_clusters_in_their_order_of_arrival(cot):
+    arrival = cot.groupby("task")["item_index"].max()
+    seq = cs.confidence_sequence(cot, "correct", by="task", order="item_index")
+    expected_order = sorted(arrival.index, key=lambda task: (arrival[task], task))
+    assert list(seq.clusters) == expected_order
+    grouped = cot.groupby("task")["correct"].agg(["sum", "size"]).loc[expected_order]
+    core = betting_sequence(grouped["sum"], grouped["size"], estimand="pooled")
+    frame = seq.to_frame()
+    assert list(frame.columns) == list(cs.ConfidenceSequence.COLUMNS)
+    np.testing.assert_array_equal(frame["low"], core.low)
+    np.testing.assert_array_equal(frame["high"], core.high)
+    np.testing.assert_allclose(frame["estimate"], core.estimate, rtol=1e-14)
+    assert frame["n_rows"].iloc[-1] == len(cot)
+    assert seq.current == tuple(frame.iloc[-1][["n_clusters", "n_rows", "estimate", "low", "high"]])
+    # the whole run's estimate is the pooled mean, and the sequence holds it
+    assert seq.current.estimate == pytest.approx(cot["correct"].mean(), rel=1e-14)
+    assert seq.current.low < seq.current.estimate < seq.current.high
+
+
+def test_without_an_order_the_clusters_arrive_in_a_seeded_random_order(cot):
+    one = cs.confidence_sequence(cot, "correct", by="task", rng=3)
+    again = cs.confidence_sequence(cot, "correct", by="task", rng=3)
+    other = cs.confidence_sequence(cot, "correct", by="task", rng=4)
+    assert one.clusters == again.clusters
+    assert one.low == again.low
+    assert one.clusters != other.clusters
+    assert sorted(one.clusters) == sorted(cot["task"].unique())
+    assert "random (rng=3)" in repr(one)
+    assert any("seeded random order" in note for note in one.notes)
+
+
+def test_the_sequence_is_wider_than_the_fixed_interval_looked_at_once(cot):
+    """The price of looking at every cluster: at the end, the sequence is wider than
+    cluster_ci's interval, which is valid for one look only."""
+    seq = cs.confidence_sequence(cot, "correct", by="task", order="item_index")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.ClusterStatsWarning)
+        fixed = cs.cluster_ci(cot, "correct", by="task")
+    assert seq.current.high - seq.current.low > fixed.high - fixed.low
+
+
+def test_cluster_mean_estimand_and_a_score_with_bounds():
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(1, 6, 80)
+    frame = pd.DataFrame(
+        {
+            "doc": np.repeat(np.arange(80), sizes),
+            "score": rng.uniform(2.0, 5.0, sizes.sum()),
+        }
+    )
+    seq = cs.confidence_sequence(
+        frame, "score", by="doc", estimand="cluster_mean", bounds=(2, 5), rng=1
+    )
+    means = frame.groupby("doc")["score"].mean()
+    assert seq.current.estimate == pytest.approx(means.mean(), rel=1e-13)
+    assert 2.0 <= seq.current.low < seq.current.high <= 5.0
+    assert seq.max_cluster_size is None
+    with pytest.raises(cs.InvalidOptionError, match=r"bounds=\(low, high\)"):
+        cs.confidence_sequence(frame, "score", by="doc")
+    with pytest.raises(cs.InvalidDataError, match="outside bounds"):
+        cs.confidence_sequence(frame, "score", by="doc", bounds=(2, 4))
+
+
+def test_partial_clusters_never_enter(cot):
+    """A run in progress: clusters with fewer rows than a complete one are held back."""
+    sizes = cot.groupby("task").size()
+    full = int(sizes.max())
+    complete = sizes[sizes == full].index
+    seq = cs.confidence_sequence(cot, "correct", by="task", cluster_size=full, rng=0)
+    assert sorted(seq.clusters) == sorted(complete)
+    assert seq.n_held_back == len(sizes) - len(complete)
+    assert any("not complete yet" in note for note in seq.notes)
+    with pytest.raises(cs.InvalidDataError, match="more than cluster_size"):
+        cs.confidence_sequence(cot, "correct", by="task", cluster_size=full - 1)
+
+
+def test_bad_options_and_columns_get_clear_errors(cot):
+    with pytest.raises(cs.InvalidOptionError, match="estimand"):
+        cs.confidence_sequence(cot, "correct", by="task", estimand="median")
+    with pytest.raises(cs.InvalidOptionError, match="order='task' must hold numbers or times"):
+        cs.confidence_sequence(cot, "correct", by="task", order="task")
+    with pytest.raises(cs.ColumnNotFoundError):
+        cs.confidence_sequence(cot, "correct", by="task", order="finished_at")
+    gaps = cot.assign(when=cot["item_index"].astype(float).where(cot["item_index"] > 3))
+    with pytest.raises(cs.InvalidDataError, match=r"order='when' has \d+ missing values"):
+        cs.confidence_sequence(gaps, "correct", by="task", order="when")
+    with pytest.raises(cs.InvalidDataError, match=r"more than max_cluster_size=10\b"):
+        cs.confidence_sequence(cot, "correct", by="task", max_cluster_size=10)
+    with pytest.raises(cs.InvalidOptionError, match="bounds"):
+        cs.confidence_sequence(cot, "correct", by="task", bounds=(1, 0))
+    with pytest.raises(cs.InvalidOptionError, match="both the outcome and order="):
+        cs.confidence_sequence(cot, "correct", by="task", order="correct")
+
+
+def test_times_order_the_clusters(cot):
+    start = pd.Timestamp("2026-12-01")
+    timed = cot.assign(done=start + pd.to_timedelta(cot["item_index"], unit="min"))
+    by_time = cs.confidence_sequence(timed, "correct", by="task", order="done")
+    by_index = cs.confidence_sequence(cot, "correct", by="task", order="item_index")
+    assert by_time.clusters == by_index.clusters
+    assert by_time.low == by_index.low
+
+
+def test_text_html_frame_metrics_and_plot(cot):
+    seq = cot.eval.confidence_sequence("correct", by="task", order="item_index")
+    text = repr(seq)
+    assert text.startswith("ConfidenceSequence(correct by task; estimand=pooled, 95%")
+    assert "after 27 completed clusters (6,511 rows)" in text
+    assert "looks (10 of 27 shown)" in text
+    assert "after 27 completed clusters" in seq._repr_html_()
+    metrics = seq.to_metrics("run/")
+    assert metrics["run/low"] == seq.current.low
+    assert metrics["run/n_clusters"] == 27
+    ax = seq.plot(threshold=0.5)
+    assert ax.get_xlabel() == "completed clusters"
+    decided = [t.get_text() for t in ax.texts if t.get_text().startswith("decided after")]
+    first = next(n for n, lo in zip(seq.n_clusters, seq.low, strict=True) if lo > 0.5)
+    assert decided == [f"decided after {first:,} clusters"]

@@ -140,6 +140,8 @@ class PairedItems:
     members: tuple[NDArray[np.intp], ...] | None = None
     weights: NDArray[np.float64] | None = None  # each item's weight (``weights=``)
     n_zero_weight_items: int = 0  # items of weight zero, left out of a weighted difference
+    # The label of each cluster code (None with strata, which renumber the clusters).
+    cluster_labels: tuple[Any, ...] | None = None
 
 
 @dataclass(frozen=True)

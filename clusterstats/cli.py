@@ -1066,7 +1066,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--sequential",
         action="store_true",
         help="watch a growing run: read each gate from a confidence sequence over completed "
-        "clusters, valid however often the gate runs (with --at-least; exit 2 = continue)",
+        "clusters, valid however often the gate runs (exit 2 = continue)",
     )
     gate.add_argument(
         "--order",

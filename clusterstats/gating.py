@@ -47,7 +47,7 @@ from clusterstats.errors import ClusterStatsError, InvalidOptionError
 from clusterstats.stats.mean import build_cluster_ci, interval_design
 from clusterstats.stats.paired import build_paired_delta, matched_design
 from clusterstats.stats.planning import build_pilot_plan
-from clusterstats.stats.sequential import clusters_to_decide, sequence_of
+from clusterstats.stats.sequential import clusters_to_decide, paired_sequence_of, sequence_of
 
 __all__ = ["EXIT_CODES", "Gate", "GateReport", "gate"]
 
@@ -358,14 +358,14 @@ def gate(
     ICC to estimate), the run's own standard error is scaled instead, ``se sqrt(K / K')``
     with ``t_{K'-1}`` quantiles, with a note.
 
-    With ``sequential=True`` (``at_least`` only, for now) the gate watches a run as it grows:
-    its interval is the current one of ``confidence_sequence`` over the completed clusters
-    in their order of arrival, valid however often the gate is run, so a run may be stopped
-    as soon as it passes or fails, and continued while it is inconclusive ("continue", exit
-    code 2). Several gates share the family's error by Bonferroni's inequality (each
-    sequence at ``1 − (1 − confidence) / k``), which holds over every look. ``budget`` (the
-    clusters the run plans) adds the share of it used, and an inconclusive gate's
-    ``clusters_needed`` is then the sequence's own projection.
+    With ``sequential=True`` the gate watches a run as it grows: its interval is the current
+    one of ``confidence_sequence`` over the completed clusters (of the paired difference,
+    against a baseline) in their order of arrival, valid however often the gate is run. So
+    a run may be stopped as soon as it passes or fails, and continued while it is
+    inconclusive ("continue", exit code 2). Several gates share the family's error by
+    Bonferroni's inequality (each sequence at ``1 − (1 − confidence) / k``), which holds over
+    every look. ``budget`` (the clusters the run plans) adds the share of it used, and an
+    inconclusive gate's ``clusters_needed`` is then the sequence's own projection.
 
     Parameters
     ----------
@@ -481,7 +481,6 @@ def gate(
     boundary = -float(bound) + 0.0 if baseline is not None else float(bound)  # no -0.0
     if opt.check_flag("sequential", sequential):
         unsupported = {
-            "baseline": baseline is not None,
             "strata": strata is not None,
             "weights": weights is not None,
             "crossed": bool(crossed),
@@ -492,13 +491,16 @@ def gate(
         refused = [name for name, given in unsupported.items() if given]
         if refused:
             raise InvalidOptionError(
-                "sequential=True reads a pass rate's confidence sequence (at_least=) and does "
+                "sequential=True reads a confidence sequence over completed clusters and does "
                 f"not take {', '.join(refused)} yet"
             )
         return _sequential_gate(
             data,
             outcome,
             by,
+            baseline=baseline,
+            on=on,
+            rerun=rerun,
             boundary=boundary,
             over=over,
             order=order,
@@ -637,6 +639,9 @@ def _sequential_gate(
     outcome: Hashable,
     by: Any,
     *,
+    baseline: Any,
+    on: Any,
+    rerun: Hashable | None,
     boundary: float,
     over: Any,
     order: Hashable | None,
@@ -653,7 +658,22 @@ def _sequential_gate(
     planned = None
     if budget is not None:
         planned = opt.check_plan_number("budget", budget, at_least=1)
-    design = adapters.mean_design(data, outcome, by, over=over, case=case)
+    is_dataset = hasattr(data, "dims") and not hasattr(data, "columns")
+    design: MeanDesign | PairedDesign
+    if baseline is None:
+        design = adapters.mean_design(data, outcome, by, over=over, case=case)
+    else:
+        design = adapters.paired_design(
+            data,
+            baseline,
+            outcome,
+            by,
+            on=on,
+            rerun=rerun,
+            missing=missing,
+            case=case,
+            over=over,
+        )
     k = len(design.groups)
     options = opt.sequence_options(
         estimand=estimand,
@@ -662,11 +682,17 @@ def _sequential_gate(
         missing=missing,
         rng=rng,
     )
-    arrivals = adapters.cluster_arrivals(data, outcome, by, order=order, case=case)
-    labels = _gate_labels(design, dataset=hasattr(data, "dims") and not hasattr(data, "columns"))
+    labels = _gate_labels(design, dataset=is_dataset)
+    if baseline is None:
+        arrivals = adapters.cluster_arrivals(data, outcome, by, order=order, case=case)
+    else:
+        found = adapters.paired_arrivals(data, baseline, outcome, by, order=order, case=case)
     gates = []
     for group, label in zip(design.groups, labels, strict=True):
-        seq = sequence_of(group, design, options, arrivals=arrivals, order=order)
+        if baseline is None:
+            seq = sequence_of(group, design, options, arrivals=arrivals, order=order)
+        else:
+            seq = paired_sequence_of(group[1], design, options, arrivals=found, order=order)
         now = seq.current
         verdict = _decide(now.low, now.high, boundary)
         # the gate takes no max_cluster_size=: say what bound was used without the option
@@ -691,7 +717,7 @@ def _sequential_gate(
         gates.append(
             Gate(
                 group=label,
-                kind="at_least",
+                kind="at_least" if baseline is None else "not_worse",
                 outcome=design.outcome,
                 by=design.by,
                 verdict=verdict,

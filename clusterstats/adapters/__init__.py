@@ -40,6 +40,7 @@ __all__ = [
     "comparison_design",
     "mean_design",
     "missing_reasons",
+    "paired_arrivals",
     "paired_design",
     "rows_design",
 ]
@@ -514,6 +515,55 @@ def cluster_arrivals(
     columns = Columns.of(outcome=outcome, by=by, order=order)
     data = arrow.to_pandas(data, columns.names())
     return _ARRIVALS[backend(data)](data, columns, case=case)
+
+
+def _paired_arrivals_of_frame(data: Any, other: Any, columns: Columns, **_: Any) -> Any:
+    _require_by(columns, "DataFrame")
+    sides = [data] if _is_label(other) else [data, other]
+    return frame.label_arrivals(sides, list(columns.by), columns.given("order"))
+
+
+def _paired_arrivals_of_dask(data: Any, other: Any, columns: Columns, **_: Any) -> Any:
+    names = columns.names()
+    sides = [dask_adapter.compute_columns(data, names)]
+    if not _is_label(other):
+        sides.append(dask_adapter.compute_columns(other, names))
+    return frame.label_arrivals(sides, list(columns.by), columns.given("order"))
+
+
+def _paired_arrivals_of_dataset(
+    data: Any, other: Any, columns: Columns, *, case: Hashable, **_: Any
+) -> Any:
+    return dataset.label_arrivals(
+        [data, other], columns.given("by"), columns.given("order"), case=case
+    )
+
+
+_PAIRED_ARRIVALS: dict[str, Callable[..., Any]] = {
+    "pandas": _paired_arrivals_of_frame,
+    "arrays": _no_arrays("order= names a column: give the rows as a DataFrame, not arrays"),
+    "dask": _paired_arrivals_of_dask,
+    "xarray": _paired_arrivals_of_dataset,
+}
+
+
+def paired_arrivals(
+    data: Any,
+    other: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    order: Hashable | None,
+    case: Hashable = "case",
+) -> dict[Any, float]:
+    """When each cluster of a paired comparison was complete: the largest value of the
+    ``order`` column among its rows on either side, by cluster label (without one, its last
+    row's position in ``data``, the run that grows)."""
+    columns = Columns.of(outcome=outcome, by=by, order=order)
+    data = arrow.to_pandas(data, columns.names())
+    if not _is_label(other):
+        other = arrow.to_pandas(other, columns.names())
+    return _PAIRED_ARRIVALS[backend(data)](data, other, columns, case=case)
 
 
 # --- the missing rows by reason (missing_report)

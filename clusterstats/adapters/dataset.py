@@ -543,6 +543,7 @@ def paired_design(
             strata=strata_codes,
             strata_labels=strata_labels,
             members=members,
+            cluster_labels=None if stratum_of_case is not None else tuple(used),
         )
 
     groups = tuple(
@@ -812,6 +813,39 @@ def cluster_arrivals(
         arrivals = np.full(int(per_case.max()) + 1 if per_case.size else 0, -np.inf)
         np.maximum.at(arrivals, per_case, positions)
         return arrivals
+    # the latest cell of each case, then the latest case of each cluster
+    values = _case_arrivals(data, order, case)
+    codes, _ = case_codes(data, data[order], case, by)
+    per_case = np.arange(values.shape[0]) if codes is None else codes
+    arrivals = np.full(int(per_case.max()) + 1 if per_case.size else 0, -np.inf)
+    np.maximum.at(arrivals, per_case, values)
+    return arrivals
+
+
+def label_arrivals(
+    datasets: Sequence[xr.Dataset], by: Any, order: Hashable | None, *, case: Hashable
+) -> dict[Any, float]:
+    """When each cluster was complete across several Datasets (the two sides of a paired
+    comparison): the largest ``order`` among its cells in any of them, by cluster label;
+    without ``order``, the position of its last case in the first Dataset."""
+    latest: dict[Any, float] = {}
+    if order is None:
+        first = datasets[0]
+        labels = _cluster_labels(first, case, by, _case_index(first, case))
+        for position, label in enumerate(labels):
+            latest[label] = float(position)
+        return latest
+    for data in datasets:
+        values = _case_arrivals(data, order, case)
+        labels = _cluster_labels(data, case, by, _case_index(data, case))
+        for label, value in zip(labels, values, strict=True):
+            latest[label] = max(latest.get(label, -np.inf), float(value))
+    return latest
+
+
+def _case_arrivals(data: xr.Dataset, order: Hashable, case: Hashable) -> np.ndarray:
+    """When each case arrived: the largest ``order`` among its cells (``order`` a variable
+    along the case dim, or along the outcome's dims, such as a time per run)."""
     if order not in data.variables:
         raise ColumnNotFoundError(order, list(data.coords) + list(data.data_vars))
     variable = data[order]
@@ -820,12 +854,13 @@ def cluster_arrivals(
             f"order={order!r} must run along the case dim {case!r}; it has dims "
             f"{tuple(variable.dims)}"
         )
-    # the latest cell of each case, then the latest case of each cluster
     others = [d for d in variable.dims if d != case]
     latest = variable.max(dim=others) if others else variable
-    values = arrival_values(np.asarray(latest.transpose(case).values), order)
-    codes, _ = case_codes(data, data[order], case, by)
-    per_case = np.arange(values.shape[0]) if codes is None else codes
-    arrivals = np.full(int(per_case.max()) + 1 if per_case.size else 0, -np.inf)
-    np.maximum.at(arrivals, per_case, values)
-    return arrivals
+    return arrival_values(np.asarray(latest.transpose(case).values), order)
+
+
+def _case_index(data: xr.Dataset, case: Hashable) -> pd.Index:
+    """The labels of the case dim (its positions when it has no coordinate)."""
+    if case in data.coords:
+        return pd.Index(np.asarray(data[case].values))
+    return pd.RangeIndex(data.sizes[case])

@@ -846,3 +846,23 @@ def cluster_arrivals(
     arrivals = np.full(int(codes.max()) + 1 if codes.size else 0, -np.inf)
     np.maximum.at(arrivals, codes, values)
     return arrivals
+
+
+def label_arrivals(
+    frames: Sequence[pd.DataFrame], by: Sequence[Hashable], order: Hashable | None
+) -> dict[Any, float]:
+    """When each cluster was complete across several frames (the two sides of a paired
+    comparison): the largest ``order`` among its rows in any of them, by cluster label (a
+    tuple for several ``by`` columns). Without ``order``, the position of its last row in
+    the first frame (the run that grows; the other is a finished baseline)."""
+    parts = []
+    for part in frames if order is not None else frames[:1]:
+        require_columns(part, [*by] if order is None else [*by, order])
+        if order is None:
+            values = np.arange(len(part), dtype=float)
+        else:
+            values = arrival_values(part[order], order)
+        parts.append(part[list(by)].assign(_arrival=values))
+    rows = pd.concat(parts, ignore_index=True)
+    latest = rows.groupby(list(by), sort=False, dropna=False)["_arrival"].max()
+    return dict(zip(latest.index.tolist(), latest.to_numpy(), strict=True))

@@ -190,7 +190,7 @@ def align(
         [a[key_columns].reset_index(drop=True), b[key_columns].reset_index(drop=True)],
         ignore_index=True,
     )
-    clusters = cluster_codes(both_frames, by_labels)
+    clusters, cluster_names = cluster_codes(both_frames, by_labels, with_names=True)
     stratum_of_cluster, stratum_labels = None, ()
     if strata is not None:
         clusters, stratum_of_cluster, stratum_labels = stratify(
@@ -298,6 +298,7 @@ def align(
         n_dropped_b=int(only_b.sum()),
         n_missing_items=n_missing_items,
         n_zero_weight_items=n_zero_weight,
+        cluster_labels=None if strata is not None else tuple(cluster_names(used_clusters)),
         max_runs=int(max(runs_a[usable].max(), runs_b[usable].max())),
         cluster_items=cluster_items,
         lost_cluster_items=lost_items,

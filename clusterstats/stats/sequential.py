@@ -10,7 +10,7 @@ run can be watched as it grows and stopped as soon as it decides. The numbers li
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -20,7 +20,7 @@ import pandas as pd
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import adapters
-from clusterstats._design import MeanDesign, MeanGroup
+from clusterstats._design import MeanDesign, MeanGroup, PairedDesign, PairedItems
 from clusterstats._plotting import sequence_bounds
 from clusterstats._result import Lines, Table, TableResult, label_of
 from clusterstats.core.sequential import betting_sequence
@@ -31,8 +31,10 @@ __all__ = [
     "ConfidenceSequence",
     "SequenceLook",
     "build_confidence_sequence",
+    "build_paired_sequence",
     "clusters_to_decide",
     "confidence_sequence",
+    "paired_sequence_of",
     "sequence_of",
 ]
 
@@ -92,6 +94,8 @@ class ConfidenceSequence(TableResult):
         The cluster column(s).
     notes : tuple of str
         Everything a reader should know.
+    compared : (str, str) or None
+        For a paired difference (``other=``): the two sides, ``A - B``.
     """
 
     clusters: tuple[Any, ...]
@@ -110,6 +114,7 @@ class ConfidenceSequence(TableResult):
     outcome: str | None = None
     by: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    compared: tuple[str, str] | None = None
 
     COLUMNS: ClassVar[tuple[str, ...]] = (
         "n_clusters",
@@ -186,8 +191,11 @@ class ConfidenceSequence(TableResult):
         )
 
     def _heading(self) -> str:
+        what = label_of(self.outcome, self.by)
+        if self.compared is not None:
+            what += f", {self.compared[0]} - {self.compared[1]}"
         return (
-            f"ConfidenceSequence({label_of(self.outcome, self.by)}; estimand={self.estimand}, "
+            f"ConfidenceSequence({what}; estimand={self.estimand}, "
             f"{self.confidence:.0%}, valid at every look)"
         )
 
@@ -272,6 +280,20 @@ def build_confidence_sequence(
     return sequence_of(design.groups[0], design, options, arrivals=arrivals, order=order)
 
 
+@policy.warns_once
+def build_paired_sequence(
+    design: PairedDesign,
+    options: opt.SequenceOptions,
+    *,
+    arrivals: dict[Any, float] | None = None,
+    order: Hashable | None = None,
+    labels: tuple[str, str] = ("A", "B"),
+) -> ConfidenceSequence:
+    """``confidence_sequence(..., other=...)`` on a paired design."""
+    _, items = design.groups[0]
+    return paired_sequence_of(items, design, options, arrivals=arrivals, order=order, labels=labels)
+
+
 def sequence_of(
     group: MeanGroup,
     design: MeanDesign,
@@ -284,57 +306,133 @@ def sequence_of(
     applied = policy.apply_missing(group, design, options.missing)
     sums = applied.sums
     ids = group.cluster_ids[applied.kept]
-    sizes = sums.counts
-    totals = sums.totals + sums.shift * sizes
-    present = group.table.rows[applied.kept]
     notes: list[str] = []
     if applied.n_missing:
         notes.append(
             policy.missing_note(applied.n_missing, applied.n_missing_clusters, options.missing)
         )
+    return _sequence(
+        totals=sums.totals + sums.shift * sums.counts,
+        sizes=sums.counts,
+        present=group.table.rows[applied.kept],
+        labels=lambda picked: design.cluster_names(ids[picked]),
+        arrivals=None if arrivals is None else arrivals[ids],
+        default_bounds=(0.0, 1.0) if group.is_binary else None,
+        what=f"outcome {design.outcome!r} is not 0/1",
+        options=options,
+        order=order,
+        outcome=design.outcome,
+        by=design.by,
+        notes=notes,
+    )
+
+
+def paired_sequence_of(
+    items: PairedItems,
+    design: PairedDesign,
+    options: opt.SequenceOptions,
+    *,
+    arrivals: dict[Any, float] | None = None,
+    order: Hashable | None = None,
+    labels: tuple[str, str] = ("A", "B"),
+) -> ConfidenceSequence:
+    """The sequence of a paired difference ``A - B``: each cluster's sum of the per-item
+    differences (runs of an item averaged first), on the items both sides have."""
+    codes = items.codes
+    n = int(codes.max()) + 1
+    sizes = np.bincount(codes, minlength=n).astype(float)
+    totals = np.bincount(codes, weights=items.a - items.b, minlength=n)
+    names = items.cluster_labels if items.cluster_labels is not None else tuple(range(n))
+    arrival = None
+    if arrivals is not None:
+        arrival = np.array([arrivals[label] for label in names], dtype=float)
+    notes = []
+    if items.n_dropped_a or items.n_dropped_b:
+        notes.append(
+            f"how='inner': {items.n_dropped_a} items only in {labels[0]} and "
+            f"{items.n_dropped_b} only in {labels[1]} were left out"
+        )
+    if items.n_missing_items:
+        notes.append(
+            f"{fmt.count(items.n_missing_items, 'item')} with a missing outcome on a side "
+            "left the comparison on both sides"
+        )
+    return _sequence(
+        totals=totals,
+        sizes=sizes,
+        present=sizes,
+        labels=lambda picked: [names[i] for i in np.asarray(picked)],
+        arrivals=arrival,
+        default_bounds=(-1.0, 1.0) if items.single_run_binary else None,
+        what="the two sides are not 0/1 with one run per item (a difference of 0/1 runs "
+        "averaged lies in [-1, 1])",
+        options=options,
+        order=order,
+        outcome=design.outcome,
+        by=design.by,
+        notes=notes,
+        compared=labels,
+    )
+
+
+def _sequence(
+    *,
+    totals: np.ndarray,
+    sizes: np.ndarray,
+    present: np.ndarray,
+    labels: Any,
+    arrivals: np.ndarray | None,
+    default_bounds: tuple[float, float] | None,
+    what: str,
+    options: opt.SequenceOptions,
+    order: Hashable | None,
+    outcome: str | None,
+    by: tuple[str, ...],
+    notes: list[str],
+    compared: tuple[str, str] | None = None,
+) -> ConfidenceSequence:
+    """The sequence on per-cluster sums (``labels``: positions to cluster labels)."""
+    kept = np.arange(sizes.shape[0])
     held_back = 0
     if options.cluster_size is not None:
         over = present > options.cluster_size
         if over.any():
-            which = design.cluster_names(ids[over][:3])
             raise InvalidDataError(
                 f"{int(over.sum())} clusters have more than cluster_size={options.cluster_size} "
-                f"rows (e.g. {which}): a complete cluster has exactly that many"
+                f"rows (e.g. {labels(kept[over][:3])}): a complete cluster has exactly that many"
             )
         complete = present == options.cluster_size
         held_back = int((~complete).sum())
-        ids, sizes, totals = ids[complete], sizes[complete], totals[complete]
+        kept = kept[complete]
         if held_back:
             notes.append(
                 f"{fmt.count(held_back, 'cluster')} with fewer than {options.cluster_size} rows "
                 f"{'is' if held_back == 1 else 'are'} not complete yet and left out: a partial "
                 "cluster never enters the sequence"
             )
-    if ids.size == 0:
+    if kept.size == 0:
         raise InvalidDataError("no cluster is complete yet: the sequence has nothing to start from")
-    bounds = options.bounds
+    totals, sizes = totals[kept], sizes[kept]
+    bounds = options.bounds if options.bounds is not None else default_bounds
     if bounds is None:
-        if not group.is_binary:
-            raise InvalidOptionError(
-                f"outcome {design.outcome!r} is not 0/1: give bounds=(low, high), the range "
-                "every cluster's mean is known to lie in before the data are seen (the bets "
-                "rely on it)"
-            )
-        bounds = (0.0, 1.0)
+        raise InvalidOptionError(
+            f"{what}: give bounds=(low, high), the range every cluster's mean is known to lie "
+            "in before the data are seen (the bets rely on it)"
+        )
     means = totals / sizes
     outside = (means < bounds[0]) | (means > bounds[1])
     if outside.any():
-        which = design.cluster_names(ids[outside][:3])
         raise InvalidDataError(
-            f"{int(outside.sum())} clusters have a mean outside bounds={bounds} (e.g. {which}): "
-            "the sequence is valid only for outcomes within the bounds given"
+            f"{int(outside.sum())} clusters have a mean outside bounds={bounds} (e.g. "
+            f"{labels(kept[outside][:3])}): the sequence is valid only for outcomes within the "
+            "bounds given"
         )
     largest = options.max_cluster_size
     if largest is not None and sizes.max() > largest:
         raise InvalidDataError(
             f"a cluster has {int(sizes.max())} rows, more than max_cluster_size={largest:g}"
         )
-    position = _arrival_order(ids.size, None if arrivals is None else arrivals[ids], options)
+    position = _arrival_order(kept.size, None if arrivals is None else arrivals[kept], options)
     if arrivals is None:
         seed = options.rng.value
         how = f"random (rng={seed!r})" if seed is not None else "random (the default seed)"
@@ -361,7 +459,7 @@ def sequence_of(
         breaks=options.breaks,
     )
     return ConfidenceSequence(
-        clusters=tuple(design.cluster_names(ids[position])),
+        clusters=tuple(labels(kept[position])),
         n_clusters=tuple(int(v) for v in trajectory.n_clusters),
         n_rows=tuple(round(float(v)) for v in trajectory.n_rows),
         estimate=tuple(float(v) for v in trajectory.estimate),
@@ -373,9 +471,10 @@ def sequence_of(
         max_cluster_size=largest if options.estimand == "pooled" else None,
         order=how,
         n_held_back=held_back,
-        outcome=design.outcome,
-        by=design.by,
+        outcome=outcome,
+        by=by,
         notes=tuple(notes),
+        compared=compared,
     )
 
 
@@ -385,6 +484,10 @@ def confidence_sequence(
     by: opt.By | None = None,
     *,
     order: Hashable | None = None,
+    other: Any = None,
+    on: Hashable | Sequence[Hashable] | None = None,
+    how: opt.How = "strict",
+    labels: tuple[str, str] | None = None,
     estimand: opt.Estimand = "pooled",
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = None,
@@ -394,7 +497,7 @@ def confidence_sequence(
     rng: int | np.random.Generator | None = None,
     breaks: int = 1000,
     case: Hashable = "case",
-    rerun: Hashable = "rerun",
+    rerun: Hashable | None = None,
 ) -> ConfidenceSequence:
     """A confidence sequence over completed clusters: an interval after every cluster that
     holds the truth at every look at once, so a run may be watched and stopped as soon as
@@ -418,8 +521,21 @@ def confidence_sequence(
         The cluster of each row (a Dataset defaults to its cases).
     order : column label, optional
         When each row arrived (a time, or a completion index); a cluster arrives with its
-        last row. Without it, the clusters arrive in a random order drawn from ``rng``, which
-        suits a finished run looked at as if it had streamed in.
+        last row (on either side, with ``other``). Without it, the clusters arrive in a
+        random order drawn from ``rng``, which suits a finished run looked at as if it had
+        streamed in.
+    other : DataFrame, Dataset or column label, optional
+        A second set of results on the same items: the sequence is then that of the paired
+        difference ``data - other``, as in ``paired_delta`` (items matched by ``on``, never by
+        position; the runs of an item averaged first; a 0/1 outcome with one run per item is
+        bounded by (-1, 1)). A column label of ``data`` gives, as in ``paired_delta``,
+        ``data[other] - data[outcome]``.
+    on : column label(s), optional
+        With ``other``: the item key of the frames (default: their index).
+    how : {"strict", "inner"}
+        With ``other``: items one side lacks raise ``AlignmentError`` or are left out.
+    labels : (str, str), optional
+        With ``other``: the names of the two sides in the output.
     estimand : {"pooled", "cluster_mean"}
         The mean of all rows (each cluster weighted by its size) or the mean of the cluster
         means.
@@ -441,8 +557,12 @@ def confidence_sequence(
     breaks : int
         The candidate means are a grid of ``breaks + 1`` points over ``bounds``; each bound
         is rounded outwards to it.
-    case, rerun : dim names
-        For a Dataset: its case and rerun dims.
+    case : dim name
+        For a Dataset: its case dim.
+    rerun : column label or dim name, optional
+        For a Dataset: its rerun dim (default ``"rerun"``). With ``other`` on frames, as in
+        ``paired_delta``: the run id of frames whose items have several rows, averaged per
+        item.
 
     Returns
     -------
@@ -485,7 +605,31 @@ def confidence_sequence(
         breaks=breaks,
     )
     arrivals = None
-    if order is not None:
+    if order is not None and other is None:
         arrivals = adapters.cluster_arrivals(data, outcome, by, order=order, case=case)
-    design = adapters.mean_design(data, outcome, by, case=case, rerun=rerun)
+    if other is not None:
+        opt.check_choice("how", how, opt.ALIGNMENTS)
+        paired = adapters.paired_design(
+            data,
+            other,
+            outcome,
+            by,
+            on=on,
+            rerun=rerun,
+            how=how,
+            missing=options.missing,
+            case=case,
+            labels=labels,
+        )
+        found = None
+        if order is not None:
+            found = adapters.paired_arrivals(data, other, outcome, by, order=order, case=case)
+        return build_paired_sequence(
+            paired, options, arrivals=found, order=order, labels=labels or paired.default_labels
+        )
+    if on is not None or labels is not None or how != "strict":
+        raise InvalidOptionError("on=, how= and labels= go with other= (a paired difference)")
+    design = adapters.mean_design(
+        data, outcome, by, case=case, rerun="rerun" if rerun is None else rerun
+    )
     return build_confidence_sequence(design, options, arrivals=arrivals, order=order)

@@ -505,3 +505,34 @@ def test_confidence_sequence(layouts, backend, case):
         got, got_warnings = _on(backend, frame_call, dataset_call, layouts)
     assert_same(expected, got)
     assert got_warnings == expected_warnings
+
+
+PAIRED_SEQUENCE_CASES = {
+    "random order": {"rng": 5, "bounds": (-1, 1)},
+    "ordered by x": {"order": "x", "bounds": (-1, 1)},
+    "cluster_mean": {"order": "x", "estimand": "cluster_mean", "bounds": (-1, 1)},
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", list(PAIRED_SEQUENCE_CASES))
+def test_paired_confidence_sequence(layouts, backend, case):
+    """The runs of an item are averaged first on every backend, so the difference of two
+    0/1 outcomes lies in [-1, 1], given as the bounds."""
+    options = PAIRED_SEQUENCE_CASES[case]
+
+    def frame_call(d):
+        alpha, beta = d[d.model == "alpha"], d[d.model == "beta"]
+        return cs.confidence_sequence(
+            alpha, "y", "doc", other=beta, on="item", rerun="run", **options
+        )
+
+    def dataset_call(d):
+        return cs.confidence_sequence(
+            d.sel(model="alpha"), "y", "doc", other=d.sel(model="beta"), **options
+        )
+
+    expected, expected_warnings = _on("pandas", frame_call, dataset_call, layouts)
+    got, got_warnings = _on(backend, frame_call, dataset_call, layouts)
+    assert_same(expected, got)
+    assert got_warnings == expected_warnings

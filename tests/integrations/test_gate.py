@@ -495,6 +495,7 @@ def test_a_watching_gate_on_a_growing_file_never_moves_back(bbh_rows, tmp_path):
     ("options", "message"),
     [
         ({"at_least": 0.5, "sequential": True, "strata": "task"}, "does not take strata"),
+        ({"at_least": 0.5, "sequential": True, "weights": "item_index"}, "not take weights"),
         ({"at_least": 0.5, "sequential": True, "method": "cr2"}, "does not take method"),
         ({"at_least": 0.5, "order": "item_index"}, "go with sequential=True"),
         ({"at_least": 0.5, "sequential": "yes"}, "sequential must be True or False"),
@@ -536,3 +537,25 @@ def test_a_sequential_gate_is_the_same_on_dask_polars_and_a_dataset():
     cases = cs.gate(cube, "reward", order="case", **options).gates[0]
     for other in (lazy.gates[0], arrow.gates[0], cases):
         assert (other.low, other.high, other.verdict) == (frame.low, frame.high, frame.verdict)
+
+
+def test_a_sequential_gate_against_a_baseline_reads_the_paired_sequence(bbh_rows):
+    cot, direct = bbh_rows[bbh_rows.condition == "cot"], bbh_rows[bbh_rows.condition == "direct"]
+    report = cs.gate(
+        cot,
+        "correct",
+        "task",
+        baseline=direct,
+        on="item_id",
+        margin=0.05,
+        sequential=True,
+        order="item_index",
+    )
+    seq = cs.confidence_sequence(
+        cot, "correct", "task", other=direct, on="item_id", order="item_index"
+    )
+    (one,) = report.gates
+    assert one.kind == "not_worse"
+    assert (one.low, one.high) == (seq.current.low, seq.current.high)
+    assert one.boundary == -0.05
+    assert one.verdict == ("pass" if seq.current.low >= -0.05 else "inconclusive")

@@ -143,3 +143,60 @@ def test_text_html_frame_metrics_and_plot(cot):
     decided = [t.get_text() for t in ax.texts if t.get_text().startswith("decided after")]
     first = next(n for n, lo in zip(seq.n_clusters, seq.low, strict=True) if lo > 0.5)
     assert decided == [f"decided after {first:,} clusters"]
+
+
+def test_a_paired_sequence_is_the_sequence_of_the_per_item_differences(bbh):
+    """other= gives the sequence of A - B on the items both sides have: the one-sample
+    sequence of the per-item difference column, its clusters arriving with their last row on
+    either side."""
+    cot, direct = bbh[bbh.condition == "cot"], bbh[bbh.condition == "direct"]
+    paired = cs.confidence_sequence(
+        cot,
+        "correct",
+        "task",
+        other=direct,
+        on="item_id",
+        order="item_index",
+        labels=("cot", "direct"),
+    )
+    wide = cot.merge(direct, on=["item_id", "task"], suffixes=("", "_b"))
+    wide = wide.assign(
+        diff=wide["correct"] - wide["correct_b"],
+        when=np.maximum(wide["item_index"], wide["item_index_b"]),
+    )
+    by_hand = cs.confidence_sequence(wide, "diff", "task", order="when", bounds=(-1, 1))
+    assert paired.clusters == by_hand.clusters
+    assert paired.low == by_hand.low
+    assert paired.high == by_hand.high
+    assert paired.bounds == (-1.0, 1.0)
+    assert repr(paired).startswith("ConfidenceSequence(correct by task, cot - direct;")
+    # the whole run's estimate is paired_delta's
+    delta = cs.paired_delta(cot, direct, "correct", "task", on="item_id")
+    assert paired.current.estimate == pytest.approx(delta.delta, rel=1e-13)
+    # two outcome columns of one frame: data[other] - data[outcome], as in paired_delta
+    columns = cs.confidence_sequence(
+        wide, "correct_b", "task", other="correct", order="when", on="item_id"
+    )
+    assert columns.low == paired.low
+    assert columns.high == paired.high
+
+
+def test_paired_sequence_options_are_checked(bbh):
+    cot, direct = bbh[bbh.condition == "cot"], bbh[bbh.condition == "direct"]
+    with pytest.raises(cs.InvalidOptionError, match="go with other="):
+        cs.confidence_sequence(cot, "correct", "task", on="item_id")
+    scored = cot.assign(score=cot["correct"] * 2.5)
+    with pytest.raises(cs.InvalidOptionError, match="give bounds="):
+        cs.confidence_sequence(
+            scored,
+            "score",
+            "task",
+            other=direct.assign(score=direct["correct"] * 2.5),
+            on="item_id",
+        )
+    with pytest.raises(cs.AlignmentError):
+        cs.confidence_sequence(cot, "correct", "task", other=direct.iloc[:-5], on="item_id")
+    short = cs.confidence_sequence(
+        cot, "correct", "task", other=direct.iloc[:-5], on="item_id", how="inner", rng=0
+    )
+    assert any("how='inner'" in note for note in short.notes)

@@ -689,14 +689,18 @@ def _sequential_gate(
         found = adapters.paired_arrivals(data, baseline, outcome, by, order=order, case=case)
     gates = []
     for group, label in zip(design.groups, labels, strict=True):
+        # the gate takes no max_cluster_size=, so its notes do not suggest it
         if baseline is None:
-            seq = sequence_of(group, design, options, arrivals=arrivals, order=order)
+            seq = sequence_of(
+                group, design, options, arrivals=arrivals, order=order, size_option=False
+            )
         else:
-            seq = paired_sequence_of(group[1], design, options, arrivals=found, order=order)
+            seq = paired_sequence_of(
+                group[1], design, options, arrivals=found, order=order, size_option=False
+            )
         now = seq.current
         verdict = _decide(now.low, now.high, boundary)
-        # the gate takes no max_cluster_size=: say what bound was used without the option
-        notes = [n.split(" (give max_cluster_size=")[0] for n in seq.notes]
+        notes = list(seq.notes)
         needed = math.nan
         if verdict == "inconclusive":
             needed = clusters_to_decide(seq, boundary)

@@ -41,6 +41,7 @@ __all__ = [
     "SequenceTrajectory",
     "betting_sequence",
     "predictable_bets",
+    "projected_clusters",
 ]
 
 # Grid cells per block of clusters: temporaries of a few MB, whatever the number of clusters.
@@ -194,3 +195,38 @@ def betting_sequence(
         low=lower + (upper - lower) * low,
         high=lower + (upper - lower) * high,
     )
+
+
+def projected_clusters(half_width: float, distance: float, n_clusters: float) -> float:
+    """The completed clusters at which a sequence of ``half_width`` after ``n_clusters``
+    would be narrower than ``distance``, its half-width scaled as the bets' scale
+    ``sqrt(log(1 + t) / t)``: ``n_clusters`` when it already is, ``inf`` when ``distance``
+    is 0 (or the answer is beyond 10^9).
+
+    >>> projected_clusters(0.2, 0.1, 20) > 20
+    True
+    """
+    t = float(n_clusters)
+    if distance == 0 or not math.isfinite(half_width):
+        return math.inf
+    if half_width <= distance:
+        return t
+
+    shape = half_width / math.sqrt(math.log1p(t) / t)
+
+    def half(at: float) -> float:
+        return shape * math.sqrt(math.log1p(at) / at)
+
+    needed = t
+    while half(needed) > distance:  # bracket the crossing, then bisect it
+        needed *= 1.25
+        if needed > 1e9:
+            return math.inf
+    low, high = needed / 1.25, needed
+    for _ in range(60):
+        middle = (low + high) / 2
+        if half(middle) > distance:
+            low = middle
+        else:
+            high = middle
+    return float(math.ceil(high))

@@ -23,7 +23,7 @@ from clusterstats import adapters
 from clusterstats._design import MeanDesign, MeanGroup, PairedDesign, PairedItems
 from clusterstats._plotting import sequence_bounds
 from clusterstats._result import Lines, Table, TableResult, label_of
-from clusterstats.core.sequential import betting_sequence
+from clusterstats.core.sequential import betting_sequence, projected_clusters
 from clusterstats.errors import InvalidDataError, InvalidOptionError
 from clusterstats.stats import _policies as policy
 
@@ -232,31 +232,13 @@ class ConfidenceSequence(TableResult):
 
 def clusters_to_decide(sequence: ConfidenceSequence, boundary: float) -> float:
     """A projection of the completed clusters at which the sequence would leave
-    ``boundary``, were the estimate the truth and clusters like these to keep coming: its
-    half-width scaled as the bets' scale, ``sqrt(log(1 + t) / t)``; ``inf`` when the
-    estimate is on the boundary. A guide for budgeting a run, not part of the guarantee."""
+    ``boundary``, were the estimate the truth and clusters like these to keep coming
+    (:func:`clusterstats.core.sequential.projected_clusters`); ``inf`` when the estimate is
+    on the boundary. A guide for budgeting a run, not part of the guarantee."""
     now = sequence.current
-    distance = abs(now.estimate - boundary)
-    half = (now.high - now.low) / 2
-    t = float(now.n_clusters)
-    if distance == 0 or not np.isfinite(half):
-        return np.inf
-    if half <= distance:
-        return t
-    shape = half / np.sqrt(np.log1p(t) / t)
-    needed = t
-    while shape * np.sqrt(np.log1p(needed) / needed) > distance:
-        needed *= 1.25
-        if needed > 1e9:
-            return np.inf
-    low, high = needed / 1.25, needed
-    for _ in range(60):  # bisect the crossing
-        middle = (low + high) / 2
-        if shape * np.sqrt(np.log1p(middle) / middle) > distance:
-            low = middle
-        else:
-            high = middle
-    return float(np.ceil(high))
+    return projected_clusters(
+        (now.high - now.low) / 2, abs(now.estimate - boundary), now.n_clusters
+    )
 
 
 def _arrival_order(n: int, arrivals: np.ndarray | None, options: opt.SequenceOptions) -> np.ndarray:
@@ -301,8 +283,11 @@ def sequence_of(
     *,
     arrivals: np.ndarray | None = None,
     order: Hashable | None = None,
+    size_option: bool = True,
 ) -> ConfidenceSequence:
-    """The sequence of one group of a design (the gate runs one per slice)."""
+    """The sequence of one group of a design (the gate runs one per slice;
+    ``size_option``: whether the caller takes ``max_cluster_size=``, which the notes then
+    suggest)."""
     applied = policy.apply_missing(group, design, options.missing)
     sums = applied.sums
     ids = group.cluster_ids[applied.kept]
@@ -324,6 +309,7 @@ def sequence_of(
         outcome=design.outcome,
         by=design.by,
         notes=notes,
+        size_option=size_option,
     )
 
 
@@ -335,6 +321,7 @@ def paired_sequence_of(
     arrivals: dict[Any, float] | None = None,
     order: Hashable | None = None,
     labels: tuple[str, str] = ("A", "B"),
+    size_option: bool = True,
 ) -> ConfidenceSequence:
     """The sequence of a paired difference ``A - B``: each cluster's sum of the per-item
     differences (runs of an item averaged first), on the items both sides have."""
@@ -372,6 +359,7 @@ def paired_sequence_of(
         by=design.by,
         notes=notes,
         compared=labels,
+        size_option=size_option,
     )
 
 
@@ -390,6 +378,7 @@ def _sequence(
     by: tuple[str, ...],
     notes: list[str],
     compared: tuple[str, str] | None = None,
+    size_option: bool = True,
 ) -> ConfidenceSequence:
     """The sequence on per-cluster sums (``labels``: positions to cluster labels)."""
     kept = np.arange(sizes.shape[0])
@@ -447,7 +436,8 @@ def _sequence(
     if options.estimand == "pooled" and largest is None:
         notes.append(
             f"the pooled estimand's bets need a bound on the cluster sizes; the largest size "
-            f"seen, {int(sizes.max()):,}, is used (give max_cluster_size= to fix it in advance)"
+            f"seen, {int(sizes.max()):,}, is used"
+            + (" (give max_cluster_size= to fix it in advance)" if size_option else "")
         )
     trajectory = betting_sequence(
         totals[position],

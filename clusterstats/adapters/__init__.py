@@ -512,6 +512,8 @@ def cluster_arrivals(
     """When each cluster was complete: the largest value of the ``order`` column among its
     rows (without one, its last row's position: a file that grows by appending), indexed by
     cluster code (the codes of :func:`mean_design`, in sorted label order)."""
+    if data is None:  # outcome and by are the values themselves: no column to order by
+        return _ARRIVALS["arrays"]()
     columns = Columns.of(outcome=outcome, by=by, order=order)
     data = arrow.to_pandas(data, columns.names())
     return _ARRIVALS[backend(data)](data, columns, case=case)

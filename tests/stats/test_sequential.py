@@ -200,3 +200,16 @@ def test_paired_sequence_options_are_checked(bbh):
         cot, "correct", "task", other=direct.iloc[:-5], on="item_id", how="inner", rng=0
     )
     assert any("how='inner'" in note for note in short.notes)
+
+
+def test_arrays_give_the_frames_sequence(cot):
+    """data=None with the values themselves, as cluster_ci takes them: the same numbers;
+    an order needs a column, so arrays refuse it with a message that says so."""
+    values, tasks = cot["correct"].to_numpy(), cot["task"].to_numpy()
+    arrays = cs.confidence_sequence(None, values, tasks, rng=0)
+    frame = cs.confidence_sequence(cot, "correct", "task", rng=0)
+    assert arrays.clusters == frame.clusters
+    assert arrays.low == frame.low
+    assert arrays.high == frame.high
+    with pytest.raises(cs.InvalidInputError, match="order= names a column"):
+        cs.confidence_sequence(None, values, tasks, order="item_index")

@@ -83,6 +83,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers and editors
         PassAtK,
         Plan,
         Report,
+        SliceComparison,
     )
     from clusterstats.stats.mixing import weights_for_mix
     from clusterstats.synthetic import simulate
@@ -104,7 +105,7 @@ _DEFERRED = {
         "ICC", "ClusterCI", "ClusteringCheck", "Comparison", "ConfidenceSequence",
         "DesignEffect", "Flakiness",
         "Gate", "GateReport", "GroupedResults", "LmEvalTable", "MissingReport",
-        "PairedDelta", "PassAtK", "Plan", "Report",
+        "PairedDelta", "PassAtK", "Plan", "Report", "SliceComparison",
     ),
     "clusterstats.synthetic": ("simulate",),
     "clusterstats.stats.mixing": ("weights_for_mix",),
@@ -169,6 +170,7 @@ __all__ = [
     "Plan",
     "Report",
     "SingletonClustersWarning",
+    "SliceComparison",
     "SupersededRunWarning",
     "TooFewClustersError",
     "adjusted_wilson_interval",

@@ -26,7 +26,6 @@ import xarray as xr
 from clusterstats.core._lazy import deferred
 
 # the statistics are imported at the first method call, not when the accessors register
-comparison = deferred("clusterstats.stats.comparison")
 diagnostics = deferred("clusterstats.stats.diagnostics")
 mean = deferred("clusterstats.stats.mean")
 missing = deferred("clusterstats.stats.missing")
@@ -34,6 +33,7 @@ paired = deferred("clusterstats.stats.paired")
 planning = deferred("clusterstats.stats.planning")
 reruns = deferred("clusterstats.stats.reruns")
 sequential = deferred("clusterstats.stats.sequential")
+slices = deferred("clusterstats.stats.slices")
 strata = deferred("clusterstats.stats.strata")
 
 __all__ = ["DaskEvalAccessor", "DatasetEvalAccessor", "EvalAccessor", "register"]
@@ -66,7 +66,7 @@ class _StatisticsAccessor:
 
     def compare(self, outcome, by=None, **options) -> Any:
         """Many models on shared items; see ``clusterstats.compare``."""
-        return comparison.compare(self._obj, outcome, by, **options)
+        return slices.compare(self._obj, outcome, by, **options)
 
     def confidence_sequence(self, outcome, by=None, **options) -> Any:
         """A confidence sequence over completed clusters, valid at every look; see

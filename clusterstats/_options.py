@@ -67,6 +67,7 @@ EmptyClusters = Literal["drop", "keep"]
 How = Literal["strict", "inner"]
 Adjust = Literal["holm", "bh", "none"]
 Orientation = Literal["as_given", "higher_minus_lower"]
+RankMethod = Literal["auto", "bootstrap", "normal", "t"]
 PairedMethod = Literal[
     "auto",
     "naive",
@@ -110,6 +111,7 @@ KEEP_EMPTY_METHODS: tuple[str, ...] = ("cr1", "korn_graubard", "wilson")
 ALIGNMENTS: tuple[str, ...] = get_args(How)
 ADJUSTMENTS: tuple[str, ...] = get_args(Adjust)
 ORIENTATIONS: tuple[str, ...] = get_args(Orientation)
+RANK_METHODS: tuple[str, ...] = get_args(RankMethod)
 PAIRED_METHODS: tuple[str, ...] = get_args(PairedMethod)
 COMPARE_METHODS: tuple[str, ...] = get_args(CompareMethod)
 PASS_METHODS: tuple[str, ...] = PAIRED_METHODS
@@ -441,6 +443,8 @@ class PairedOptions:
     crossed: bool = False
     weights: Hashable | None = None
     orientation: str = "as_given"
+    rank_method: str = "auto"
+    top: int = 1
 
 
 def _pairing_options(
@@ -461,7 +465,7 @@ def _pairing_options(
     always_resamples: bool,
 ) -> PairedOptions:
     """The checks that ``paired_delta`` and ``compare`` share (``compare`` always resamples,
-    for its rank intervals)."""
+    for its shared cluster bootstrap)."""
     level = check_confidence(confidence)
     check_choice("how", how, ALIGNMENTS)
     check_choice("estimand", estimand, estimands)
@@ -481,7 +485,7 @@ def _pairing_options(
         nest=check_flag("nest", nest),
         lonely=lonely,
         adjust=adjust,
-        # compare always resamples (its rank intervals); paired_delta only for a bootstrap
+        # compare always resamples (its shared bootstrap); paired_delta only for a bootstrap
         n_resamples=check_n_resamples(
             n_resamples, level, resampling=always_resamples or str(method).startswith("bootstrap")
         ),
@@ -574,9 +578,19 @@ def compare_options(
     by: Any = None,
     weights: Any = None,
     orientation: Any = "as_given",
+    rank_method: Any = "auto",
+    top: Any = 1,
 ) -> PairedOptions:
     """Validate the options of ``compare`` (``by`` only to check ``crossed``)."""
     check_choice("orientation", orientation, ORIENTATIONS)
+    check_choice("rank_method", rank_method, RANK_METHODS)
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+        raise InvalidOptionError(f"top must be a whole number of places, 1 or more; got {top!r}")
+    if crossed and rank_method == "bootstrap":
+        raise InvalidOptionError(
+            "rank_method='bootstrap' has no crossed form (the cluster bootstrap resamples one "
+            "grouping); with crossed=True the rank sets use 't' ('auto')"
+        )
     options = _pairing_options(
         estimands=STRATIFIED_ESTIMANDS if strata is not None else ESTIMANDS,
         methods=COMPARE_METHODS,
@@ -622,7 +636,9 @@ def compare_options(
             weights, estimand=estimand, missing=missing, method=method, crossed=crossed, icc=None
         )
         options = dataclasses.replace(options, weights=label)
-    return dataclasses.replace(options, orientation=orientation)
+    return dataclasses.replace(
+        options, orientation=orientation, rank_method=rank_method, top=int(top)
+    )
 
 
 # -- the numbers of the planning formulas (plan, pilot_plan, the gate, simulate) -------------

@@ -109,13 +109,15 @@ def forest(
     notes: Sequence[str] | None = None,
     reference: float | None = None,
     points: bool = False,
+    groups: Sequence[Any] | None = None,
     ax: Any = None,
 ) -> Any:
     """One row per label, highest estimate at the top (``order="label"`` keeps the given
     order): the clustered interval (thick, with its estimate) above the naive one (thin and
     faint, when given). ``values`` prints each estimate on its row; ``notes`` adds a text
-    per row at the right (e.g. a rank interval); ``reference`` draws a vertical line;
-    ``points`` shows differences of rates in percentage points."""
+    per row at the right (e.g. a rank set); ``reference`` draws a vertical line;
+    ``points`` shows differences of rates in percentage points; ``groups`` (one key per
+    label, e.g. a tier) draws a dashed line between neighbouring rows of different keys."""
     rate = False if points else is_rate([*estimates, *lows, *highs], percent)
     rows = sorted_rows(labels, estimates, order)
     ax = _axes(ax, 0.42 * len(labels) + 1.3)
@@ -146,6 +148,10 @@ def forest(
                 va="center",
                 fontsize="small",
             )
+    if groups is not None:
+        for place in range(1, len(rows)):
+            if groups[rows[place]] != groups[rows[place - 1]]:
+                ax.axhline(len(rows) - place - 0.5, color="0.55", lw=0.8, ls="--")
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([labels[i] for i in reversed(rows)])
     ax.set_ylim(-0.7, len(rows) - 0.3)

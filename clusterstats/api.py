@@ -3,7 +3,6 @@ imports). Each function takes a pandas DataFrame, an xarray Dataset laid out as 
 a dask DataFrame, or (where it makes sense) plain arrays."""
 
 from clusterstats.gating import gate
-from clusterstats.stats.comparison import compare
 from clusterstats.stats.diagnostics import check_clustering, report
 from clusterstats.stats.formulas import (
     adjusted_wilson_interval,
@@ -18,6 +17,7 @@ from clusterstats.stats.paired import paired_delta
 from clusterstats.stats.planning import pilot_plan, plan
 from clusterstats.stats.reruns import flakiness, pass_at_k, pass_hat_k, to_case_rerun
 from clusterstats.stats.sequential import confidence_sequence
+from clusterstats.stats.slices import compare
 from clusterstats.stats.strata import stratum_table
 
 __all__ = [

@@ -295,6 +295,8 @@ def _extra_labels(args: argparse.Namespace) -> list[str]:
 def _print_result(result: Any, output: str) -> None:
     if output == "text":
         print(repr(result))
+    elif output == "markdown":
+        print(result.to_markdown())
     elif output == "csv":
         print(result.to_frame().to_csv(index=False), end="")
     else:
@@ -371,10 +373,10 @@ def _paired(args: argparse.Namespace) -> Iterable[str]:
 
 
 def _compare(args: argparse.Namespace) -> Iterable[str]:
-    from clusterstats.stats.comparison import compare
+    from clusterstats.stats.slices import SliceComparison, compare
 
     labels = [*args.by, args.model, *(args.on or []), *([args.rerun] if args.rerun else [])]
-    labels += _extra_labels(args)
+    labels += [*(args.over or []), *_extra_labels(args)]
     df = _read(args, args.path, labels)
     baseline: Any = args.baseline
     if baseline is not None and baseline not in set(df[args.model].astype(str)):
@@ -397,17 +399,21 @@ def _compare(args: argparse.Namespace) -> Iterable[str]:
         orientation=args.orientation,
         crossed=args.crossed,
         weights=args.weights,
+        rank_method=args.rank_method,
+        top=args.top,
+        over=_key(args.over),
         **_design_kwargs(args),
     )
     if args.output == "json":
-        payload = {
-            "leaderboard": _records(res.leaderboard()),
-            "pairs": _records(res.to_frame()),
-            "notes": list(res.notes),
-        }
+        # a SliceComparison's pairs carry their slice and p_family; its leads are the
+        # pairs that survive the family of every slice's pairs
+        payload = {"leaderboard": _records(res.leaderboard()), "pairs": _records(res.pairs())}
+        if isinstance(res, SliceComparison):
+            payload["leads"] = _records(res.leads())
+        payload["notes"] = list(res.notes)
         print(json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False))
     else:
-        _print_result(res, args.output)
+        _print_result(res, args.output)  # csv: to_frame(), the pairs (with the slice column)
     return tuple(res.notes)
 
 
@@ -860,10 +866,36 @@ def build_parser() -> argparse.ArgumentParser:
         choices=opt.ORIENTATIONS,
         help="each pair as given (sorted models, or minus --baseline) or higher minus lower",
     )
+    comparison.add_argument(
+        "--rank-method",
+        default="auto",
+        choices=opt.RANK_METHODS,
+        dest="rank_method",
+        help="where the rank sets' critical values come from: the cluster bootstrap, or draws "
+        "from the normal or multivariate t law of the cluster-robust covariance (auto: the "
+        "choice of the coverage study)",
+    )
+    comparison.add_argument(
+        "--top",
+        type=int,
+        default=1,
+        help="in_top_set marks the models that could be among the best N (default 1: first)",
+        metavar="N",
+    )
+    comparison.add_argument(
+        "--over",
+        action="append",
+        metavar="COL",
+        help="compare slice by slice (e.g. --over language; repeat for combinations): one "
+        "leaderboard per slice, every pair's p-value adjusted over one family of slices x "
+        "pairs (p_family), so a lead on one slice is reported only when it survives them all",
+    )
     _design_options(comparison, methods=COMPARE_METHODS)
     _crossed_option(comparison)
     _weights_option(comparison)
-    comparison.add_argument("--output", default="text", choices=OUTPUTS)
+    comparison.add_argument(
+        "--output", default="text", choices=REPORT_OUTPUTS, help="markdown: for a README table"
+    )
     comparison.set_defaults(func=_compare)
 
     for name, what in (

@@ -1,11 +1,11 @@
 """Real per-item evaluation results shipped with clusterstats.
 
-Four datasets of published, per-item LLM evaluation results, each clustered in a way that
+Five datasets of published, per-item LLM evaluation results, each clustered in a way that
 matters for its error bars. They are stored in the package as xz-compressed CSV (read by
 pandas through Python's standard library) and loaded as DataFrames::
 
     import clusterstats
-    clusterstats.datasets.list()              # ('bbh', 'cruxeval', 'mmlu_pro', 'tau_bench_airline')
+    clusterstats.datasets.list()              # ['bbh', 'cruxeval', 'mmlu_pro', 'repoqa_snf', ...]
     mmlu = clusterstats.datasets.load("mmlu_pro")
     clusterstats.datasets.info("mmlu_pro")    # source, licence, columns
 
@@ -94,6 +94,7 @@ class DatasetInfo:
 
 
 _STRING = "string"
+_FLOAT = "float64"
 
 _DATASETS: dict[str, DatasetInfo] = {
     "mmlu_pro": DatasetInfo(
@@ -205,6 +206,62 @@ _DATASETS: dict[str, DatasetInfo] = {
         file="tau_bench_airline.csv.xz",
         sha256="d0a41d75583a39dfb168b18ba12e05411c0c1e8716f5b0aa574536912154a34a",
     ),
+    "repoqa_snf": DatasetInfo(
+        name="repoqa_snf",
+        title="RepoQA Search Needle Function leaderboard, 30 LLMs x the same 500 needle "
+        "functions (16k-token code contexts), one row per system and needle",
+        n_rows=15_000,
+        clusters="50 repositories (repo, 10 needles each), nested in 5 languages of 100",
+        columns=(
+            ("system", _STRING, "model name as in the source (Hugging Face id or API name)"),
+            ("instance_id", _STRING, "<repo>::<function>: one of 500 needles, the item"),
+            ("language", _STRING, "python, cpp, java, typescript or rust (100 needles each)"),
+            ("repo", _STRING, "one of 50 GitHub repositories (10 needles each): the cluster"),
+            (
+                "needle_position",
+                "float64",
+                "depth of the needle in the context, 0.05 ... 0.95 (one per repo each)",
+            ),
+            (
+                "is_best_similar",
+                "int64",
+                "1 if the output is more similar to the needle than to any other function",
+            ),
+            (
+                "best_similar_score",
+                "float64",
+                "that best similarity (BLEU-based, 0-1), exactly as stored",
+            ),
+            (
+                "correct",
+                "int64",
+                "the leaderboard's pass: 1 if is_best_similar and best_similar_score >= 0.8",
+            ),
+            ("eval_date", _STRING, "date of the system's run, YYYY-MM-DD"),
+            ("claimed_ctx", _STRING, "claimed context window shown on the leaderboard (8k-1000k)"),
+            ("open_weights", "int64", "1 for a Hugging Face id (22 systems), 0 for an API model"),
+            (
+                "leaderboard_pass1",
+                "float64",
+                "the system's published pass@1 at 0.8 over the 500 needles",
+            ),
+            (
+                "matches_leaderboard",
+                "int64",
+                "1 if the rows reproduce the published figures (29 systems); 0 for "
+                "Qwen/Qwen1.5-72B-Chat, an earlier run (0.500) than its published 0.670",
+            ),
+        ),
+        source="github.com/evalplus/evalplus.github.io, results/repoqa/ntoken_16384/"
+        "*-SCORES.json (commit f088873b) and results/repoqa/COMBINED-RESULTS.json "
+        "(commit 87418456)",
+        licence="Apache-2.0",
+        licence_file="LICENSE-RepoQA.txt",
+        citation="Liu et al. (2024), RepoQA: Evaluating Long Context Code Understanding, "
+        "arXiv:2406.06025 (data: the EvalPlus team)",
+        file="repoqa_snf.csv.xz",
+        sha256="de50ed99ed565f1265a22268e40c7a5c3562b3d566d0c9c9244311d6f8043a33",
+    ),
 }
 
 
@@ -215,7 +272,7 @@ def list() -> builtins.list[str]:
     --------
     >>> import clusterstats
     >>> clusterstats.datasets.list()
-    ['bbh', 'cruxeval', 'mmlu_pro', 'tau_bench_airline']
+    ['bbh', 'cruxeval', 'mmlu_pro', 'repoqa_snf', 'tau_bench_airline']
     """
     return sorted(_DATASETS)
 
@@ -263,8 +320,8 @@ def info(name: str) -> DatasetInfo:
 def load(name: str) -> pd.DataFrame:
     """Load a bundled dataset as a new DataFrame.
 
-    Four real datasets of published per-item LLM results ship with the package
-    (xz-compressed CSV, about 170 kB in all), each with its licence and provenance in
+    Five real datasets of published per-item LLM results ship with the package
+    (xz-compressed CSV, about 290 kB in all), each with its licence and provenance in
     ``clusterstats/data/``. From a shell, ``clusterstats datasets NAME --to FILE`` writes
     one to a file.
 
@@ -278,14 +335,22 @@ def load(name: str) -> pd.DataFrame:
         (MIT). ``"cruxeval"``: 16,000 rows, CRUXEval, Code Llama 7B, 800 ``problem_id`` x 10
         samples, input and output prediction (MIT). ``"tau_bench_airline"``: 200 rows,
         τ-bench airline, gpt-4o agent, 50 ``task_id`` x 4 trials in 34 ``user_id`` (MIT).
-        ``info`` gives each one's columns, dtypes, source and licence.
+        ``"repoqa_snf"``: 15,000 rows, the RepoQA Search Needle Function leaderboard, 30
+        systems x the same 500 ``instance_id`` in 50 ``repo`` of 10 nested in 5
+        ``language``; ``correct`` is the leaderboard's pass (``is_best_similar`` and
+        ``best_similar_score >= 0.8``), and ``matches_leaderboard`` is 0 for
+        ``Qwen/Qwen1.5-72B-Chat``, whose rows are an earlier run than its published figure
+        (Apache-2.0, the EvalPlus team). ``info`` gives each one's columns, dtypes, source
+        and licence.
 
     Returns
     -------
     pandas.DataFrame
         The rows in the order the build script wrote them; text columns have pandas'
         default string dtype, ``mmlu_pro``'s ``correct`` is a nullable ``Int64`` (missing
-        where a question is absent from a model's file), every other column is ``int64``.
+        where a question is absent from a model's file), ``repoqa_snf``'s scores, depths and
+        published figures are ``float64`` (the CSV's digits exactly), every other column is
+        ``int64``.
 
     Raises
     ------
@@ -302,10 +367,15 @@ def load(name: str) -> pd.DataFrame:
     ((48128, 9), 91, 20)
     """
     about = info(name)
-    dtypes = {column: dtype for column, dtype in about.dtypes.items() if dtype != _STRING}
+    dtypes = {
+        column: dtype for column, dtype in about.dtypes.items() if dtype not in (_STRING, _FLOAT)
+    }
+    # Python's float() rounds correctly, so each number is the CSV's digits exactly; pandas
+    # 2.x's own parser is off by one unit in the last place for a third of repoqa_snf's scores
+    floats = {column: float for column, dtype in about.dtypes.items() if dtype == _FLOAT}
     source = resources.files("clusterstats") / "data" / about.file
     with resources.as_file(source) as path:
-        return pd.read_csv(path, dtype=dtypes, compression="xz")
+        return pd.read_csv(path, dtype=dtypes, converters=floats, compression="xz")
 
 
 def load_demo_data() -> pd.DataFrame:

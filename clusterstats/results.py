@@ -14,6 +14,7 @@ from clusterstats.stats.paired import PairedDelta
 from clusterstats.stats.planning import Plan
 from clusterstats.stats.reruns import Flakiness, PassAtK
 from clusterstats.stats.sequential import ConfidenceSequence
+from clusterstats.stats.slices import SliceComparison
 
 __all__ = [
     "ICC",
@@ -33,4 +34,5 @@ __all__ = [
     "PassAtK",
     "Plan",
     "Report",
+    "SliceComparison",
 ]

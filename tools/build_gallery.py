@@ -98,8 +98,8 @@ NOTEBOOKS = {
     "04_comparing_models.ipynb": [
         new_markdown_cell(
             "# Comparing models\n\nEvery pair of the four models on the same questions, with "
-            "Holm-adjusted p-values, and a leaderboard whose rank intervals come from one "
-            "cluster bootstrap shared by all models."
+            "Holm-adjusted p-values, and a leaderboard with simultaneous rank sets, tiers and "
+            "the models that could be first."
         ),
         code(
             "import clusterstats\n\ndf = clusterstats.load_demo_data()\n"

@@ -1,4 +1,5 @@
-"""Render the images of ``docs/plots.md`` and ``docs/sequential.md`` by running the pages.
+"""Render the images of ``docs/plots.md``, ``docs/sequential.md`` and ``docs/leaderboards.md``
+by running the pages.
 
 Usage (from the repository root)::
 
@@ -21,7 +22,7 @@ sys.path.insert(0, str(REPO / "tests" / "repo"))
 
 from test_docs import examples  # noqa: E402  (the suite's own parser)
 
-PAGES = ("plots.md", "sequential.md")
+PAGES = ("plots.md", "sequential.md", "leaderboards.md")
 
 
 def main() -> int:

@@ -69,6 +69,14 @@ def results() -> dict[str, object]:
             "ConfidenceSequence": cs.confidence_sequence(
                 bbh[bbh.condition == "cot"], "correct", by="task", order="item_index"
             ),
+            "SliceComparison (compare over category)": cs.compare(
+                full[full.category.isin(["law", "math"])],
+                "correct",
+                by="src",
+                model="model",
+                on="question_id",
+                over="category",
+            ),
         }
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import xarray as xr
 
@@ -30,7 +31,13 @@ from clusterstats._design import (
 )
 from clusterstats.adapters import arrow, dataset, frame, layout, pairing
 from clusterstats.adapters import dask as dask_adapter
-from clusterstats.adapters.labels import Columns, as_labels, check_time_column, is_hashable
+from clusterstats.adapters.labels import (
+    Columns,
+    as_labels,
+    check_time_column,
+    is_hashable,
+    require_columns,
+)
 from clusterstats.errors import InvalidInputError, InvalidOptionError
 
 __all__ = [
@@ -38,6 +45,7 @@ __all__ = [
     "case_design",
     "cluster_arrivals",
     "comparison_design",
+    "comparison_slices",
     "mean_design",
     "missing_reasons",
     "paired_arrivals",
@@ -517,6 +525,57 @@ def cluster_arrivals(
     columns = Columns.of(outcome=outcome, by=by, order=order)
     data = arrow.to_pandas(data, columns.names())
     return _ARRIVALS[backend(data)](data, columns, case=case)
+
+
+def _slices_of_frame(data: Any, columns: Columns, **_: Any) -> list[tuple[Any, Any]]:
+    require_columns(data, as_labels(columns.given("over"), role="over"))
+    codes, labels = frame.over_groups(data, columns.given("over"))
+    return [(label, data[codes == i]) for i, label in enumerate(labels)]
+
+
+def _slices_of_dask(data: Any, columns: Columns, **_: Any) -> list[tuple[Any, Any]]:
+    over = as_labels(columns.given("over"), role="over")
+    _, labels = frame.over_groups(dask_adapter.compute_columns(data, over), _one_or_several(over))
+    slices = []
+    for label in labels:
+        values = label if len(over) > 1 else (label,)
+        keep = None
+        for column, value in zip(over, values, strict=True):
+            match = data[column] == value
+            keep = match if keep is None else keep & match
+        slices.append((label, data[keep]))
+    return slices
+
+
+def _slices_of_dataset(data: Any, columns: Columns, *, case: Hashable, **_: Any) -> list:
+    over = as_labels(columns.given("over"), role="over")
+    coords = dataset.case_coordinates(data, over, case=case)
+    codes, labels = frame.over_groups(coords, _one_or_several(over))
+    return [
+        (label, data.isel({case: np.flatnonzero(codes == i)})) for i, label in enumerate(labels)
+    ]
+
+
+_COMPARISON_SLICES: dict[str, Callable[..., list[tuple[Any, Any]]]] = {
+    "pandas": _slices_of_frame,
+    "arrays": _no_arrays("over= names a column: give the rows as a DataFrame, not arrays"),
+    "dask": _slices_of_dask,
+    "xarray": _slices_of_dataset,
+}
+
+
+def comparison_slices(
+    data: Any, over: Any, *, model: Hashable, on: Any = None, case: Hashable = "case"
+) -> list[tuple[Any, Any]]:
+    """The ``over=`` slices of the data of ``compare``: ``(label, the rows of that slice)``,
+    labels in sorted order (``frame.over_groups``), each slice the same kind of data as
+    ``data`` (a polars or pyarrow table becomes pandas), never a copy the caller sees."""
+    if data is None:
+        return _COMPARISON_SLICES["arrays"]()
+    columns = Columns.of(over=over, model=model, on=on)
+    if arrow.is_table(data):
+        data = arrow.to_pandas(data, arrow.column_names(data), matched_on=on)
+    return _COMPARISON_SLICES[backend(data)](data, columns, case=case)
 
 
 def _paired_arrivals_of_frame(data: Any, other: Any, columns: Columns, **_: Any) -> Any:

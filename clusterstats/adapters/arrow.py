@@ -28,7 +28,8 @@ def is_table(data: Any) -> bool:
     return (kind.__module__.partition(".")[0], kind.__name__) in _TABLES
 
 
-def _names(data: Any) -> list[str]:
+def column_names(data: Any) -> list[str]:
+    """The column names of a polars or pyarrow table."""
     if type(data).__name__ == "LazyFrame":
         return list(data.collect_schema().names())
     if hasattr(data, "column_names"):  # pyarrow
@@ -49,7 +50,7 @@ def to_pandas(data: Any, names: Sequence[Hashable], *, matched_on: Any = "unused
         )
 
     wanted = list(dict.fromkeys(names))
-    require_columns(pd.DataFrame(columns=_names(data)), wanted)
+    require_columns(pd.DataFrame(columns=column_names(data)), wanted)
     selected = data.select(wanted)
     if type(selected).__name__ == "LazyFrame":
         selected = selected.collect()

@@ -859,6 +859,24 @@ def _case_arrivals(data: xr.Dataset, order: Hashable, case: Hashable) -> np.ndar
     return arrival_values(np.asarray(latest.transpose(case).values), order)
 
 
+def case_coordinates(
+    data: xr.Dataset, names: Sequence[Hashable], *, case: Hashable
+) -> pd.DataFrame:
+    """The ``names`` coordinates (or variables) along the ``case`` dim, one column each, one
+    row per case; a name that is not along ``case`` alone is an error naming it."""
+    columns = {}
+    for name in names:
+        if name not in data.variables:
+            raise ColumnNotFoundError(name, list(data.variables))
+        if data[name].dims != (case,):
+            raise InvalidOptionError(
+                f"over={name!r} must be a coordinate along {case!r} alone (a label per case); "
+                f"its dims are {data[name].dims}"
+            )
+        columns[name] = np.asarray(data[name].values)
+    return pd.DataFrame(columns)
+
+
 def _case_index(data: xr.Dataset, case: Hashable) -> pd.Index:
     """The labels of the case dim (its positions when it has no coordinate)."""
     if case in data.coords:

@@ -20,6 +20,7 @@ from clusterstats.core.bootstrap import CHUNK_ELEMENTS, studentized_bounds
 from clusterstats.core.crossed import crossed_pairwise
 from clusterstats.core.grouping import ClusterSums, cluster_sums
 from clusterstats.core.intervals import auto_method
+from clusterstats.core.ranks import RankSummary, summarize_ranks
 from clusterstats.core.strata import rao_wu_weights, stratified_pairwise, weighted_means
 from clusterstats.core.summary import summarize_interval, uneven_sizes_df
 from clusterstats.core.variance import (
@@ -44,7 +45,6 @@ __all__ = [
     "higher_minus_lower",
     "mcnemar",
     "pairwise_cluster_robust",
-    "rank_intervals",
     "rerun_variance_share",
 ]
 
@@ -162,18 +162,17 @@ def adjust_p_values(p_values: NDArray[np.float64], method: str) -> NDArray[np.fl
     return out
 
 
-def rank_intervals(
+def shared_replicates(
     cluster_totals: NDArray[np.float64],
     counts: NDArray[np.float64],
     *,
     n_resamples: int,
-    confidence: float,
     rng: np.random.Generator,
     extra: NDArray[np.float64] | None = None,
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Bootstrap intervals of each model's rank (1 = best), from one set of cluster draws
-    shared by all models. Returns ``(low, high, replicate means (B, M), replicate sums of
-    the ``extra`` per-cluster columns (B, k))`` (``k = 0`` without ``extra``).
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Cluster bootstrap replicates of every model's mean from one set of cluster draws
+    shared by all models. Returns ``(replicate means (B, M), replicate sums of the
+    ``extra`` per-cluster columns (B, k))`` (``k = 0`` without ``extra``).
 
     Each chunk of draws becomes a count matrix ``C`` (replicates x clusters), and every
     model's resampled total is ``C @ cluster_totals``: one matrix product, no loop over models.
@@ -202,43 +201,19 @@ def rank_intervals(
         sums = (draws.reshape(rows, g).astype(dtype) @ operand).astype(np.float64)
         means[start:stop] = sums[:, :m] / sums[:, m : m + 1]
         extra_sums[start:stop] = sums[:, m + 1 :]
-    low, high = _rank_bounds(means, confidence)
-    return low, high, means, extra_sums
+    return means, extra_sums
 
 
-def _rank_bounds(
-    means: NDArray[np.float64], confidence: float
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Percentile interval of each model's rank over replicate means ``(B, M)``."""
-    b, m = means.shape
-    # rank 1 = highest mean (ties, which have probability ~0 for these means, are broken by
-    # model order). ``order[r, k]`` is the model ranked k + 1 in replicate r, so each model's
-    # histogram of ranks is one bincount, and a quantile of ranks is read off its running
-    # total: the same numbers as np.quantile(ranks, method="inverted_cdf"), without sorting.
-    order = np.argsort(-means, axis=1, kind="stable")
-    order *= m
-    order += np.arange(m)
-    counts = np.bincount(order.ravel(), minlength=m * m).reshape(m, m)
-    running = np.cumsum(counts, axis=1)
-    alpha = 1.0 - confidence
-    # which order statistic (1-based) numpy's inverted_cdf quantile of B values picks
-    picks = np.quantile(np.arange(1, b + 1), [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
-    low = (running < picks[0]).sum(axis=1) + 1
-    high = (running < picks[1]).sum(axis=1) + 1
-    return low, high
-
-
-def stratified_rank_intervals(
+def stratified_replicates(
     cluster_totals: NDArray[np.float64],
     counts: NDArray[np.float64],
     strata: NDArray[np.intp],
     estimand: str,
     *,
     n_resamples: int,
-    confidence: float,
     rng: np.random.Generator,
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """As :func:`rank_intervals`, with Rao–Wu replicate weights drawn within strata."""
+) -> NDArray[np.float64]:
+    """As :func:`shared_replicates`, with Rao–Wu replicate weights drawn within strata."""
 
     g, m = cluster_totals.shape
     chunk = max(1, CHUNK_ELEMENTS // g)
@@ -249,8 +224,7 @@ def stratified_rank_intervals(
         means[start : start + rows] = weighted_means(
             weights, cluster_totals, counts, strata, estimand
         )
-    low, high = _rank_bounds(means, confidence)
-    return low, high, means
+    return means
 
 
 class PairedSummary(NamedTuple):
@@ -487,8 +461,7 @@ class ComparisonSummary(NamedTuple):
     method: str
     means: NDArray[np.float64]
     rank: NDArray[np.float64]
-    rank_low: NDArray[np.float64]
-    rank_high: NDArray[np.float64]
+    ranks: RankSummary  # the rank confidence sets and tiers
     degenerate: NDArray[np.bool_]  # pairs whose difference has no spread across clusters
     notes: tuple[str, ...] = ()
 
@@ -507,8 +480,8 @@ def higher_minus_lower(summary: ComparisonSummary) -> ComparisonSummary:
     ...     pair_a=np.array([0]), pair_b=np.array([1]), delta=np.array([-0.1]),
     ...     se=np.array([0.04]), low=np.array([-0.2]), high=np.array([0.02]), df=9.0,
     ...     p_value=np.array([0.03]), p_adjusted=np.array([0.03]), method="cr2",
-    ...     means=np.array([0.4, 0.5]), rank=np.array([2.0, 1.0]), rank_low=np.array([1.0, 1.0]),
-    ...     rank_high=np.array([2.0, 2.0]), degenerate=np.array([False]))
+    ...     means=np.array([0.4, 0.5]), rank=np.array([2.0, 1.0]), ranks=None,
+    ...     degenerate=np.array([False]))
     >>> t = higher_minus_lower(s)
     >>> t.pair_a.tolist(), t.pair_b.tolist(), t.delta.tolist(), t.low.tolist(), t.high.tolist()
     ([1], [0], [0.1], [-0.02], [0.2])
@@ -627,13 +600,15 @@ def summarize_comparison(
     names: Sequence[str] = (),
     item_products: NDArray[np.float64] | None = None,
     binary_items: bool = False,
+    rank_method: str = "bootstrap",
 ) -> ComparisonSummary:
-    """Every pairwise difference (or each model against ``baseline``) and rank intervals.
+    """Every pairwise difference (or each model against ``baseline``) and rank sets.
 
     With ``memberships`` (each cell's code in every crossed grouping, named ``names``), the
     pairs' variances are multi-way (:func:`clusterstats.core.crossed.crossed_pairwise`),
-    their intervals t on ``min(G_j) - 1`` df, and the ranks have no interval (the cluster
-    bootstrap behind them has no crossed form).
+    their intervals t on ``min(G_j) - 1`` df, and the rank sets draw their critical values
+    from the multi-way covariance (``rank_method="bootstrap"`` becomes ``"t"``: the cluster
+    bootstrap has no crossed form).
 
     ``cluster_totals`` is ``(G, M)`` per-cluster sums of per-item values; ``counts`` the
     items per cluster. For the ``cluster_mean`` estimand each cluster's mean is one unit.
@@ -649,6 +624,11 @@ def summarize_comparison(
     Satterthwaite df is used. ``binary_items``: ``cluster_totals`` count the passes of 0/1
     items (one run each, unweighted), so a pairwise bound the bootstrap-t cannot give comes
     from the discordant items (:func:`discordance_bounds`).
+
+    The rank sets (:func:`clusterstats.core.ranks.summarize_ranks`: simultaneous, marginal
+    and tiers) studentise each pair by the same cluster-robust variance as the pairs, with
+    critical values from ``rank_method``: ``"bootstrap"`` (the shared replicates),
+    ``"normal"`` or ``"t"`` (on the pairs' df).
     """
     if memberships is not None:
         return _crossed_comparison(
@@ -661,6 +641,9 @@ def summarize_comparison(
             confidence=confidence,
             baseline=baseline,
             outcome_range=outcome_range,
+            rng=rng,
+            n_draws=n_resamples,
+            rank_method="t" if rank_method == "bootstrap" else rank_method,
         )
     if method == "auto" and strata is None:
         method = auto_method(is_binary=False, n_clusters=int(counts.shape[0]))
@@ -719,24 +702,24 @@ def summarize_comparison(
             extra = np.column_stack(
                 [centred, centred * centred, centred * counts[:, None], counts * counts, counts]
             )
-        rank_low, rank_high, replicates, extra_sums = rank_intervals(
-            cluster_totals,
-            counts,
-            n_resamples=n_resamples,
-            confidence=confidence,
-            rng=rng,
-            extra=extra,
+        replicates, extra_sums = shared_replicates(
+            cluster_totals, counts, n_resamples=n_resamples, rng=rng, extra=extra
         )
     else:
-        rank_low, rank_high, replicates = stratified_rank_intervals(
-            cluster_totals,
-            counts,
-            strata,
-            estimand,
-            n_resamples=n_resamples,
-            confidence=confidence,
-            rng=rng,
+        replicates = stratified_replicates(
+            cluster_totals, counts, strata, estimand, n_resamples=n_resamples, rng=rng
         )
+    ranks = summarize_ranks(
+        means,
+        variance,
+        own,
+        confidence=confidence,
+        method=rank_method,
+        rng=rng,
+        n_draws=n_resamples,
+        replicates=replicates,
+        df=float(np.min(df)),
+    )
     notes: list[str] = []
     if method in ("bootstrap", "bootstrap_percentile"):
         alpha = 1.0 - confidence
@@ -785,8 +768,7 @@ def summarize_comparison(
         used,
         means,
         rank,
-        rank_low,
-        rank_high,
+        ranks,
         degenerate,
         tuple(notes),
     )
@@ -844,6 +826,9 @@ def _crossed_comparison(
     confidence: float,
     baseline: int | None,
     outcome_range: tuple[float, float] | None,
+    rng: np.random.Generator,
+    n_draws: int,
+    rank_method: str,
 ) -> ComparisonSummary:
     """``summarize_comparison`` under crossed clustering (see there)."""
 
@@ -869,8 +854,9 @@ def _crossed_comparison(
     notes = [
         f"crossed clustering by {' and '.join(names)} (Cameron, Gelbach & Miller 2011): each "
         f"pair's variance is the multi-way sum over the groupings ({counts_of} clusters) and "
-        f"their intersections, each CR1; t on {df:g} df; the ranks have no interval (the "
-        "cluster bootstrap behind them has no crossed form)"
+        f"their intersections, each CR1; t on {df:g} df; the rank sets take their critical "
+        "values from draws of the multi-way covariance (the cluster bootstrap has no crossed "
+        "form)"
     ]
     fallen = int(found.fallback[pair_a, pair_b].sum())
     if fallen:
@@ -894,7 +880,16 @@ def _crossed_comparison(
         degenerate, se, low, high, p_value, adjust
     )
     rank = m - stats.rankdata(found.means, method="max") + 1
-    no_interval = np.full(m, np.nan)
+    ranks = summarize_ranks(
+        found.means,
+        found.variance,
+        found.own,
+        confidence=confidence,
+        method=rank_method,
+        rng=rng,
+        n_draws=n_draws,
+        df=float(df),
+    )
     return ComparisonSummary(
         pair_a,
         pair_b,
@@ -908,8 +903,7 @@ def _crossed_comparison(
         "cr1",
         found.means,
         rank,
-        no_interval,
-        no_interval.copy(),
+        ranks,
         degenerate,
         tuple(notes),
     )

@@ -1,11 +1,10 @@
-"""Many models on the same items: ``compare``, a leaderboard with rank intervals and every
-pairwise difference with p-values adjusted across the family.
+"""Many models on the same items: ``Comparison``, a leaderboard with rank sets and tiers and
+every pairwise difference with p-values adjusted across the family, and its builder.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -14,7 +13,6 @@ import pandas as pd
 
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
-from clusterstats import adapters
 from clusterstats._design import ComparisonDesign
 from clusterstats._plotting import forest, is_rate
 from clusterstats._result import (
@@ -28,13 +26,14 @@ from clusterstats._result import (
 from clusterstats.core.crossed import summarize_crossed
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.paired import higher_minus_lower, summarize_comparison
+from clusterstats.core.ranks import separable_neighbours
 from clusterstats.core.strata import summarize_stratified
 from clusterstats.core.summary import summarize_interval
 from clusterstats.core.weighted import summarize_weighted
 from clusterstats.errors import DegenerateDataWarning, InvalidOptionError, warn
 from clusterstats.stats import _policies as policy
 
-__all__ = ["Comparison", "build_comparison", "compare"]
+__all__ = ["Comparison", "build_comparison"]
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -43,13 +42,16 @@ class Comparison(TableResult):
     (returned by ``compare``).
 
     ``leaderboard()`` returns one row per model, best first, with columns ``model``,
-    ``score``, ``low``, ``high`` (its ``cluster_ci`` interval), ``rank``, ``rank_low``,
-    ``rank_high`` (the bootstrap interval of its rank, 1 = best, from one set of cluster draws
-    shared by all models), ``method``, ``naive_low`` and ``naive_high`` (the interval that
-    treats rows as independent). ``pairs()`` (also ``to_frame()``) returns one row
-    per comparison ``model_a - model_b`` with columns ``model_a``, ``model_b``, ``delta``,
-    ``se``, ``low``, ``high``, ``df``, ``p_value``, ``p_adjusted``, ``adjust``, ``method``,
-    ``estimand`` and ``confidence``: the difference, its cluster-robust SE and interval, and
+    ``score``, ``low``, ``high`` (its ``cluster_ci`` interval), ``rank`` (1 = best),
+    ``rank_low`` and ``rank_high`` (its simultaneous rank set: all models' true ranks lie in
+    their sets together with probability ``confidence``), ``marginal_rank_low`` and
+    ``marginal_rank_high`` (its marginal rank set, which covers its own rank alone),
+    ``tier`` and ``in_top_set`` (see below), ``method``, ``naive_low`` and ``naive_high``
+    (the interval that treats rows as independent). ``pairs()`` (also ``to_frame()``)
+    returns one row per comparison ``model_a - model_b`` with columns ``model_a``,
+    ``model_b``, ``delta``, ``se``, ``low``, ``high``, ``df``, ``p_value``, ``p_adjusted``,
+    ``adjust``, ``method``, ``estimand`` and ``confidence``: the difference, its
+    cluster-robust SE and interval, and
     the p-values raw and adjusted across the family. The class attributes
     ``LEADERBOARD_COLUMNS`` and ``PAIR_COLUMNS`` list those columns. It prints both tables,
     and in Jupyter renders both as HTML.
@@ -71,7 +73,34 @@ class Comparison(TableResult):
     rank : tuple of float
         Each model's rank by score (1 = best).
     rank_low, rank_high : tuple of float
-        The bootstrap interval of each rank.
+        Each model's simultaneous rank set (Mogstad, Romano, Shaikh & Wilhelm 2024): the
+        step-down max-t family over every ordered pair of models, studentised by the pairs'
+        cluster-robust variance, so every set covers together.
+    marginal_rank_low, marginal_rank_high : tuple of float
+        Each model's marginal rank set: the same construction with a family of that model's
+        own pairs only, so each covers its own rank alone (narrower; read one model at a
+        time, never several together).
+    tier : tuple of float
+        Each model's tier: 1 when no model is separated above it by the simultaneous
+        family; otherwise one more than the lowest tier of the models separated above it.
+        No two models of a tier are separated; each model below tier 1 is separated below
+        some model of the tier above. All the tiers hold together at ``confidence``.
+    in_top_set : tuple of bool
+        Whether the model could be among the best ``top`` (its simultaneous lower rank bound
+        is at most ``top``): the confidence set for the ``top``-best (``csranks``'s
+        ``cstaubest``).
+    top : int
+        The ``top`` of ``in_top_set``.
+    rank_method : str
+        Where the rank sets' critical values come from: ``"bootstrap"`` (the cluster
+        bootstrap's shared replicates), ``"normal"`` or ``"t"`` (draws from the
+        cluster-robust joint covariance of the scores).
+    n_separated_neighbours : int
+        How many of the ``len(models) - 1`` adjacent places of the order by score the
+        simultaneous family separates.
+    separated : tuple of (model, model)
+        Every pair ``(a, b)`` the simultaneous family separated, ``a`` above ``b``: all of
+        them hold together at ``confidence``.
     pair_a, pair_b : tuple
         The two models of each comparison, ``pair_a - pair_b``.
     delta, se, low, high : tuple of float
@@ -96,7 +125,7 @@ class Comparison(TableResult):
     n_items, n_clusters : int
         Items compared and their clusters.
     n_resamples : int
-        Replicates of the rank bootstrap.
+        Replicates of the cluster bootstrap (and draws of the rank sets' critical values).
     n_dropped_items : int
         Items some model lacks, left out (``how="inner"``).
     n_missing_items : int
@@ -109,7 +138,7 @@ class Comparison(TableResult):
         Everything a reader should know.
     crossed : bool
         Whether ``by`` names crossed groupings (``crossed=True``); ``n_clusters`` is then
-        the smallest grouping's, and the ranks have no interval.
+        the smallest grouping's, and the rank sets draw from the multi-way covariance.
     weights : str or None
         The weight column (``weights=``): scores and differences are then weighted means.
     orientation : {"as_given", "higher_minus_lower"}
@@ -127,6 +156,14 @@ class Comparison(TableResult):
     rank: tuple[float, ...]
     rank_low: tuple[float, ...]
     rank_high: tuple[float, ...]
+    marginal_rank_low: tuple[float, ...]
+    marginal_rank_high: tuple[float, ...]
+    tier: tuple[float, ...]
+    in_top_set: tuple[bool, ...]
+    top: int
+    rank_method: str
+    n_separated_neighbours: int
+    separated: tuple[tuple[Any, Any], ...]
     pair_a: tuple[Any, ...]
     pair_b: tuple[Any, ...]
     delta: tuple[float, ...]
@@ -163,6 +200,10 @@ class Comparison(TableResult):
         "rank",
         "rank_low",
         "rank_high",
+        "marginal_rank_low",
+        "marginal_rank_high",
+        "tier",
+        "in_top_set",
         "method",
         "naive_low",
         "naive_high",
@@ -195,6 +236,10 @@ class Comparison(TableResult):
                 "rank": self.rank,
                 "rank_low": self.rank_low,
                 "rank_high": self.rank_high,
+                "marginal_rank_low": self.marginal_rank_low,
+                "marginal_rank_high": self.marginal_rank_high,
+                "tier": self.tier,
+                "in_top_set": self.in_top_set,
                 "method": self.score_method,
                 "naive_low": self.naive_low,
                 "naive_high": self.naive_high,
@@ -228,9 +273,10 @@ class Comparison(TableResult):
 
     def to_metrics(self, prefix: str = "") -> dict[str, float]:
         """The leaderboard and the pairs as a flat dict of floats, for an experiment tracker:
-        each model's ``score``, ``score_low``, ``score_high``, ``rank``, ``rank_low`` and
-        ``rank_high`` keyed ``prefix + model + "/" + name``, each pair's ``delta``, ``se``,
-        ``low``, ``high``, ``p_value``, ``p_adjusted`` and ``df`` keyed
+        each model's ``score``, ``score_low``, ``score_high``, ``rank``, ``rank_low``,
+        ``rank_high``, ``marginal_rank_low``, ``marginal_rank_high``, ``tier`` and
+        ``in_top_set`` (1 or 0) keyed ``prefix + model + "/" + name``, each pair's
+        ``delta``, ``se``, ``low``, ``high``, ``p_value``, ``p_adjusted`` and ``df`` keyed
         ``prefix + "A - B/" + name``, and ``n_items`` and ``n_clusters``.
 
         Parameters
@@ -247,12 +293,20 @@ class Comparison(TableResult):
         MetricKeyError
             Two models (or a model and a pair) whose labels give the same key.
         """
-        board = ("score", "score_low", "score_high", "rank", "rank_low", "rank_high")
+        board = (
+            "score", "score_low", "score_high", "rank", "rank_low", "rank_high",
+            "marginal_rank_low", "marginal_rank_high", "tier", "in_top_set",
+        )  # fmt: skip
         pairs = ("delta", "se", "low", "high", "p_value", "p_adjusted", "df")
         counts = (("n_items", self.n_items), ("n_clusters", self.n_clusters))
         groups = [("the comparison", numeric_metrics(prefix, counts))]
         groups += [
-            (model, numeric_metrics(f"{prefix}{model}/", ((f, getattr(self, f)[i]) for f in board)))
+            (
+                model,
+                numeric_metrics(
+                    f"{prefix}{model}/", ((f, _number(getattr(self, f)[i])) for f in board)
+                ),
+            )
             for i, model in enumerate(self.models)
         ]
         groups += [
@@ -284,8 +338,8 @@ class Comparison(TableResult):
         kind : {"leaderboard", "pairs"}, default "leaderboard"
             ``"leaderboard"``: one row per model, best at the top, its clustered interval
             (thick) above its naive interval (thin and faint, rows as independent) and, at
-            the right, its rank interval (marginal: each model's alone, from the cluster
-            bootstrap). ``"pairs"``: one row per comparison ``a - b``, largest difference at
+            the right, its simultaneous rank set and tier; dashed lines separate the tiers.
+            ``"pairs"``: one row per comparison ``a - b``, largest difference at
             the top, its interval (each pair's own, at the confidence level) against zero
             and, at the right, the p-value adjusted across the pairs (``adjust``), which is
             what says whether the pair differs once every pair is looked at.
@@ -323,8 +377,8 @@ class Comparison(TableResult):
         )
         if kind == "leaderboard":
             ranks = [
-                f"rank {lo}" if lo == hi else f"rank {lo}–{hi}"
-                for lo, hi in zip(self.rank_low, self.rank_high, strict=True)
+                _rank_text(lo, hi) + ("" if math.isnan(t) else f" · tier {int(t)}")
+                for lo, hi, t in zip(self.rank_low, self.rank_high, self.tier, strict=True)
             ]
             return forest(
                 [str(m) for m in self.models],
@@ -338,6 +392,7 @@ class Comparison(TableResult):
                 values=values,
                 percent=rate,
                 notes=ranks,
+                groups=list(self.tier),
                 ax=ax,
             )
         adjusted = [
@@ -382,7 +437,9 @@ class Comparison(TableResult):
                 fmt.interval(r.low, r.high),
                 fmt.interval(r.naive_low, r.naive_high),
                 int(r.rank),
-                "–" if np.isnan(r.rank_low) else f"{int(r.rank_low)}–{int(r.rank_high)}",
+                _rank_text(r.rank_low, r.rank_high, bare=True),
+                _rank_text(r.marginal_rank_low, r.marginal_rank_high, bare=True),
+                "–" if np.isnan(r.tier) else int(r.tier),
             )
             for r in self.leaderboard().itertuples()
         )
@@ -402,10 +459,69 @@ class Comparison(TableResult):
             f"pairwise ({self.method}{turned}, p adjusted by {self.adjust}; "
             f"{min(10, len(self.delta))} of {len(self.delta)} shown)"
         )
+        header = (
+            "model", "score", f"{pct} CI", "naive CI", "rank", "ranks (all)", "rank (alone)",
+            "tier",
+        )  # fmt: skip
         return [
-            Table(("model", "score", f"{pct} CI", "naive CI", "rank", f"rank {pct} CI"), board),
+            Table(header, board),
+            Lines(self._rank_sentences()),
             Table(("a - b", "delta", f"{pct} CI", "p", "p adjusted"), shown, title),
         ]
+
+    def _rank_sentences(self) -> tuple[str, ...]:
+        if not self.rank_method:
+            return ()
+        pct = f"{self.confidence:.0%}"
+        m = len(self.models)
+        board = self.leaderboard()  # best first
+        chosen = [str(model) for model in board.loc[board["in_top_set"], "model"]]
+        place = "first" if self.top == 1 else f"among the best {self.top}"
+        n_tiers = int(np.nanmax(self.tier)) if m else 0
+        return (
+            f"could be {place} ({pct}, all models at once): {len(chosen)} of {m}: "
+            + ", ".join(chosen),
+            f"{n_tiers} {'tier' if n_tiers == 1 else 'tiers'}; adjacent places separated: "
+            f"{self.n_separated_neighbours} of {m - 1}",
+            f"ranks (all): simultaneous sets, every model's true rank inside together with "
+            f"probability {pct} (Mogstad, Romano, Shaikh & Wilhelm 2024; step-down max-t over "
+            f"all ordered pairs, critical values from the {_RANK_SOURCES[self.rank_method]}); "
+            "rank (alone): the same for one model at a time; tier 1: no model is separated "
+            "above; tier t: separated below some model of tier t − 1, from none of its own",
+        )
+
+
+_RANK_SOURCES = {
+    "bootstrap": "cluster bootstrap",
+    "normal": "normal law of the cluster-robust covariance",
+    "t": "multivariate t on the clusters' df with the cluster-robust covariance",
+}
+
+
+def _number(value: Any) -> Any:
+    """A flag as 1 or 0 for the metrics (which keep numbers, not flags)."""
+    return int(value) if isinstance(value, (bool, np.bool_)) else value
+
+
+def _rank_text(low: float, high: float, *, bare: bool = False) -> str:
+    """A rank set as text: ``rank 3`` or ``rank 2–5`` (``bare``: ``3``, ``2–5``), ``–``
+    when there is none."""
+    if math.isnan(low):
+        return "–"
+    word = "" if bare else "rank "
+    return f"{word}{int(low)}" if low == high else f"{word}{int(low)}–{int(high)}"
+
+
+#: The rank sets' critical values by default, chosen by the coverage study
+#: (``studies/coverage_ranks.py``, ``docs/coverage-ranks.md``).
+DEFAULT_RANK_METHOD = "t"
+
+
+def rank_method_of(options: opt.PairedOptions) -> str:
+    """The rank method ``options`` ask for, ``"auto"`` resolved."""
+    if options.rank_method != "auto":
+        return options.rank_method
+    return "t" if options.crossed else DEFAULT_RANK_METHOD
 
 
 def build_comparison(
@@ -415,6 +531,10 @@ def build_comparison(
 
     if design.strata is not None:
         policy.check_lonely(design.strata, design.strata_labels, options.lonely)
+    if options.top > len(design.models):
+        raise InvalidOptionError(
+            f"top={options.top} is more places than the {len(design.models)} models compared"
+        )
     members = None
     if options.crossed:
         members = design.members
@@ -475,6 +595,7 @@ def build_comparison(
         # unweighted per-item values only: the IPW and weighted sums are other quantities
         item_products=design.products if weighted is None and options.missing != "ipw" else None,
         binary_items=design.is_binary and weighted is None and options.missing != "ipw",
+        rank_method=rank_method_of(options),
     )
     if options.orientation == "higher_minus_lower":
         s = higher_minus_lower(s)
@@ -575,8 +696,18 @@ def build_comparison(
         naive_high=tuple(naive_high),
         score_method=score_method,
         rank=tuple(s.rank),
-        rank_low=tuple(s.rank_low),
-        rank_high=tuple(s.rank_high),
+        rank_low=tuple(s.ranks.low),
+        rank_high=tuple(s.ranks.high),
+        marginal_rank_low=tuple(s.ranks.marginal_low),
+        marginal_rank_high=tuple(s.ranks.marginal_high),
+        tier=tuple(s.ranks.tier),
+        in_top_set=tuple(bool(low <= options.top) for low in s.ranks.low),
+        top=options.top,
+        rank_method=s.ranks.method,
+        n_separated_neighbours=separable_neighbours(s.means, s.ranks.above),
+        separated=tuple(
+            (labels[a], labels[b]) for a, b in zip(*np.nonzero(s.ranks.above), strict=True)
+        ),
         pair_a=tuple(labels[i] for i in s.pair_a),
         pair_b=tuple(labels[i] for i in s.pair_b),
         delta=tuple(s.delta),
@@ -604,183 +735,3 @@ def build_comparison(
         weights=None if options.weights is None else str(options.weights),
         orientation=options.orientation,
     )
-
-
-def compare(
-    data: Any,
-    outcome: Hashable,
-    by: opt.By | None = None,
-    *,
-    model: Hashable,
-    on: Hashable | Sequence[Hashable] | None = None,
-    rerun: Hashable | None = None,
-    baseline: Any = None,
-    how: opt.How = "strict",
-    estimand: opt.Estimand = "pooled",
-    method: opt.CompareMethod = "auto",
-    adjust: opt.Adjust = "holm",
-    confidence: float = 0.95,
-    missing: opt.MissingOrIPW = "drop",
-    responded: Hashable | None = None,
-    strata: Hashable | None = None,
-    nest: bool = False,
-    lonely: opt.Lonely = "fail",
-    n_resamples: int = 9999,
-    rng: int | np.random.Generator | None = None,
-    case: Hashable = "case",
-    crossed: bool = False,
-    weights: Hashable | None = None,
-    orientation: opt.Orientation = "as_given",
-) -> Comparison:
-    """Compare many models on the same clustered items.
-
-    ``data`` is long: one row per (model, item, run), the model in column ``model`` and the
-    item key in ``on`` (column(s), or the index); rows sharing the model and the item are an
-    error unless ``rerun`` names the run-id column, and then are averaged. A (case, rerun)
-    Dataset holds the models along a ``model`` dim and its cases are the items. Returns a
-    ``Comparison`` with every pairwise difference (or each model against ``baseline``),
-    cluster-robust (CR2 by default) with p-values adjusted across the family
-    (``adjust="holm"`` controls the family-wise error, Holm 1979; ``"bh"`` the false
-    discovery rate, Benjamini & Hochberg 1995), and a leaderboard: each model's score with
-    its ``cluster_ci`` interval (``method="auto"``) and the interval of its rank from one
-    cluster bootstrap whose draws all models share. Models come in sorted label order (in
-    order of first appearance if the labels cannot be sorted) and each pair is
-    ``model_a - model_b`` in that order, so the result does not depend on the order of the
-    rows. Rows that arrive as one block per model, each block listing the same items in the
-    same order, are reduced without hashing every row; any other order gives the same
-    result by the general path.
-
-    Parameters
-    ----------
-    data : pandas.DataFrame, xarray.Dataset or dask DataFrame
-        Long results, or a (case, rerun) Dataset with a model dim.
-    outcome : column label
-        The outcome (0/1 or a score).
-    by : column label or list of labels, optional
-        The cluster of each item (for a Dataset a coordinate along ``case``; default: the
-        cases).
-    model : column label (dim name for a Dataset)
-        Which model a row belongs to.
-    on : column label(s), optional
-        The item key of a frame (default: the index; a dask DataFrame needs ``on``).
-    rerun : column label, optional
-        The run id, when items have several rows per model.
-    baseline : model label, optional
-        Compare every model with this one only.
-    how : {"strict", "inner"}
-        Items some model lacks: ``AlignmentError`` (default), or left out and counted in
-        ``n_dropped_items``.
-    estimand : {"pooled", "cluster_mean", "stratum_mean"}
-        As in ``cluster_ci`` (``"stratum_mean"`` with strata).
-    method : {"auto", "cr1", "cr2", "cr2_ik", "cr3", "cr3_ik", "bootstrap", \
-"bootstrap_percentile", "bootstrap_t"}
-        ``"auto"`` is ``"bootstrap_t"`` up to 2,000 clusters and ``"cr2"`` above, as in
-        ``paired_delta`` (the stratified linearisation with strata, CR2 with
-        ``missing="ipw"``). The bootstraps reuse the
-        rank bootstrap's draws; ``"bootstrap_t"`` studentises each pair by its own replicate
-        standard error and is never narrower than ``"cr3_ik"`` (the jackknife with the df of uneven
-        cluster sizes of the pair's differences), so each pair's interval and p-value equal
-        ``paired_delta``'s with the same ``rng``.
-    adjust : {"holm", "bh", "none"}
-        Multiplicity adjustment of the p-values.
-    confidence : float
-        Nominal coverage.
-    missing : {"drop", "fail", "pass", "raise", "ipw"}
-        As in ``paired_delta``, over all models: with ``"drop"``, an item missing for any
-        model leaves the comparison for all of them; with ``"ipw"``, the items every model
-        answered stand for all the items of their cluster (cluster fixed-effect propensities,
-        for which the cluster-robust variance is exactly the stacked sandwich).
-    responded : column label, optional
-        A response indicator (True = a usable response).
-    strata : column label, optional
-        A stratified design, as in ``cluster_ci``: every pair gets the stratified linearised
-        variance (all pairs from one matrix product), and the rank intervals come from Rao–Wu
-        draws within strata shared by every model. ``method`` is then ``"auto"``, ``"cr1"``
-        or a bootstrap, not ``"cr2"``.
-    nest : bool
-        With ``strata``: cluster ids are local to their stratum.
-    lonely : {"fail", "adjust", "average", "certainty"}
-        With ``strata``: a stratum with a single cluster.
-    n_resamples : int
-        Replicates of the rank bootstrap.
-    rng : int, numpy.random.Generator or None
-        Seed or generator of the bootstraps (None: a fixed default seed, as in ``cluster_ci``).
-    case : dim name
-        For a Dataset: the case dim.
-    crossed : bool
-        The ``by`` columns are crossed groupings (question × template), each counted on its
-        own: every pair's variance is the multi-way sum (Cameron, Gelbach & Miller 2011) of
-        its per-item differences, with t on ``min(G_j) - 1`` df, and every model's score
-        interval is ``cluster_ci(crossed=True)``'s; method ``auto`` (= ``cr1``) or
-        ``cr1``; the ranks have no interval (their cluster bootstrap has no crossed form).
-    weights : column name, optional
-        A weight per item, which every row of the item (each model, each run) must share:
-        every score and every difference is a weighted (Hájek) mean with its linearised
-        variance (t, ``cr1``), as in ``cluster_ci`` and ``paired_delta``, and the rank
-        intervals come from the cluster bootstrap of the weighted means; method ``auto``
-        (= ``cr1``) or ``cr1``. Items of weight zero are left out and counted in a note;
-        at least two clusters must carry weight. pandas, polars, pyarrow and dask frames.
-    orientation : {"as_given", "higher_minus_lower"}
-        How each pair is turned. ``"as_given"`` (default): ``model_a`` comes before
-        ``model_b`` in the models' order, or each model minus ``baseline``. With
-        ``"higher_minus_lower"`` the higher-scoring model of each pair comes first, so every
-        difference is at least 0 and reads as a lead; the standard errors, p-values and
-        degrees of freedom do not change, and each interval is the other's negated.
-        (``paired_delta`` takes its two models in the order they are passed.)
-
-    Returns
-    -------
-    Comparison
-
-    Raises
-    ------
-    AlignmentError
-        Items some model lacks (``how="strict"``), an item in different clusters, or several
-        rows per model and item without ``rerun``.
-    InvalidOptionError
-        An invalid option value or combination, or a ``baseline`` that is not a model.
-
-    Examples
-    --------
-    >>> import clusterstats
-    >>> demo = clusterstats.load_demo_data()
-    >>> res = demo.eval.compare("correct", by="src", model="model", on="question_id",
-    ...                         how="inner", rng=0)
-    >>> res.leaderboard()["model"].tolist()[0]
-    'gemini-1.5-flash-002'
-    >>> len(res.pairs())
-    6
-    """
-    options = opt.compare_options(
-        how=how,
-        estimand=estimand,
-        method=method,
-        adjust=adjust,
-        confidence=confidence,
-        missing=missing,
-        strata=strata,
-        nest=nest,
-        lonely=lonely,
-        n_resamples=n_resamples,
-        rng=rng,
-        crossed=crossed,
-        by=by,
-        weights=weights,
-        orientation=orientation,
-    )
-    design = adapters.comparison_design(
-        data,
-        outcome,
-        by,
-        model=model,
-        on=on,
-        rerun=rerun,
-        how=options.how,
-        missing=options.missing,
-        responded=responded,
-        strata=strata,
-        nest=options.nest,
-        case=case,
-        weights=options.weights,
-    )
-    return build_comparison(design, options, baseline=baseline)

@@ -265,6 +265,10 @@ COMPARE_CASES = {
     "responded ipw": {"responded": "answered", "missing": "ipw"},
     "strata": {"strata": "cat"},
     "higher minus lower": {"orientation": "higher_minus_lower", "method": "bootstrap"},
+    "ranks from the bootstrap": {"rank_method": "bootstrap"},
+    "normal ranks, top 2": {"rank_method": "normal", "top": 2, "method": "cr2"},
+    "slices": {"over": "cat"},
+    "slices, bh": {"over": "cat", "adjust": "bh", "method": "cr1"},
 }
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -329,7 +331,7 @@ def test_cli_page_examples_print_what_the_page_shows(capsys, monkeypatch, tmp_pa
     monkeypatch.chdir(tmp_path)
     page = (REPO / "docs" / "cli.md").read_text()
     pairs = re.findall(r"```bash\n(.*?)\n```\s*```text\n(.*?)\n```", page, flags=re.S)
-    assert len(pairs) == 9
+    assert len(pairs) == 11
     for command, expected in pairs:
         argv = shlex.split(command)
         assert argv[0] == "clusterstats"
@@ -408,6 +410,191 @@ def test_paired_and_compare_commands_give_the_librarys_numbers(tmp_path, capsys,
         zip(library.pair_a, library.delta, strict=True)
     )
     assert all(row["delta"] >= 0 for row in turned)
+
+
+#: Six RepoQA systems on two languages: 200 needles in 20 repositories, small enough to run
+#: in a second, and few enough clusters that the rank methods' critical values differ.
+REPOQA_SYSTEMS = [
+    "gpt-4o-2024-05-13",
+    "claude-3-sonnet-20240229",
+    "deepseek-ai/DeepSeek-V2-Chat",
+    "gpt-4-turbo-2024-04-09",
+    "mistralai/Mixtral-8x7B-Instruct-v0.1",
+    "gpt-3.5-turbo-0125",
+]
+#: compare's options that keep the rank bootstrap small and its draws fixed
+FAST = ["--n-resamples", "199", "--seed", "1"]
+
+
+@pytest.fixture
+def repoqa(tmp_path):
+    """(the frame, the path of its CSV)."""
+    frame = cs.datasets.load("repoqa_snf")
+    frame = frame[frame["system"].isin(REPOQA_SYSTEMS) & frame["language"].isin(["java", "python"])]
+    path = tmp_path / "repoqa.csv"
+    frame.to_csv(path, index=False)
+    return frame.reset_index(drop=True), path
+
+
+def _compare_words(path):
+    words = ["compare", str(path), "--outcome", "correct", "--by", "repo", "--model", "system"]
+    return [*words, "--on", "instance_id", *FAST]
+
+
+def _library_compare(frame, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # few clusters per slice: the CLI warns, not the test
+        return cs.compare(
+            frame,
+            "correct",
+            "repo",
+            model="system",
+            on="instance_id",
+            n_resamples=199,
+            rng=1,
+            **options,
+        )
+
+
+def _keyed(rows, key):
+    """Rows (JSON records, or a frame's) by their key columns, NaN as None and numpy
+    scalars as Python's, so that a JSON payload and the library's frame compare by key."""
+    if isinstance(rows, pd.DataFrame):
+        rows = rows.to_dict(orient="records")
+
+    def plain(value):
+        value = value.item() if isinstance(value, np.generic) else value
+        value = tuple(value) if isinstance(value, list) else value  # a slice of several columns
+        return None if isinstance(value, float) and value != value else value
+
+    return {
+        tuple(plain(row[k]) for k in key): {c: plain(v) for c, v in row.items()} for row in rows
+    }
+
+
+def test_compare_prints_rank_sets_tiers_and_the_top_set(capsys, repoqa):
+    _, path = repoqa
+    status, out, err = _run(_compare_words(path), capsys)
+    assert status == 0, err
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("model"))
+    for column in ("ranks (all)", "rank (alone)", "tier"):
+        assert column in header
+    assert "could be first (95%, all models at once)" in out
+    assert "adjacent places separated" in out
+    status, out, err = _run([*_compare_words(path), "--top", "2"], capsys)
+    assert status == 0, err
+    assert "could be among the best 2 (95%, all models at once)" in out
+    assert "could be first" not in out
+
+
+def test_compare_prints_markdown_for_a_readme(capsys, repoqa):
+    frame, path = repoqa
+    status, out, err = _run([*_compare_words(path), "--output", "markdown"], capsys)
+    assert status == 0, err
+    assert out.strip() == _library_compare(frame).to_markdown().strip()
+    assert "| model | score | 95% CI | naive CI | rank | ranks (all) | rank (alone) | tier |" in out
+
+
+def test_compare_rank_method_and_top_reach_the_library(capsys, repoqa):
+    frame, path = repoqa
+    boards = {}
+    for rank_method, top in (("normal", 1), ("auto", 1), ("bootstrap", 3)):
+        words = [*_compare_words(path), "--rank-method", rank_method, "--top", str(top)]
+        status, out, err = _run([*words, "--output", "json"], capsys)
+        assert status == 0, err
+        payload = json.loads(out)
+        assert list(payload) == ["leaderboard", "pairs", "notes"]
+        boards[rank_method] = _keyed(payload["leaderboard"], ["model"])
+        library = _library_compare(frame, rank_method=rank_method, top=top)
+        assert set(payload["leaderboard"][0]) == set(cs.Comparison.LEADERBOARD_COLUMNS)
+        for column in ("in_top_set", "tier", "marginal_rank_low", "marginal_rank_high"):
+            assert column in payload["leaderboard"][0]
+        assert _keyed(payload["leaderboard"], ["model"]) == _keyed(library.leaderboard(), ["model"])
+        assert _keyed(payload["pairs"], ["model_a", "model_b"]) == _keyed(
+            library.pairs(), ["model_a", "model_b"]
+        )
+        assert payload["notes"] == list(library.notes)
+        assert sum(row["in_top_set"] for row in payload["leaderboard"]) == sum(library.in_top_set)
+    # on these 20 clusters the normal law's rank sets are not the multivariate t's (auto's),
+    # so --rank-method is seen to change the output, not only to be accepted
+    assert boards["normal"] != boards["auto"]
+    assert {m: r["score"] for m, r in boards["normal"].items()} == {
+        m: r["score"] for m, r in boards["auto"].items()
+    }
+
+
+def test_compare_over_slices_is_one_family(capsys, repoqa):
+    frame, path = repoqa
+    words = [*_compare_words(path), "--over", "language"]
+    library = _library_compare(frame, over="language")
+    assert isinstance(library, cs.SliceComparison)
+    status, out, err = _run(words, capsys)
+    assert status == 0, err
+    assert out.startswith("SliceComparison(correct by repo over language; 6 models in 2 slices")
+    for fragment in ("could be first", "separated neighbours", "leads that survive the family"):
+        assert fragment in out
+    rows = [line.split()[0] for line in out.splitlines()[3:5]]
+    assert rows == ["java", "python"]  # one row per slice, in sorted order
+    status, out, err = _run([*words, "--output", "json"], capsys)
+    assert status == 0, err
+    payload = json.loads(out)
+    assert list(payload) == ["leaderboard", "pairs", "leads", "notes"]
+    assert all("p_family" in row for row in payload["pairs"])
+    assert _keyed(payload["leaderboard"], ["slice", "model"]) == _keyed(
+        library.leaderboard(), ["slice", "model"]
+    )
+    pair_key = ["slice", "model_a", "model_b"]
+    assert _keyed(payload["pairs"], pair_key) == _keyed(library.pairs(), pair_key)
+    lead_key = ["slice", "leader", "trailer"]
+    assert payload["leads"], "the family keeps some leads on these data"
+    assert _keyed(payload["leads"], lead_key) == _keyed(library.leads(), lead_key)
+    assert payload["notes"] == list(library.notes)
+    # csv: the pairs of every slice, with the slice column and p_family
+    status, out, err = _run([*words, "--output", "csv"], capsys)
+    assert status == 0, err
+    printed = pd.read_csv(io.StringIO(out))
+    assert list(printed.columns) == list(cs.SliceComparison.PAIR_COLUMNS)
+    assert printed["p_family"].tolist() == pytest.approx(library.pairs()["p_family"].tolist())
+    # two --over columns: one slice per combination
+    status, out, err = _run([*words, "--over", "open_weights", "--output", "json"], capsys)
+    assert status == 0, err
+    slices = {tuple(row["slice"]) for row in json.loads(out)["leaderboard"]}
+    assert slices == {("java", 0), ("java", 1), ("python", 0), ("python", 1)}
+
+
+@pytest.mark.parametrize(
+    ("words", "problem"),
+    [
+        (["--top", "0"], "top must be a whole number of places, 1 or more; got 0"),
+        (["--top", "7"], "top=7 is more places than the 6 models compared"),
+        (["--top", "two"], "argument --top: invalid int value: 'two'"),
+        (["--rank-method", "exact"], "argument --rank-method: invalid choice: 'exact'"),
+        (["--over", "country"], "column 'country' not found"),
+    ],
+)
+def test_compare_rank_and_slice_options_fail_in_one_line(capsys, repoqa, words, problem):
+    _, path = repoqa
+    status, out, err = _run([*_compare_words(path), *words], capsys)
+    assert status == 2
+    assert out == ""
+    assert err.startswith("clusterstats: error: ")
+    assert problem in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+
+
+def test_compare_on_lm_eval_samples_prints_tiers_and_the_top_set(capsys):
+    """lm-evaluation-harness --log_samples folders, one per model: the reader's model column
+    (the folder name) is compare's --model, an item is a task's document."""
+    folder = REPO / "tests" / "fixtures" / "lm_eval"
+    words = ["compare", str(folder), "--outcome", "acc", "--by", "doc_passage"]
+    words += ["--model", "model", "--on", "task", "--on", "doc_id", "--runs", "latest", *FAST]
+    status, out, err = _run(words, capsys)
+    assert status == 0, err
+    assert out.startswith("Comparison(acc by doc_passage; 2 models on 24 items in 4 clusters")
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("model"))
+    assert header.split()[-1] == "tier"
+    assert "could be first (95%, all models at once): 2 of 2: dummy-a, dummy-b" in out
 
 
 def test_rerun_report_check_missing_and_plan_commands_give_the_librarys_numbers(

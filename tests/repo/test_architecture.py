@@ -41,6 +41,7 @@ STATISTICS = {
     "mean",
     "paired",
     "comparison",
+    "slices",
     "missing",
     "strata",
     "reruns",
@@ -418,7 +419,7 @@ def test_each_design_dispatches_through_one_table():
         if re.fullmatch(r"_[A-Z_]+", name) and isinstance(table, dict)
     }
     backends = {"pandas", "arrays", "dask", "xarray"}
-    assert len(tables) == 8, sorted(tables)
+    assert len(tables) == 9, sorted(tables)
     for name, table in tables.items():
         # the mean design takes arrays before the table (outcome and by are the values)
         expected = backends - {"arrays"} if name == "_MEAN_DESIGNS" else backends

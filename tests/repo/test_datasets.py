@@ -23,10 +23,11 @@ EXPECTED = {
     "bbh": {"rows": 13_022, "clusters": ("task", 27), "items": ("item_id", 6_511)},
     "cruxeval": {"rows": 16_000, "clusters": ("problem_id", 800), "items": ("problem_id", 800)},
     "tau_bench_airline": {"rows": 200, "clusters": ("task_id", 50), "items": ("user_id", 34)},
+    "repoqa_snf": {"rows": 15_000, "clusters": ("repo", 50), "items": ("instance_id", 500)},
 }
 
 
-def test_list_names_the_four_datasets():
+def test_list_names_the_five_datasets():
     assert cs.datasets.list() == sorted(EXPECTED)
 
 
@@ -75,6 +76,119 @@ def test_published_figures_reproduce():
     assert missing["Mixtral-8x7B-Instruct-v0.1"] == 1426
     assert missing["gemini-1.5-flash-002"] == 91
     assert int(mmlu["correct"].isna().sum()) == int(mmlu["absent"].sum()) == 20
+
+
+@pytest.fixture(scope="module")
+def repoqa():
+    return cs.datasets.load("repoqa_snf")
+
+
+def test_repoqa_design_is_30_systems_on_the_same_500_needles(repoqa):
+    systems = repoqa.groupby("system")["instance_id"].agg(tuple)
+    assert len(systems) == 30
+    assert systems.nunique() == 1  # the same 500 needles, in the same order, for every system
+    needles = repoqa[repoqa["system"] == repoqa["system"].iloc[0]]
+    assert len(needles) == 500
+    assert needles["instance_id"].is_unique
+    assert needles["repo"].nunique() == 50
+    assert needles.groupby("repo").size().eq(10).all()
+    assert needles["language"].value_counts().to_dict() == dict.fromkeys(
+        ["python", "cpp", "java", "typescript", "rust"], 100
+    )
+    assert repoqa.groupby("repo")["language"].nunique().eq(1).all()  # repo nested in language
+    # depth is crossed with repo: each repo has one needle at each of 0.05, 0.15, ..., 0.95
+    depths = needles.groupby("repo")["needle_position"].agg(lambda d: tuple(sorted(d)))
+    assert set(depths) == {tuple(round(0.05 + 0.1 * k, 2) for k in range(10))}
+    per_system = ["eval_date", "claimed_ctx", "open_weights", "leaderboard_pass1"]
+    constant = repoqa.groupby("system")[[*per_system, "matches_leaderboard"]].nunique()
+    assert constant.eq(1).all().all()
+
+
+def test_repoqa_stays_compact():
+    packed = resources.files("clusterstats") / "data" / cs.datasets.info("repoqa_snf").file
+    assert len(packed.read_bytes()) < 200_000  # 117,236 bytes when added
+
+
+def test_repoqa_correct_is_the_leaderboards_pass_rule(repoqa):
+    rule = (repoqa["is_best_similar"] == 1) & (repoqa["best_similar_score"] >= 0.8)
+    assert (repoqa["correct"] == rule.astype("int64")).all()
+    assert int(((repoqa["is_best_similar"] == 1) & (repoqa["correct"] == 0)).sum()) == 3600
+
+
+# The RepoQA leaderboard as published (evalplus.github.io, results/repoqa/COMBINED-RESULTS.json
+# at commit 87418456, pass@1 at threshold 0.8 over the 500 needles; PROVENANCE.md): the source
+# of the expected numbers below, not figures computed from the shipped rows.
+PUBLISHED_REPOQA_PASS1 = {
+    "claude-3-opus-20240229": 0.906,
+    "gemini-1.5-pro-latest": 0.906,
+    "gpt-4o-2024-05-13": 0.906,
+    "gemini-1.5-flash-latest": 0.9,
+    "claude-3-sonnet-20240229": 0.874,
+    "deepseek-ai/DeepSeek-V2-Chat": 0.834,
+    "meta-llama/Meta-Llama-3-70B-Instruct": 0.822,
+    "claude-3-haiku-20240307": 0.818,
+    "CohereForAI/c4ai-command-r-plus": 0.784,
+    "gpt-4-turbo-2024-04-09": 0.764,
+    "mistralai/Mixtral-8x7B-Instruct-v0.1": 0.68,
+    "mistralai/Mixtral-8x22B-Instruct-v0.1": 0.678,
+    "Qwen/Qwen1.5-72B-Chat": 0.67,
+    "Qwen/CodeQwen1.5-7B-Chat": 0.628,
+    "gpt-3.5-turbo-0125": 0.604,
+    "meta-llama/Meta-Llama-3-8B-Instruct": 0.536,
+    "deepseek-ai/deepseek-coder-33b-instruct": 0.484,
+    "mistralai/Mistral-7B-Instruct-v0.2": 0.474,
+    "codellama/CodeLlama-13b-Instruct-hf": 0.426,
+    "codellama/CodeLlama-34b-Instruct-hf": 0.416,
+    "deepseek-ai/DeepSeek-V2-Lite-Chat": 0.416,
+    "Qwen/Qwen1.5-32B-Chat": 0.338,
+    "codellama/CodeLlama-7b-Instruct-hf": 0.282,
+    "Qwen/Qwen1.5-14B-Chat": 0.26,
+    "ise-uiuc/Magicoder-S-DS-6.7B": 0.232,
+    "microsoft/Phi-3-mini-128k-instruct": 0.224,
+    "mistralai/Mistral-7B-Instruct-v0.1": 0.11,
+    "deepseek-ai/deepseek-coder-6.7b-instruct": 0.106,
+    "Qwen/Qwen1.5-7B-Chat": 0.028,
+    "google/codegemma-7b-it": 0.022,
+}
+
+
+def test_repoqa_reproduces_the_published_leaderboard(repoqa):
+    per = repoqa.groupby("system").agg(
+        solved=("correct", "sum"),
+        pass1=("correct", "mean"),
+        published=("leaderboard_pass1", "first"),
+        matches=("matches_leaderboard", "first"),
+    )
+    assert per["published"].to_dict() == PUBLISHED_REPOQA_PASS1
+    # The published figures have 3 decimals (500 needles: multiples of 0.002), so the
+    # per-system means are compared to 3 decimals, and the counts exactly.
+    matching = per[per["matches"] == 1]
+    assert len(matching) == 29
+    assert (matching["pass1"].round(3) == matching["published"]).all()
+    assert (matching["solved"] == (matching["published"] * 500).round().astype(int)).all()
+    # The one flagged system: its rows are the 2024-05-13 run, the leaderboard shows a re-run
+    flagged = per[per["matches"] == 0]
+    assert flagged.index.tolist() == ["Qwen/Qwen1.5-72B-Chat"]
+    assert (flagged["solved"].iloc[0], flagged["published"].iloc[0]) == (250, 0.67)
+    # Exact ties (PROVENANCE.md): three systems solve exactly 453 of 500, two exactly 208
+    assert sorted(per.index[per["solved"] == 453]) == [
+        "claude-3-opus-20240229",
+        "gemini-1.5-pro-latest",
+        "gpt-4o-2024-05-13",
+    ]
+    assert per["solved"].max() == 453
+    assert sorted(per.index[per["solved"] == 208]) == [
+        "codellama/CodeLlama-34b-Instruct-hf",
+        "deepseek-ai/DeepSeek-V2-Lite-Chat",
+    ]
+    assert per["solved"].value_counts().max() == 3
+
+
+def test_repoqa_numbers_are_the_csvs_digits_exactly(repoqa):
+    # written back as CSV, the frame is the shipped CSV byte for byte: every float (scores
+    # such as 0.03235934848975789) survives the round trip, whatever pandas' own parser does
+    written = repoqa.to_csv(index=False, lineterminator="\n").encode()
+    assert hashlib.sha256(written).hexdigest() == cs.datasets.info("repoqa_snf").sha256
 
 
 def test_demo_is_the_documented_columns_of_mmlu_pro():

@@ -346,7 +346,10 @@ def test_compare_crossed_pairs_and_scores_are_the_crossed_intervals(three_models
     assert res.method == "cr1"
     assert res.n_clusters == 10
     board = res.leaderboard().set_index("model")
-    assert board["rank_low"].isna().all()  # no crossed rank bootstrap
+    # no crossed bootstrap: the rank sets draw from the multi-way covariance (t on its df)
+    assert res.rank_method == "t"
+    assert (board["rank_low"] <= board["rank"]).all()
+    assert (board["rank"] <= board["rank_high"]).all()
     wide = three_models.pivot(index="item", columns="model", values="y")
     wide = wide.join(three_models.groupby("item")[by].first())
     for row in res.pairs().itertuples():

@@ -167,6 +167,15 @@ def _table_results(mmlu, bbh):
             "ConfidenceSequence": cs.confidence_sequence(
                 cot, "correct", by="task", order="item_index"
             ),
+            "SliceComparison": cs.compare(
+                mmlu[mmlu.category.isin(["law", "math"])],
+                "correct",
+                by="src",
+                model="model",
+                on="question_id",
+                over="category",
+                n_resamples=999,
+            ),
         }
 
 

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "clusterstats" / "data"
-NAMES = ("mmlu_pro", "bbh", "cruxeval", "tau_bench_airline")
+NAMES = ("mmlu_pro", "bbh", "cruxeval", "tau_bench_airline", "repoqa_snf")
 
 
 def pack(csv_path: str, name: str) -> Path:

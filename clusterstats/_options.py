@@ -67,7 +67,7 @@ EmptyClusters = Literal["drop", "keep"]
 How = Literal["strict", "inner"]
 Adjust = Literal["holm", "bh", "none"]
 Orientation = Literal["as_given", "higher_minus_lower"]
-RankMethod = Literal["auto", "bootstrap", "normal", "t"]
+RankMethod = Literal["auto", "guarded", "t", "normal", "bootstrap"]
 PairedMethod = Literal[
     "auto",
     "naive",
@@ -589,7 +589,7 @@ def compare_options(
     if crossed and rank_method == "bootstrap":
         raise InvalidOptionError(
             "rank_method='bootstrap' has no crossed form (the cluster bootstrap resamples one "
-            "grouping); with crossed=True the rank sets use 't' ('auto')"
+            "grouping); with crossed=True the rank sets use 'guarded' ('auto')"
         )
     options = _pairing_options(
         estimands=STRATIFIED_ESTIMANDS if strata is not None else ESTIMANDS,

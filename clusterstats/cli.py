@@ -872,8 +872,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=opt.RANK_METHODS,
         dest="rank_method",
         help="where the rank sets' critical values come from: the cluster bootstrap, or draws "
-        "from the normal or multivariate t law of the cluster-robust covariance (auto: the "
-        "choice of the coverage study)",
+        "from the normal or multivariate t law of the cluster-robust covariance; guarded: the "
+        "t draws, never below Holm's bound (auto: guarded, the choice of the coverage study)",
     )
     comparison.add_argument(
         "--top",

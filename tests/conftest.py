@@ -76,8 +76,9 @@ def cruxeval() -> pd.DataFrame:
 
 @pytest.fixture(scope="session")
 def run_on_mock_model():
-    """``run(log_dir, n_samples, docs_of, broken, epochs, metrics=None, passes=None)``: a
-    task of ``n_samples`` samples on Inspect's mock model, offline; sample i sits in document
+    """``run(log_dir, n_samples, docs_of, broken, epochs, metrics=None, passes=None,
+    early_stopping=None, max_samples=None, model="mockllm/model")``: a task of ``n_samples``
+    samples on Inspect's mock model (any ``mockllm/<name>``), offline; sample i sits in document
     ``docs_of(i)``, its target is one the mock reply contains if ``passes(i)`` (default:
     unless i % 3 == 0), and the
     samples in ``broken`` raise in a solver (errored, never scored). Returns the log."""
@@ -106,6 +107,7 @@ def run_on_mock_model():
         passes=None,
         early_stopping=None,
         max_samples=None,
+        model="mockllm/model",
     ):
         passes = passes or (lambda i: i % 3 != 0)
         samples = [
@@ -131,7 +133,7 @@ def run_on_mock_model():
         try:
             (log,) = inspect_ai.eval(
                 task,
-                model="mockllm/model",
+                model=model,
                 log_dir=str(log_dir),
                 epochs=epochs,
                 fail_on_error=False,

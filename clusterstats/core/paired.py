@@ -607,7 +607,7 @@ def summarize_comparison(
     With ``memberships`` (each cell's code in every crossed grouping, named ``names``), the
     pairs' variances are multi-way (:func:`clusterstats.core.crossed.crossed_pairwise`),
     their intervals t on ``min(G_j) - 1`` df, and the rank sets draw their critical values
-    from the multi-way covariance (``rank_method="bootstrap"`` becomes ``"t"``: the cluster
+    from the multi-way covariance (``rank_method="bootstrap"`` becomes ``"guarded"``: the cluster
     bootstrap has no crossed form).
 
     ``cluster_totals`` is ``(G, M)`` per-cluster sums of per-item values; ``counts`` the
@@ -628,7 +628,7 @@ def summarize_comparison(
     The rank sets (:func:`clusterstats.core.ranks.summarize_ranks`: simultaneous, marginal
     and tiers) studentise each pair by the same cluster-robust variance as the pairs, with
     critical values from ``rank_method``: ``"bootstrap"`` (the shared replicates),
-    ``"normal"`` or ``"t"`` (on the pairs' df).
+    ``"normal"``, ``"t"`` or ``"guarded"`` (on the pairs' df).
     """
     if memberships is not None:
         return _crossed_comparison(
@@ -643,7 +643,7 @@ def summarize_comparison(
             outcome_range=outcome_range,
             rng=rng,
             n_draws=n_resamples,
-            rank_method="t" if rank_method == "bootstrap" else rank_method,
+            rank_method="guarded" if rank_method == "bootstrap" else rank_method,
         )
     if method == "auto" and strata is None:
         method = auto_method(is_binary=False, n_clusters=int(counts.shape[0]))

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from clusterstats.core._lazy import special
 from clusterstats.core.bootstrap import CHUNK_ELEMENTS
 
 __all__ = [
@@ -134,6 +135,7 @@ def rank_sets(
     confidence: float,
     simultaneous: bool = True,
     stepdown: bool = True,
+    guard_df: float | None = None,
 ) -> RankSets:
     """Confidence sets for the ranks of ``M`` models (Mogstad, Romano, Shaikh and Wilhelm
     2024, with the step-down of their Section 3.2; R ``csranks``).
@@ -163,6 +165,12 @@ def rank_sets(
         Sets that cover every model's rank together, or each model's alone.
     stepdown : bool, default True
         Repeat with the unrejected pairs (never wider than the single step).
+    guard_df : float, optional
+        Never let a critical value fall below Holm's bound: the ``1 - alpha / n`` quantile
+        of Student's t on ``guard_df`` degrees of freedom, ``n`` the family's pairs still
+        unrejected (each pair's t test alone holds its level on those df, so the family
+        does whatever the draws miss: with fewer clusters than models, the estimated
+        covariance has too few dimensions and the maximum of its draws is too small).
 
     Returns
     -------
@@ -191,6 +199,10 @@ def rank_sets(
             steps += 1
             maxima = _maxima(deviations, sd, active, None)
             critical = np.array([np.quantile(maxima, confidence)])
+            if guard_df is not None:
+                n_open = (active & usable).sum()
+                bound = special.stdtrit(guard_df, 1.0 - (1.0 - confidence) / max(n_open, 1))
+                critical = np.maximum(critical, bound)
             # as csranks: the lower bound theta_j - theta_k - sd c is above zero
             new = active & usable & (difference - sd * critical[0] > 0)
             if not new.any() or not stepdown:
@@ -214,6 +226,10 @@ def rank_sets(
         steps += 1
         maxima = _maxima(deviations, sd, row_active, column_active)
         critical = np.quantile(maxima, confidence, axis=0)
+        if guard_df is not None:
+            n_open = (row_active & usable).sum(axis=1) + (column_active & usable.T).sum(axis=1)
+            bound = special.stdtrit(guard_df, 1.0 - (1.0 - confidence) / np.maximum(n_open, 1))
+            critical = np.maximum(critical, bound)
         new_row = row_active & usable & (difference - sd * critical[:, None] > 0)
         new_column = column_active & usable & (difference.T - sd * critical[:, None] > 0)
         row_rejected |= new_row
@@ -262,7 +278,7 @@ def separable_neighbours(estimates: NDArray[np.float64], above: NDArray[np.bool_
 
 
 #: How the critical values of the rank sets are drawn (see :func:`summarize_ranks`).
-RANK_METHODS = ("bootstrap", "normal", "t")
+RANK_METHODS = ("bootstrap", "normal", "t", "guarded")
 
 
 class RankSummary(NamedTuple):
@@ -300,7 +316,9 @@ def summarize_ranks(
     every model shares, centred at ``means`` (Romano & Wolf's step-down with the bootstrap
     of the maximum); ``"normal"``, ``n_draws`` draws from ``N(0, S)`` (as R ``csranks``);
     ``"t"``, the same divided by ``sqrt(chi2_df / df)`` (the multivariate t on the
-    clusters' ``df``, for few clusters). Each pair is studentised by ``sqrt(variance)``.
+    clusters' ``df``, for few clusters); ``"guarded"``, the ``"t"`` draws with every
+    critical value at least Holm's bound on t with ``df`` (``rank_sets``'s ``guard_df``).
+    Each pair is studentised by ``sqrt(variance)``.
 
     >>> rng = np.random.default_rng(0)
     >>> v = np.array([[0.0, 2e-4, 2e-4], [2e-4, 0.0, 2e-4], [2e-4, 2e-4, 0.0]])
@@ -316,9 +334,14 @@ def summarize_ranks(
         deviations = replicates - means
     else:
         covariance = (own[:, None] + own[None, :] - variance) / 2.0
-        deviations = normal_deviations(covariance, n_draws, rng, df=df if method == "t" else None)
-    joint = rank_sets(means, sd, deviations, confidence=confidence)
-    alone = rank_sets(means, sd, deviations, confidence=confidence, simultaneous=False)
+        deviations = normal_deviations(
+            covariance, n_draws, rng, df=None if method == "normal" else df
+        )
+    guard = df if method == "guarded" else None
+    joint = rank_sets(means, sd, deviations, confidence=confidence, guard_df=guard)
+    alone = rank_sets(
+        means, sd, deviations, confidence=confidence, simultaneous=False, guard_df=guard
+    )
     return RankSummary(
         joint.low.astype(float),
         joint.high.astype(float),

@@ -92,9 +92,9 @@ class Comparison(TableResult):
     top : int
         The ``top`` of ``in_top_set``.
     rank_method : str
-        Where the rank sets' critical values come from: ``"bootstrap"`` (the cluster
-        bootstrap's shared replicates), ``"normal"`` or ``"t"`` (draws from the
-        cluster-robust joint covariance of the scores).
+        Where the rank sets' critical values come from: ``"guarded"``, ``"t"`` or
+        ``"normal"`` (draws from the cluster-robust joint covariance of the scores; see
+        ``compare``), or ``"bootstrap"`` (the cluster bootstrap's shared replicates).
     n_separated_neighbours : int
         How many of the ``len(models) - 1`` adjacent places of the order by score the
         simultaneous family separates.
@@ -492,6 +492,8 @@ class Comparison(TableResult):
 
 
 _RANK_SOURCES = {
+    "guarded": "multivariate t on the clusters' df with the cluster-robust covariance, "
+    "never below Holm's bound",
     "bootstrap": "cluster bootstrap",
     "normal": "normal law of the cluster-robust covariance",
     "t": "multivariate t on the clusters' df with the cluster-robust covariance",
@@ -513,15 +515,16 @@ def _rank_text(low: float, high: float, *, bare: bool = False) -> str:
 
 
 #: The rank sets' critical values by default, chosen by the coverage study
-#: (``studies/coverage_ranks.py``, ``docs/coverage-ranks.md``).
-DEFAULT_RANK_METHOD = "t"
+#: (``studies/coverage_ranks.py``: ``docs/coverage-ranks.md`` and
+#: ``docs/coverage-ranks-tied.md``).
+DEFAULT_RANK_METHOD = "guarded"
 
 
 def rank_method_of(options: opt.PairedOptions) -> str:
     """The rank method ``options`` ask for, ``"auto"`` resolved."""
     if options.rank_method != "auto":
         return options.rank_method
-    return "t" if options.crossed else DEFAULT_RANK_METHOD
+    return DEFAULT_RANK_METHOD
 
 
 def build_comparison(

@@ -193,12 +193,12 @@ class SliceComparison(TableResult):
     def _blocks(self) -> list[Lines | Table]:
         rows = []
         for s, c in self._each():
-            chosen = [str(m) for m, inside in zip(c.models, c.in_top_set, strict=True) if inside]
+            board = c.leaderboard()  # best first
+            chosen = [str(m) for m in board.loc[board["in_top_set"], "model"]]
             shown = ", ".join(chosen[:4]) + (f" (+{len(chosen) - 4})" if len(chosen) > 4 else "")
-            tiers = int(np.nanmax(c.tier)) if c.rank_method else "–"
-            best = c.models[int(np.argmax(c.score))]
             rows.append(
-                (s, c.n_items, c.n_clusters, best, max(c.score), shown, tiers,
+                (s, c.n_items, c.n_clusters, board["model"].iloc[0], board["score"].iloc[0],
+                 shown, int(np.nanmax(c.tier)),
                  f"{c.n_separated_neighbours} of {len(c.models) - 1}")
             )  # fmt: skip
         leads = self.leads().head(15)
@@ -209,6 +209,7 @@ class SliceComparison(TableResult):
             for r in leads.itertuples()
         )  # fmt: skip
         n_leads = int((self.pairs()["p_family"] < 1.0 - self.confidence).sum())
+        top = self.comparisons[0].top
         title = (
             f"leads that survive the family ({n_leads} of {self.n_family:,}; "
             f"{min(15, n_leads)} shown, largest first)"
@@ -221,7 +222,7 @@ class SliceComparison(TableResult):
                     "clusters",
                     "best",
                     "score",
-                    "could be first",
+                    "could be first" if top == 1 else f"could be among the best {top}",
                     "tiers",
                     "separated neighbours",
                 ),
@@ -415,16 +416,19 @@ def compare(
         difference is at least 0 and reads as a lead; the standard errors, p-values and
         degrees of freedom do not change, and each interval is the other's negated.
         (``paired_delta`` takes its two models in the order they are passed.)
-    rank_method : {"auto", "bootstrap", "normal", "t"}
+    rank_method : {"auto", "guarded", "t", "normal", "bootstrap"}
         Where the critical values of the rank sets come from (Mogstad, Romano, Shaikh &
         Wilhelm 2024; every ordered pair of models a one-sided test, studentised by the
-        pairs' cluster-robust variance, with Romano & Wolf's step-down). ``"bootstrap"``:
-        the maximum over pairs in the replicates of the cluster bootstrap that every model
-        shares (its ``n_resamples`` draws; Rao–Wu within strata); ``"normal"``: draws from
-        the normal law of the cluster-robust joint covariance of the scores, as R
-        ``csranks``; ``"t"``: the multivariate t on the clusters' df with that covariance.
-        ``"auto"`` is the choice of the coverage study (``docs/coverage-ranks.md``), and
-        ``"t"`` with ``crossed=True``.
+        pairs' cluster-robust variance, with Romano & Wolf's step-down). ``"t"``: the
+        maximum over pairs in ``n_resamples`` draws from the multivariate t on the
+        clusters' df with the cluster-robust joint covariance of the scores;
+        ``"guarded"``: the same, never below Holm's bound (the t quantile at
+        ``1 - alpha / n`` for the ``n`` pairs still open), which holds the family's level
+        where the draws cannot (fewer clusters than models); ``"normal"``: draws from the
+        normal law of that covariance, as R ``csranks``; ``"bootstrap"``: the replicates of
+        the cluster bootstrap that every model shares (Rao–Wu within strata). ``"auto"``
+        is ``"guarded"``, the choice of the coverage study (``docs/coverage-ranks.md``,
+        ``docs/coverage-ranks-tied.md``).
     top : int, default 1
         ``in_top_set`` marks the models that could be among the best ``top`` (their
         simultaneous lower rank bound is at most ``top``): with 1, the models that could

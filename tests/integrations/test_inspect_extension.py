@@ -422,3 +422,29 @@ def test_sequential_stopping_checks_its_inputs():
         asyncio.run(SequentialStopping(0.5, cluster="doc").start_task(None, [Sample(1, {})], 1))
     with pytest.raises(cs.InvalidOptionError, match="at_least"):
         SequentialStopping("half")
+
+
+def test_a_leaderboard_of_two_models_from_their_inspect_logs(tmp_path, run_on_mock_model):
+    """Two models' logs of the same task: ``read_inspect`` gives one frame, ``compare``
+    ranks them with their rank sets and tiers, and ``clusterstats compare`` on the log
+    folder prints the same leaderboard."""
+    logs = tmp_path / "logs"
+    for model, passes in (("mockllm/model", lambda i: i % 5 != 0), ("mockllm/other", None)):
+        run_on_mock_model(logs, 80, lambda i: f"d{i // 4}", (), 1, passes=passes, model=model)
+    frame = cs.read_inspect(logs, cluster="doc")
+    assert sorted(frame["model"].unique()) == ["mockllm/model", "mockllm/other"]
+    res = cs.compare(frame, "score", by="doc", model="model", on="sample_id", rng=0)
+    board = res.leaderboard().set_index("model")
+    assert board.loc["mockllm/model", "score"] == pytest.approx(64 / 80)
+    assert board.loc["mockllm/other", "score"] == pytest.approx(53 / 80)
+    assert set(board["tier"]) <= {1.0, 2.0}
+    words = [
+        "compare", str(logs), "--format", "inspect", "--outcome", "score", "--by", "doc",
+        "--model", "model", "--on", "sample_id", "--seed", "0",
+    ]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "clusterstats", *words], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "could be first (95%, all models at once)" in done.stdout
+    assert done.stdout.strip() == repr(res).strip()

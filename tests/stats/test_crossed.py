@@ -347,7 +347,7 @@ def test_compare_crossed_pairs_and_scores_are_the_crossed_intervals(three_models
     assert res.n_clusters == 10
     board = res.leaderboard().set_index("model")
     # no crossed bootstrap: the rank sets draw from the multi-way covariance (t on its df)
-    assert res.rank_method == "t"
+    assert res.rank_method == "guarded"
     assert (board["rank_low"] <= board["rank"]).all()
     assert (board["rank"] <= board["rank_high"]).all()
     wide = three_models.pivot(index="item", columns="model", values="y")

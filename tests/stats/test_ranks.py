@@ -15,6 +15,7 @@ from clusterstats.core.paired import (
     summarize_comparison,
 )
 from clusterstats.core.ranks import rank_sets
+from clusterstats.stats.comparison import DEFAULT_RANK_METHOD
 
 
 def leaderboard_frame(seed=0, n_models=6, n_docs=30, icc=0.3, gaps=0.15):
@@ -51,7 +52,7 @@ def test_the_leaderboard_has_every_set_and_they_nest():
     assert (board["rank"] <= board["marginal_rank_high"]).all()
     assert (board["marginal_rank_high"] <= board["rank_high"]).all()
     assert board["in_top_set"].tolist() == (board["rank_low"] <= 1).tolist()
-    assert res.rank_method == "t"
+    assert res.rank_method == "guarded"
 
 
 def test_compare_ranks_are_the_core_step_down_on_its_own_draws():
@@ -133,28 +134,40 @@ def test_the_text_states_the_rules_and_the_top_set():
 
 
 def test_simultaneous_coverage_quick_simulation():
-    """The study's hardest cell in a quick form (studies/coverage_ranks.py): ten tied models
-    on 20 documents of uneven size, ICC 0.5, compare's default sets; every model's true
-    rank set is [1, 10], so a draw misses when the family separates any pair."""
+    """The study's hardest kind of cell in a quick form (studies/coverage_ranks.py --part
+    tied): twenty tied models on 20 documents of uneven size (more models than the
+    clusters' df, so the estimated covariance is singular), ICC 0.5, compare's default sets;
+    every model's true rank set is [1, 20], so a draw misses when the family separates any
+    pair. The unguarded multivariate t, on the same draws, misses whenever the default does
+    (its critical values are never larger)."""
     rng = np.random.default_rng(11)
-    runs, misses, top_misses = 120, 0, 0
-    for _ in range(runs):
+    runs, n_models, misses, top_misses, unguarded = 120, 20, 0, 0, 0
+    for run in range(runs):
         sizes = 1 + rng.poisson(9, 20)
         cluster = np.repeat(np.arange(20), sizes)
         u = rng.normal(0, 0.5, 20)
-        v = rng.normal(0, 0.5, (20, 10))
-        z = 0.3 + u[cluster, None] + v[cluster] + rng.normal(0, math.sqrt(0.5), (cluster.size, 10))
-        totals = np.zeros((20, 10))
+        v = rng.normal(0, 0.5, (20, n_models))
+        noise = rng.normal(0, math.sqrt(0.5), (cluster.size, n_models))
+        z = 0.3 + u[cluster, None] + v[cluster] + noise
+        totals = np.zeros((20, n_models))
         np.add.at(totals, cluster, (z > 0).astype(float))
-        s = summarize_comparison(
-            totals, sizes.astype(float), estimand="pooled", method="cr3", adjust="none",
-            confidence=0.95, baseline=None, n_resamples=999, rng=rng, rank_method="t",
-        )  # fmt: skip
-        misses += bool((s.ranks.low > 1).any() or (s.ranks.high < 10).any())
-        top_misses += bool((s.ranks.low > 1).any())
+        found = {
+            method: summarize_comparison(
+                totals, sizes.astype(float), estimand="pooled", method="cr3", adjust="none",
+                confidence=0.95, baseline=None, n_resamples=499,
+                rng=np.random.default_rng(run), rank_method=method,
+            ).ranks
+            for method in (DEFAULT_RANK_METHOD, "t")
+        }  # fmt: skip
+        missed = {m: bool((r.low > 1).any() or (r.high < n_models).any()) for m, r in found.items()}
+        assert missed["t"] or not missed[DEFAULT_RANK_METHOD]
+        misses += missed[DEFAULT_RANK_METHOD]
+        unguarded += missed["t"]
+        top_misses += bool((found[DEFAULT_RANK_METHOD].low > 1).any())
     bound = 0.05 + 3 * math.sqrt(0.05 * 0.95 / runs)
     assert misses / runs <= bound
     assert top_misses / runs <= bound
+    assert unguarded >= misses
 
 
 # -- slices -----------------------------------------------------------------------------

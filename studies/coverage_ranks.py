@@ -59,15 +59,16 @@ sys.path.insert(0, str(REPO))
 
 import clusterstats  # noqa: E402
 from clusterstats.core.paired import summarize_comparison  # noqa: E402
+from clusterstats.stats.comparison import DEFAULT_RANK_METHOD  # noqa: E402
 
 PAGE = REPO / "docs" / "coverage-ranks.md"
 TIED_PAGE = REPO / "docs" / "coverage-ranks-tied.md"
 CONFIDENCE = 0.95
 METHODS = ("bootstrap", "normal", "t", "guarded")
 #: The method whose marginal sets the pages show: ``compare``'s default.
-DEFAULT = "guarded"
+DEFAULT = DEFAULT_RANK_METHOD
 #: Each part's rank methods and whether it also computes the rows-independent sets.
-PARTS = {"grid": (METHODS, True), "tied": (("t", "guarded"), False)}
+PARTS = {"grid": (METHODS, True), "tied": (("t", DEFAULT), False)}
 
 
 def true_rank_range(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

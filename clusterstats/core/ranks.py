@@ -200,9 +200,7 @@ def rank_sets(
             maxima = _maxima(deviations, sd, active, None)
             critical = np.array([np.quantile(maxima, confidence)])
             if guard_df is not None:
-                n_open = (active & usable).sum()
-                bound = special.stdtrit(guard_df, 1.0 - (1.0 - confidence) / max(n_open, 1))
-                critical = np.maximum(critical, bound)
+                critical = _holm_floor(critical, (active & usable).sum(), guard_df, confidence)
             # as csranks: the lower bound theta_j - theta_k - sd c is above zero
             new = active & usable & (difference - sd * critical[0] > 0)
             if not new.any() or not stepdown:
@@ -228,8 +226,7 @@ def rank_sets(
         critical = np.quantile(maxima, confidence, axis=0)
         if guard_df is not None:
             n_open = (row_active & usable).sum(axis=1) + (column_active & usable.T).sum(axis=1)
-            bound = special.stdtrit(guard_df, 1.0 - (1.0 - confidence) / np.maximum(n_open, 1))
-            critical = np.maximum(critical, bound)
+            critical = _holm_floor(critical, n_open, guard_df, confidence)
         new_row = row_active & usable & (difference - sd * critical[:, None] > 0)
         new_column = column_active & usable & (difference.T - sd * critical[:, None] > 0)
         row_rejected |= new_row
@@ -263,6 +260,13 @@ def tiers(estimates: NDArray[np.float64], above: NDArray[np.bool_]) -> NDArray[n
         if over.size:
             tier[j] = 1 + int(tier[over].max())
     return tier
+
+
+def _holm_floor(critical, n_open, df: float, confidence: float):
+    """``critical``, raised where needed to Holm's bound for ``n_open`` open hypotheses:
+    the ``1 - alpha / n_open`` quantile of Student's t on ``df`` (Holm 1979)."""
+    alpha = 1.0 - confidence
+    return np.maximum(critical, special.stdtrit(df, 1.0 - alpha / np.maximum(n_open, 1)))
 
 
 def separable_neighbours(estimates: NDArray[np.float64], above: NDArray[np.bool_]) -> int:

@@ -492,12 +492,11 @@ class Comparison(TableResult):
 
 
 _RANK_SOURCES = {
-    "guarded": "multivariate t on the clusters' df with the cluster-robust covariance, "
-    "never below Holm's bound",
     "bootstrap": "cluster bootstrap",
     "normal": "normal law of the cluster-robust covariance",
     "t": "multivariate t on the clusters' df with the cluster-robust covariance",
 }
+_RANK_SOURCES["guarded"] = _RANK_SOURCES["t"] + ", never below Holm's bound"
 
 
 def _number(value: Any) -> Any:

@@ -400,8 +400,8 @@ def compare(
         own: every pair's variance is the multi-way sum (Cameron, Gelbach & Miller 2011) of
         its per-item differences, with t on ``min(G_j) - 1`` df, and every model's score
         interval is ``cluster_ci(crossed=True)``'s; method ``auto`` (= ``cr1``) or
-        ``cr1``; the rank sets draw from the multi-way covariance (``rank_method="t"``; the
-        cluster bootstrap has no crossed form).
+        ``cr1``; the rank sets draw from the multi-way covariance (``rank_method="guarded"``;
+        the cluster bootstrap has no crossed form).
     weights : column name, optional
         A weight per item, which every row of the item (each model, each run) must share:
         every score and every difference is a weighted (Hájek) mean with its linearised

@@ -435,6 +435,8 @@ def test_a_leaderboard_of_two_models_from_their_inspect_logs(tmp_path, run_on_mo
     assert sorted(frame["model"].unique()) == ["mockllm/model", "mockllm/other"]
     res = cs.compare(frame, "score", by="doc", model="model", on="sample_id", rng=0)
     board = res.leaderboard().set_index("model")
+    # the fixture's targets: 'model' passes unless i % 5 == 0 (80 - 16), 'other' by the
+    # fixture's default unless i % 3 == 0 (80 - 27, i = 0, 3, ..., 78)
     assert board.loc["mockllm/model", "score"] == pytest.approx(64 / 80)
     assert board.loc["mockllm/other", "score"] == pytest.approx(53 / 80)
     assert set(board["tier"]) <= {1.0, 2.0}

@@ -34,7 +34,7 @@ both ways). Goal: simultaneous coverage and top-set coverage at least 95%.
 Usage::
 
     python studies/coverage_ranks.py            # writes docs/coverage-ranks.md
-    python studies/coverage_ranks.py --part tied --draws 400
+    python studies/coverage_ranks.py --part tied --draws 2000
                                                 # writes docs/coverage-ranks-tied.md
     python studies/coverage_ranks.py --quick    # a smoke run, prints only
 """
@@ -256,7 +256,7 @@ def tied_page(sims, reals, draws, real_draws, elapsed, args) -> int:
     lines = [
         "# Rank sets: the guarded default where every model is tied",
         "",
-        "Written by `python studies/coverage_ranks.py --part tied --draws 400` (fixed seeds; "
+        f"Written by `python studies/coverage_ranks.py --part tied --draws {draws}` (fixed seeds; "
         f"{draws} draws per simulated cell, {real_draws} per real population, "
         f"{args.resamples} draws per set; {elapsed / 60:.0f} minutes on "
         f"{platform.machine()} with {args.processes} processes). "
@@ -371,8 +371,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"`compare`'s default is `{DEFAULT}`: `t` with Holm's bound as a floor on every "
         "step's critical value. The cells where every model is tied bind; they are measured "
-        "again with 400 draws in [the tied study](coverage-ranks-tied.md) "
-        "(`python studies/coverage_ranks.py --part tied --draws 400`).",
+        "again with 2,000 draws in [the tied study](coverage-ranks-tied.md) "
+        "(`python studies/coverage_ranks.py --part tied --draws 2000`).",
     ]
     text = "\n".join(lines + summary) + "\n"
     print(text)

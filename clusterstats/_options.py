@@ -196,6 +196,23 @@ def check_labels(name: str, value: Any, *, allow_empty: bool = False) -> list[Ha
     return [value]
 
 
+def check_side_labels(labels: Any) -> tuple[str, str] | None:
+    """The names of the two sides of a paired comparison: None, or two distinct strings."""
+    if labels is None:
+        return None
+    if (
+        not isinstance(labels, (list, tuple))
+        or len(labels) != 2
+        or not all(isinstance(label, str) and label.strip() for label in labels)
+    ):
+        raise InvalidOptionError(
+            f"labels must be two names, one per side (e.g. ('new', 'baseline')), got {labels!r}"
+        )
+    if labels[0] == labels[1]:
+        raise InvalidOptionError(f"labels must name the two sides apart, got {labels!r} twice")
+    return (labels[0], labels[1])
+
+
 @dataclass(frozen=True)
 class Seed:
     """The ``rng`` option, validated. An int seed (or None) gives every group a generator of

@@ -195,6 +195,18 @@ class Result:
         return tuple((c, c) for c in cls.columns if c not in ("outcome", "by", "notes"))
 
 
+def _group_row(result: Any) -> dict[str, Any]:
+    """A result's row in a table over groups: its fields, or, for a result that is a table
+    of its own (a confidence sequence), the summary row it declares (``_group_row``)."""
+    own = getattr(result, "_group_row", None)
+    return own() if own is not None else result._row()
+
+
+def _group_columns(result: Any) -> tuple[str, ...]:
+    kind = type(result)
+    return tuple(kind.GROUP_COLUMNS if hasattr(kind, "GROUP_COLUMNS") else kind.columns)
+
+
 def _html_table(results: Sequence[Result], dims: Sequence[str], keys: Sequence[Any]) -> str:
     first = results[0]
     columns = type(first)._html
@@ -423,11 +435,11 @@ class GroupedResults(Generic[R]):
         """A DataFrame with one row per group: one column per dim, then the result's columns."""
 
         rows = [
-            {**dict(zip(self.dims, key, strict=True)), **r._row()}
+            {**dict(zip(self.dims, key, strict=True)), **_group_row(r)}
             for key, r in zip(self._keys(), self.results, strict=True)
         ]
         # a dim that is also a field of the results (pass^k's k) is one column, not two
-        own = [c for c in type(self.results[0]).columns if c not in self.dims]
+        own = [c for c in _group_columns(self.results[0]) if c not in self.dims]
         columns = [*self.dims, *own] if self.results else [*self.dims]
         return pd.DataFrame(rows, columns=columns)
 
@@ -469,9 +481,9 @@ class GroupedResults(Generic[R]):
         coords = {d: list(dict.fromkeys(k[i] for k in keys)) for i, d in enumerate(self.dims)}
         shape = tuple(len(c) for c in coords.values())
         positions = [tuple(coords[d].index(k[i]) for i, d in enumerate(self.dims)) for k in keys]
-        rows = [r._row() for r in self.results]
+        rows = [_group_row(r) for r in self.results]
         variables, attrs = {}, {}
-        for column in type(self.results[0]).columns:
+        for column in _group_columns(self.results[0]):
             values = [row[column] for row in rows]
             distinct = set(map(repr, values))
             if column == "confidence" or (
@@ -546,7 +558,7 @@ class GroupedResults(Generic[R]):
         columns = [c for c in type(self.results[0])._table_columns() if c[0] not in self.dims]
         header = [*self.dims, *(label for _, label in columns)]
         rows = [
-            [*key, *(getattr(r, name) for name, _ in columns)]
+            [*key, *(_group_row(r)[name] for name, _ in columns)]
             for key, r in zip(self._keys(), self.results, strict=True)
         ]
         return header, rows

@@ -4,9 +4,10 @@
 
 Exit status 0 on success, 2 for anything the user can fix (a bad option, an unreadable file,
 data the statistics cannot use), each reported as one ``clusterstats: error: ...`` line on
-standard error. ``gate`` exits with its verdict (0 pass, 1 fail, 2 inconclusive) and 3 for
-such an error. Library warnings become one ``warning: ...`` line each on standard error,
-printed once, and never when the output already shows the same text as a note.
+standard error. ``gate`` exits with its verdict (0 pass, 1 fail, 2 inconclusive, 4 void: a
+watching gate whose sequence went empty) and 3 for such an error. Library warnings become one
+``warning: ...`` line each on standard error, printed once, and never when the output already
+shows the same text as a note.
 """
 
 from __future__ import annotations
@@ -638,6 +639,9 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
         sequential=args.sequential,
         order=args.order,
         budget=args.budget,
+        bounds=None if args.bounds is None else tuple(args.bounds),
+        max_cluster_size=args.max_cluster_size,
+        cluster_size=args.cluster_size,
     )
     args.exit_code = report.exit_code  # the verdict stands even if the reader stops early
     if args.output == "text":
@@ -1040,7 +1044,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     gate = sub.add_parser(
         "gate",
-        help="pass / fail / inconclusive for a CI job (exit 0 / 1 / 2; an error exits 3)",
+        help="pass / fail / inconclusive for a CI job (exit 0 / 1 / 2; an error exits 3, "
+        "a void watching gate 4)",
         description=(
             "Decide a release from the clustered interval. With --baseline FILE --margin M "
             "--on KEY: is the new run not worse than the baseline by more than M on the shared "
@@ -1053,7 +1058,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog=(
             "exit status: 0 pass (every gate passed), 1 fail (a gate failed), "
-            "2 inconclusive (none failed, one could not tell), 3 error (bad input or options)"
+            "2 inconclusive (none failed, one could not tell), 3 error (bad input or options), "
+            "4 void (--sequential: a confidence sequence went empty, so the run contradicts "
+            "its assumptions, e.g. it broke part-way; no verdict)"
         ),
     )
     gate.add_argument("path", help="the new model's results (a table, or logs with --format)")
@@ -1106,6 +1113,28 @@ def build_parser() -> argparse.ArgumentParser:
         "row order, each cluster with its last row)",
     )
     gate.add_argument("--budget", type=float, help="with --sequential: the clusters the run plans")
+    gate.add_argument(
+        "--bounds",
+        nargs=2,
+        type=float,
+        metavar=("LOW", "HIGH"),
+        help="with --sequential: the range every score lies in, known in advance (a 0/1 "
+        "outcome needs none)",
+    )
+    gate.add_argument(
+        "--max-cluster-size",
+        type=float,
+        dest="max_cluster_size",
+        help="with --sequential and the pooled estimand: the bound on cluster sizes, fixed "
+        "before the first look (default: the largest cluster in the file so far)",
+    )
+    gate.add_argument(
+        "--cluster-size",
+        type=int,
+        dest="cluster_size",
+        help="with --sequential: the rows of a complete cluster (smaller ones are still "
+        "running and wait)",
+    )
     gate.add_argument("--output", default="text", choices=REPORT_OUTPUTS)
     gate.add_argument(
         "--summary",

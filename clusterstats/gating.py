@@ -51,10 +51,13 @@ from clusterstats.stats.sequential import clusters_to_decide, paired_sequence_of
 
 __all__ = ["EXIT_CODES", "Gate", "GateReport", "gate"]
 
-Verdict = Literal["pass", "fail", "inconclusive"]
+Verdict = Literal["pass", "fail", "inconclusive", "void"]
 
 #: The exit status of ``clusterstats gate`` for each overall verdict (an error exits 3).
-EXIT_CODES: dict[str, int] = {"pass": 0, "fail": 1, "inconclusive": 2}
+EXIT_CODES: dict[str, int] = {"pass": 0, "fail": 1, "inconclusive": 2, "void": 4}
+
+#: The overall verdict is the first of these that any gate has.
+_PRECEDENCE = ("void", "fail", "inconclusive", "pass")
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -73,9 +76,11 @@ class Gate(Result):
         The outcome column.
     by : tuple of str
         The cluster column(s).
-    verdict : {"pass", "fail", "inconclusive"}
+    verdict : {"pass", "fail", "inconclusive", "void"}
         ``"pass"``: the interval clears the boundary; ``"fail"``: it lies on the wrong side
-        of it; ``"inconclusive"``: it contains it.
+        of it; ``"inconclusive"``: it contains it; ``"void"`` (``sequential=True`` only):
+        the confidence sequence went empty, so the data contradict its assumptions (a run
+        that broke part-way, drift) and no verdict is read from it.
     estimate : float
         ``new − baseline`` (not worse) or the pass rate (at least).
     low, high : float
@@ -89,6 +94,9 @@ class Gate(Result):
         The interval method actually used, and the estimand.
     n_clusters : int
         Clusters in the run.
+    decided_at : float
+        For ``sequential=True``: the completed clusters at the first look whose interval
+        cleared the boundary or lay below it (NaN while undecided, and for a fixed gate).
     clusters_needed : float
         For an inconclusive gate: the clusters like the run's (the same spread of sizes and
         heterogeneity) at which a plan from this run (``pilot_plan``, which projects the
@@ -112,6 +120,7 @@ class Gate(Result):
     method: str
     estimand: str
     n_clusters: int
+    decided_at: float = math.nan
     clusters_needed: float = math.nan
     notes: tuple[str, ...] = ()
 
@@ -135,12 +144,12 @@ class Gate(Result):
 
     def _lines(self) -> list[str]:
         where = "" if self.group is None else f" [{self.group}]"
+        interval = "empty" if math.isnan(self.low) else fmt.interval(self.low, self.high)
         lines = [
             f"Gate{where}: {self.verdict.upper()} — {label_of(self.outcome, self.by)}: "
             f"{self.question}",
             f"  estimate {fmt.number(self.estimate)}  {self.confidence:.4g} CI "
-            f"{fmt.interval(self.low, self.high)}  ({self.method}, {self.n_clusters:,} "
-            "clusters)",
+            f"{interval}  ({self.method}, {self.n_clusters:,} clusters)",
         ]
         if self.verdict == "inconclusive" and not math.isnan(self.clusters_needed):
             lines.append(
@@ -154,9 +163,10 @@ class Gate(Result):
 class GateReport(TableResult):
     """The verdicts of one or more gates (returned by ``gate``).
 
-    ``verdict`` is ``"fail"`` if any gate fails, else ``"inconclusive"`` if any is, else
-    ``"pass"``; ``exit_code`` is what ``clusterstats gate`` exits with (0 pass, 1 fail,
-    2 inconclusive). It prints as text, renders as an HTML table in Jupyter,
+    ``verdict`` is ``"void"`` if any gate is (a watching gate whose sequence went empty),
+    else ``"fail"`` if any gate fails, else ``"inconclusive"`` if any is, else ``"pass"``;
+    ``exit_code`` is what ``clusterstats gate`` exits with (0 pass, 1 fail, 2
+    inconclusive, 4 void; an error exits 3). It prints as text, renders as an HTML table in Jupyter,
     ``to_markdown()`` gives a CI job summary and ``to_frame()`` one row per gate (the
     columns of :class:`Gate`).
 
@@ -164,7 +174,7 @@ class GateReport(TableResult):
     ----------
     gates : tuple of Gate
         One per slice, in order.
-    verdict : {"pass", "fail", "inconclusive"}
+    verdict : {"pass", "fail", "inconclusive", "void"}
         The overall verdict.
     confidence : float
         The family's confidence: with several gates, the chance that any gate that should
@@ -181,7 +191,7 @@ class GateReport(TableResult):
 
     @property
     def exit_code(self) -> int:
-        """0 pass, 1 fail, 2 inconclusive."""
+        """0 pass, 1 fail, 2 inconclusive, 4 void."""
         return EXIT_CODES[self.verdict]
 
     @property
@@ -254,7 +264,7 @@ class GateReport(TableResult):
                 g.group if g.group is not None else label_of(g.outcome, g.by),
                 g.verdict,
                 fmt.number(g.estimate),
-                fmt.interval(g.low, g.high),
+                "empty" if math.isnan(g.low) else fmt.interval(g.low, g.high),
                 f"{g.boundary:g}",
                 f"{g.confidence:.4g}",
                 f"{g.n_clusters:,}",
@@ -272,7 +282,7 @@ class GateReport(TableResult):
         )
 
     def _markdown_heading(self) -> list[str]:
-        icon = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}[self.verdict]
+        icon = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️", "void": "⛔"}[self.verdict]
         first = self.gates[0]
         return [
             f"### {icon} clusterstats gate: {self.verdict.upper()}",
@@ -326,6 +336,8 @@ def gate(
     order: Hashable | None = None,
     budget: float | None = None,
     bounds: tuple[float, float] | None = None,
+    max_cluster_size: float | None = None,
+    cluster_size: int | None = None,
 ) -> GateReport:
     """Pass, fail or inconclusive: a release gate read from a clustered interval.
 
@@ -426,7 +438,16 @@ def gate(
         With ``sequential``: the clusters the run plans, for the share used.
     bounds : (float, float), optional
         With ``sequential``: the range of a score's cluster means, as in
-        ``confidence_sequence`` (a 0/1 outcome needs none).
+        ``confidence_sequence`` (a 0/1 outcome needs none). A threshold outside it (or a
+        margin as wide as it) is refused: the gate would decide whatever the data.
+    max_cluster_size : float, optional
+        With ``sequential`` and the pooled estimand: the bound on the cluster sizes that
+        the bets rely on, fixed before the first look (as in ``confidence_sequence``). Give
+        it when the gate watches a growing file: without it the largest cluster seen so far
+        is used, so a later, larger cluster changes every earlier look (a note says so).
+    cluster_size : int, optional
+        With ``sequential``: the rows of a complete cluster; clusters with fewer are still
+        running and wait (as in ``confidence_sequence``).
 
     Returns
     -------
@@ -501,19 +522,29 @@ def gate(
             baseline=baseline,
             on=on,
             rerun=rerun,
-            boundary=boundary,
+            bound=float(bound),
             over=over,
             order=order,
             budget=budget,
             bounds=bounds,
+            max_cluster_size=max_cluster_size,
+            cluster_size=cluster_size,
             estimand=estimand,
             confidence=confidence,
             missing=missing,
-            rng=rng,
             case=case,
+            is_dataset=is_dataset,
         )
-    if order is not None or budget is not None or bounds is not None:
-        raise InvalidOptionError("order=, budget= and bounds= go with sequential=True")
+    watching_only = {
+        "order": order,
+        "budget": budget,
+        "bounds": bounds,
+        "max_cluster_size": max_cluster_size,
+        "cluster_size": cluster_size,
+    }
+    given = [f"{name}=" for name, value in watching_only.items() if value is not None]
+    if given:
+        raise InvalidOptionError(f"{', '.join(given)} go with sequential=True")
     kind = "not_worse" if baseline is not None else "at_least"
     shared = {
         "estimand": estimand,
@@ -623,9 +654,7 @@ def gate(
             )
         )
     verdicts = {g.verdict for g in gates}
-    overall = (
-        "fail" if "fail" in verdicts else "inconclusive" if "inconclusive" in verdicts else "pass"
-    )
+    overall = next(v for v in _PRECEDENCE if v in verdicts)
     return GateReport(
         gates=tuple(gates),
         verdict=overall,
@@ -642,23 +671,26 @@ def _sequential_gate(
     baseline: Any,
     on: Any,
     rerun: Hashable | None,
-    boundary: float,
+    bound: float,
     over: Any,
     order: Hashable | None,
     budget: Any,
     bounds: Any,
+    max_cluster_size: Any,
+    cluster_size: Any,
     estimand: Any,
     confidence: float,
     missing: Any,
-    rng: Any,
     case: Hashable,
+    is_dataset: bool,
 ) -> GateReport:
     """``gate(..., sequential=True)``: each slice's confidence sequence over its completed
     clusters, the family's error split by Bonferroni."""
     planned = None
     if budget is not None:
         planned = opt.check_plan_number("budget", budget, at_least=1)
-    is_dataset = hasattr(data, "dims") and not hasattr(data, "columns")
+    kind = "at_least" if baseline is None else "not_worse"
+    boundary = float(bound) if baseline is None else -float(bound) + 0.0
     design: MeanDesign | PairedDesign
     if baseline is None:
         design = adapters.mean_design(data, outcome, by, over=over, case=case)
@@ -679,9 +711,12 @@ def _sequential_gate(
         estimand=estimand,
         confidence=1 - (1 - confidence) / k,
         bounds=bounds,
+        max_cluster_size=max_cluster_size,
+        cluster_size=cluster_size,
         missing=missing,
-        rng=rng,
     )
+    _check_scale(design, kind, bound)
+    _check_within_bounds(kind, bound, options.bounds)
     labels = _gate_labels(design, dataset=is_dataset)
     if baseline is None:
         arrivals = adapters.cluster_arrivals(data, outcome, by, order=order, case=case)
@@ -689,19 +724,16 @@ def _sequential_gate(
         found = adapters.paired_arrivals(data, baseline, outcome, by, order=order, case=case)
     gates = []
     for group, label in zip(design.groups, labels, strict=True):
-        # the gate takes no max_cluster_size=, so its notes do not suggest it
         if baseline is None:
-            seq = sequence_of(
-                group, design, options, arrivals=arrivals, order=order, size_option=False
-            )
+            seq = sequence_of(group, design, options, arrivals=arrivals, order=order)
         else:
-            seq = paired_sequence_of(
-                group[1], design, options, arrivals=found, order=order, size_option=False
-            )
+            seq = paired_sequence_of(group[1], design, options, arrivals=found, order=order)
         now = seq.current
-        verdict = _decide(now.low, now.high, boundary)
         notes = list(seq.notes)
         needed = math.nan
+        decided = seq.decided_at(boundary)
+        empty = seq.empty_from is not None
+        verdict = "void" if empty else _decide(now.low, now.high, boundary)
         if verdict == "inconclusive":
             needed = clusters_to_decide(seq, boundary)
             notes.append(
@@ -714,6 +746,11 @@ def _sequential_gate(
                 f"{now.n_clusters:,} of the {math.ceil(planned):,} clusters planned are "
                 f"complete ({now.n_clusters / planned:.0%} of the budget)"
             )
+            if now.n_clusters > 2 * planned:
+                notes.append(
+                    f"the run is {now.n_clusters / planned:.1f} times its budget of "
+                    f"{math.ceil(planned):,} clusters: look again at the plan"
+                )
         notes.append(
             f"anytime-valid: read from the confidence sequence after {now.n_clusters:,} "
             f"completed clusters, arrived {seq.order}"
@@ -721,7 +758,7 @@ def _sequential_gate(
         gates.append(
             Gate(
                 group=label,
-                kind="at_least" if baseline is None else "not_worse",
+                kind=kind,
                 outcome=design.outcome,
                 by=design.by,
                 verdict=verdict,
@@ -733,18 +770,40 @@ def _sequential_gate(
                 method=f"sequence_{seq.method}",
                 estimand=seq.estimand,
                 n_clusters=now.n_clusters,
+                decided_at=math.nan
+                if decided is None or verdict == "void"
+                else float(decided.n_clusters),
                 clusters_needed=needed,
                 notes=tuple(notes),
             )
         )
     verdicts = {g.verdict for g in gates}
-    overall = next(v for v in ("fail", "inconclusive", "pass") if v in verdicts)
+    overall = next(v for v in _PRECEDENCE if v in verdicts)
     return GateReport(
         gates=tuple(gates),
         verdict=overall,
         confidence=confidence,
         adjust="bonferroni" if k > 1 else "none",
     )
+
+
+def _check_within_bounds(kind: str, bound: float, bounds: tuple[float, float] | None) -> None:
+    """A threshold outside the range the outcome is known to lie in, or a margin as wide as
+    it, decides a watching gate whatever the data: refused."""
+    if bounds is None:
+        return
+    low, high = bounds
+    if kind == "at_least" and not low <= bound <= high:
+        raise InvalidOptionError(
+            f"at_least={bound:g} lies outside bounds=({low:g}, {high:g}), the range every "
+            "outcome lies in, so this gate "
+            f"{'fails' if bound > high else 'passes'} whatever the data"
+        )
+    if kind == "not_worse" and bound >= high - low:
+        raise InvalidOptionError(
+            f"margin={bound:g} is as wide as bounds=({low:g}, {high:g}), the range of the "
+            "difference, so this gate passes whatever the data"
+        )
 
 
 def _check_scale(design: Any, kind: str, bound: float) -> None:

@@ -505,8 +505,17 @@ def _write_atomically(log: Any, target: Path) -> None:
 class SequentialStopping:
     """Stop an Inspect eval as soon as it is decided: an implementation of Inspect's
     ``EarlyStopping`` protocol (``Task(..., early_stopping=SequentialStopping(...))``) that
-    watches the confidence sequence of the pass rate over **completed clusters** and, once
-    it lies wholly above ``at_least`` (pass) or below it (fail), stops scheduling samples.
+    watches a confidence sequence over **completed clusters** and stops scheduling samples
+    once it decides.
+
+    Two questions, as ``clusterstats.gate`` asks them:
+
+    * ``at_least=T``: the pass rate (or mean score) of this run, decided once the sequence
+      lies wholly at or above ``T`` (pass) or below it (fail);
+    * ``baseline=LOG, margin=M``: this run against a stored run of the same samples (an
+      Inspect log, or a frame read by ``clusterstats.read_inspect``), paired by sample id:
+      the sequence of the per-sample difference ``new - baseline`` (epochs averaged per
+      sample), decided once it lies at or above ``-M`` (pass) or below it (fail).
 
     A cluster (the sample metadata field ``cluster``; default: each sample, its epochs the
     rows) completes when all of its samples and epochs are scored; a partial cluster never
@@ -514,20 +523,37 @@ class SequentialStopping:
     capital, Waudby-Smith & Ramdas 2024), valid however often it is looked at, so stopping
     at the first look that decides keeps its level: a run at the threshold passes with
     probability at most ``(1 - confidence) / 2``. The bound on cluster sizes that the pooled
-    estimand's bets need is known before the run (its largest cluster). Validity assumes
-    clusters complete in an order that does not depend on their outcomes (Inspect schedules
-    samples in dataset order; a dataset sorted by cluster completes cluster by cluster).
-    The log's ``early_stopping`` summary records the verdict, the final bounds, the clusters
-    and samples used, and the samples saved.
+    estimand's bets need is known before the run (its largest cluster), and each completed
+    cluster costs the same time however long the run. Validity assumes clusters complete in
+    an order that does not depend on their outcomes (Inspect schedules samples in dataset
+    order; a dataset sorted by cluster completes cluster by cluster).
+
+    Nothing raises inside the eval. A problem found while it runs (a score outside
+    ``bounds``, several scorers and no ``scorer=``, a sample without the ``cluster`` field)
+    is logged on the ``clusterstats`` logger and recorded as ``problem`` in the log's
+    ``early_stopping`` summary, and the stopper stops watching: the eval runs to its end. A
+    sequence that goes empty (no value is consistent with every cluster so far, e.g. the
+    model's API began to fail part-way, seen in the samples still running after a decision or
+    before one) never stops the eval, and the summary's verdict is then ``"void"``, whatever
+    was decided before (kept as ``decided_before_empty``). A sample scored again (a retry)
+    replaces nothing: its first score counts. The summary records the verdict, the final
+    bounds, the clusters and samples used, and the samples saved.
 
     Parameters
     ----------
-    at_least : float
-        The threshold of the pass rate (or mean score).
+    at_least : float, optional
+        The threshold of the pass rate (or mean score), within ``bounds``.
+    baseline : path, EvalLog or DataFrame, optional
+        The stored run to compare with: an Inspect log (``.eval`` or ``.json``) or the frame
+        ``clusterstats.read_inspect`` gives (columns ``sample_id`` and ``score``).
+    margin : float, optional
+        With ``baseline``: how much worse than the baseline is still acceptable (0 or more,
+        less than the width of ``bounds``).
     cluster : str, optional
         A sample metadata field naming the cluster.
     scorer : str, optional
-        The scorer whose score is the outcome (default: the only one).
+        The scorer whose score is the outcome (default: the only one); also the scorer read
+        from a baseline log.
     key : str, optional
         For dict-valued scores: the entry to read.
     estimand : {"pooled", "cluster_mean"}
@@ -537,6 +563,13 @@ class SequentialStopping:
     bounds : (float, float)
         The range of the scores (values convert as Inspect's metrics convert them: ``"C"``
         is 1, ``"I"`` is 0).
+
+    Raises
+    ------
+    InvalidOptionError
+        Neither or both of ``at_least`` and ``baseline``; ``margin`` missing or negative; a
+        threshold outside ``bounds`` (``at_least=55`` for a 0/1 score) or a margin as wide
+        as them: such a stopper would decide whatever the eval does.
 
     Examples
     --------
@@ -548,8 +581,10 @@ class SequentialStopping:
 
     def __init__(
         self,
-        at_least: float,
+        at_least: float | None = None,
         *,
+        baseline: Any = None,
+        margin: float | None = None,
         cluster: str | None = None,
         scorer: str | None = None,
         key: str | None = None,
@@ -559,32 +594,98 @@ class SequentialStopping:
     ) -> None:
         from clusterstats import _options as opt
 
-        self.at_least = opt.check_plan_number("at_least", at_least)
+        if (at_least is None) == (baseline is None):
+            raise InvalidOptionError(
+                "SequentialStopping asks one question: at_least= (a pass rate of at least a "
+                "threshold) or baseline= with margin= (not worse than a stored run)"
+            )
         self.options = opt.sequence_options(estimand=estimand, confidence=confidence, bounds=bounds)
+        low, high = self.options.bounds or (0.0, 1.0)
         self.cluster, self.scorer, self.key = cluster, scorer, key
+        self.at_least: float | None = None
+        self.margin: float | None = None
+        self._baseline: dict[str, float] | None = None
+        if at_least is not None:
+            if margin is not None:
+                raise InvalidOptionError("margin= goes with baseline=; a threshold is at_least=")
+            self.at_least = opt.check_plan_number("at_least", at_least)
+            if not low <= self.at_least <= high:
+                meant = self.at_least / 100
+                raise InvalidOptionError(
+                    f"at_least={self.at_least:g} lies outside bounds=({low:g}, {high:g}), the "
+                    "range of the scores, so the stopper would "
+                    f"{'fail' if self.at_least > high else 'pass'} whatever the eval does"
+                    + (f" (did you mean {meant:g}?)" if low <= meant <= high else "")
+                )
+            self.boundary = self.at_least
+            self._bounds = (low, high)
+        else:
+            if margin is None:
+                raise InvalidOptionError(
+                    "baseline= needs margin=: how much worse than the baseline is still "
+                    "acceptable (0 or more; 0 asks for no loss at all)"
+                )
+            self.margin = opt.check_plan_number(
+                "margin", margin, at_least=0, why="it is how much worse is still acceptable"
+            )
+            if self.margin >= high - low:
+                meant = self.margin / 100
+                raise InvalidOptionError(
+                    f"margin={self.margin:g} is as wide as the range of a difference of "
+                    f"scores in ({low:g}, {high:g}), so the stopper would pass whatever the "
+                    "eval does" + (f" (did you mean {meant:g}?)" if meant < high - low else "")
+                )
+            self.boundary = -self.margin + 0.0
+            self._baseline = _baseline_scores(baseline, scorer=scorer, key=key)
+            self._bounds = (low - high, high - low)
+        self._score_bounds = (low, high)
         self.decision: str | None = None
+        self.problem: str | None = None
         self.sequence: Any = None
+        self._state: Any = None
         self._cluster_of: dict[Any, Any] = {}
         self._expected: dict[Any, int] = {}
-        self._seen: dict[Any, list[float]] = {}
-        self._completed: list[Any] = []
+        self._seen: dict[Any, dict[Any, list[float]]] = {}
+        self._scored_runs: set[tuple[Any, int]] = set()
+        self._completed = 0
         self._stops: list[Any] = []
         self._scored = 0
         self._planned = 0
+        self._unpaired = 0
 
     async def start_task(self, task: Any, samples: list[Any], epochs: int) -> str:
         """Register the samples: each one's cluster, and each cluster's rows."""
+        from clusterstats.core.sequential import BettingState
+
+        paired_sizes: dict[Any, int] = {}
         for sample in samples:
             metadata = sample.metadata or {}
             if self.cluster is not None and self.cluster not in metadata:
-                raise InvalidInputError(
-                    f"sample {sample.id!r} has no metadata field {self.cluster!r} "
-                    f"(cluster=); its fields: {sorted(metadata)}"
+                self._give_up(
+                    f"sample {sample.id!r} has no metadata field {self.cluster!r} (cluster=); "
+                    f"its fields: {sorted(metadata)}"
                 )
+                break
             label = sample.id if self.cluster is None else metadata[self.cluster]
             self._cluster_of[sample.id] = label
             self._expected[label] = self._expected.get(label, 0) + epochs
+            if self._baseline is None or str(sample.id) in self._baseline:
+                paired_sizes[label] = paired_sizes.get(label, 0) + 1
+            else:
+                self._unpaired += 1
         self._planned = len(samples) * epochs
+        if self.problem is None:
+            if self._baseline is None:
+                largest = max(self._expected.values(), default=1)
+            else:
+                largest = max(paired_sizes.values(), default=1)
+            self._state = BettingState(
+                estimand=self.options.estimand,
+                confidence=self.options.confidence,
+                bounds=self._bounds,
+                max_cluster_size=float(largest),
+                breaks=self.options.breaks,
+            )
         return "clusterstats/sequential_stopping"
 
     async def schedule_sample(self, id: str | int, epoch: int) -> Any:
@@ -599,8 +700,24 @@ class SequentialStopping:
 
     async def complete_sample(self, id: str | int, epoch: int, scores: dict[str, Any]) -> None:
         """Add a scored sample to its cluster; when the cluster is complete, look again."""
-        if not scores:
+        if not scores or self.problem is not None or self._state is None:
             return
+        if (id, epoch) in self._scored_runs:
+            return  # a retry scored again: the first score counts
+        try:
+            value = self._value(id, scores)
+        except ClusterStatsError as error:
+            self._give_up(str(error))
+            return
+        self._scored_runs.add((id, epoch))
+        label = self._cluster_of.get(id, id)
+        runs = self._seen.setdefault(label, {})
+        runs.setdefault(id, []).append(value)
+        self._scored += 1
+        if sum(len(v) for v in runs.values()) == self._expected.get(label, 1):
+            self._look(runs)
+
+    def _value(self, id: Any, scores: dict[str, Any]) -> float:
         if self.scorer is None and len(scores) > 1:
             raise InvalidOptionError(
                 f"the task has several scorers {sorted(scores)}: pass scorer= to say which "
@@ -609,59 +726,111 @@ class SequentialStopping:
         name = self.scorer if self.scorer is not None else next(iter(scores))
         if name not in scores:
             raise InvalidOptionError(f"scorer={name!r} is not one of {sorted(scores)}")
-        value = score_entry(scores[name].score.value, self.key, what=f"the score of {id!r}")
-        label = self._cluster_of.get(id, id)
-        rows = self._seen.setdefault(label, [])
-        rows.append(float(value_to_float()(value)))
-        self._scored += 1
-        if len(rows) == self._expected.get(label, 1):
-            self._completed.append(label)
-            self._look()
+        raw = score_entry(scores[name].score.value, self.key, what=f"the score of {id!r}")
+        value = float(value_to_float()(raw))
+        low, high = self._score_bounds
+        if not low <= value <= high:
+            raise InvalidOptionError(
+                f"sample {id!r} scored {value:g}, outside bounds=({low:g}, {high:g}) that the "
+                "sequence relies on"
+            )
+        return value
 
-    def _look(self) -> None:
-        from clusterstats.core.sequential import betting_sequence
-
-        totals = [sum(self._seen[c]) for c in self._completed]
-        counts = [float(len(self._seen[c])) for c in self._completed]
-        self.sequence = betting_sequence(
-            totals,
-            counts,
-            estimand=self.options.estimand,
-            confidence=self.options.confidence,
-            bounds=self.options.bounds or (0.0, 1.0),
-            max_cluster_size=float(max(self._expected.values())),
-            breaks=self.options.breaks,
-        )
+    def _look(self, runs: dict[Any, list[float]]) -> None:
+        """A cluster is complete: its sum and size enter the sequence."""
+        if self._baseline is None:
+            values = [v for scored in runs.values() for v in scored]
+        else:
+            values = [
+                sum(scored) / len(scored) - self._baseline[str(sample)]
+                for sample, scored in runs.items()
+                if str(sample) in self._baseline
+            ]
+            if not values:
+                return  # no sample of this cluster is in the baseline
+        self._completed += 1
+        self.sequence = self._state.add([sum(values)], [float(len(values))])
+        if bool(self.sequence.empty[-1]):
+            self._give_up(
+                f"the confidence sequence went empty after {self._completed} completed "
+                "clusters: no value is consistent with every cluster so far (the outcome "
+                "drifted, or the run broke part-way); no decision is taken",
+                verdict="void",
+            )
+            return
         low, high = float(self.sequence.low[-1]), float(self.sequence.high[-1])
-        if self.decision is None and low >= self.at_least:
+        if self.decision is None and low >= self.boundary:
             self.decision = "pass"
-        elif self.decision is None and high < self.at_least:
+        elif self.decision is None and high < self.boundary:
             self.decision = "fail"
+
+    def _give_up(self, problem: str, *, verdict: str = "error") -> None:
+        """Stop watching: log the problem and let the eval run on."""
+        self.problem = problem
+        self._verdict_on_problem = verdict
+        _logger.warning("clusterstats SequentialStopping stopped watching: %s", problem)
+
+    def _question(self) -> str:
+        if self.at_least is not None:
+            return f"at_least={self.at_least:g}"
+        return f"margin={self.margin:g} against the baseline"
 
     def _reason(self) -> str:
         assert self.sequence is not None
         low, high = float(self.sequence.low[-1]), float(self.sequence.high[-1])
         return (
             f"clusterstats: the {self.options.confidence:.0%} confidence sequence over "
-            f"{len(self._completed)} completed clusters, [{low:.4f}, {high:.4f}], decided "
-            f"{self.decision} for at_least={self.at_least:g}"
+            f"{self._completed} completed clusters, [{low:.4f}, {high:.4f}], decided "
+            f"{self.decision} for {self._question()}"
         )
 
     async def complete_task(self) -> dict[str, Any]:
         """What the log records: the verdict and the sequence's final bounds."""
+        verdict = self.decision or "continue"
+        if self.problem is not None and (
+            self.decision is None or self._verdict_on_problem == "void"
+        ):
+            verdict = self._verdict_on_problem
         summary: dict[str, Any] = {
-            "verdict": self.decision or "continue",
+            "verdict": verdict,
             "at_least": self.at_least,
+            "margin": self.margin,
             "confidence": self.options.confidence,
             "estimand": self.options.estimand,
-            "clusters_completed": len(self._completed),
+            "clusters_completed": self._completed,
             "clusters_planned": len(self._expected),
             "samples_scored": self._scored,
             "samples_planned": self._planned,
             "samples_saved": len(self._stops),
         }
+        if self._baseline is not None:
+            summary["samples_not_in_baseline"] = self._unpaired
+        if self.problem is not None:
+            summary["problem"] = self.problem
+            if self.decision is not None and verdict == "void":
+                summary["decided_before_empty"] = self.decision
         if self.sequence is not None:
             summary["estimate"] = float(self.sequence.estimate[-1])
-            summary["low"] = float(self.sequence.low[-1])
-            summary["high"] = float(self.sequence.high[-1])
+            low, high = float(self.sequence.low[-1]), float(self.sequence.high[-1])
+            summary["low"] = None if math.isnan(low) else low
+            summary["high"] = None if math.isnan(high) else high
         return summary
+
+
+def _baseline_scores(baseline: Any, *, scorer: str | None, key: str | None) -> dict[str, float]:
+    """The baseline's score of each sample (its epochs averaged), keyed by sample id."""
+    if isinstance(baseline, pd.DataFrame):
+        frame = baseline
+    else:
+        frame = read_inspect(baseline, score=scorer, key=key)
+    missing = [c for c in ("sample_id", "score") if c not in frame.columns]
+    if missing:
+        raise InvalidInputError(
+            f"the baseline frame has no column {missing[0]!r}: give an Inspect log or the frame "
+            "clusterstats.read_inspect reads from one"
+        )
+    scored = frame.dropna(subset=["score"])
+    if scored.empty:
+        raise EmptyDataError("the baseline has no scored sample")
+    means = scored.groupby(scored["sample_id"].astype(str))["score"].mean()
+    return {str(k): float(v) for k, v in means.items()}

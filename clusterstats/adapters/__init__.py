@@ -518,10 +518,14 @@ def cluster_arrivals(
     data: Any, outcome: Hashable, by: Any, *, order: Hashable | None, case: Hashable = "case"
 ) -> Any:
     """When each cluster was complete: the largest value of the ``order`` column among its
-    rows (without one, its last row's position: a file that grows by appending), indexed by
-    cluster code (the codes of :func:`mean_design`, in sorted label order)."""
+    rows (without one, its last row's position: a file that grows by appending; for arrays,
+    the last position of its value), indexed by cluster code (the codes of
+    :func:`mean_design`, in sorted label order)."""
     if data is None:  # outcome and by are the values themselves: no column to order by
-        return _ARRIVALS["arrays"]()
+        if order is not None:
+            return _ARRIVALS["arrays"]()
+        values, _, by_labels = frame.as_frame(None, outcome, by)
+        return frame.cluster_arrivals(values, by_labels, None)
     columns = Columns.of(outcome=outcome, by=by, order=order)
     data = arrow.to_pandas(data, columns.names())
     return _ARRIVALS[backend(data)](data, columns, case=case)

@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "BettingState",
     "SequenceTrajectory",
     "betting_sequence",
     "predictable_bets",
@@ -49,13 +50,20 @@ _BLOCK_CELLS = 1 << 19
 
 
 class SequenceTrajectory(NamedTuple):
-    """One row per completed cluster: the sequence after it."""
+    """One row per completed cluster: the sequence after it.
+
+    ``empty`` marks the looks at which no candidate mean survives (with the running
+    intersection: from the first such look on). A valid sequence is empty with probability at
+    most ``alpha``, so an empty one is evidence against its own assumptions; its ``low`` and
+    ``high`` are NaN there.
+    """
 
     n_clusters: NDArray[np.int64]
     n_rows: NDArray[np.float64]
     estimate: NDArray[np.float64]
     low: NDArray[np.float64]
     high: NDArray[np.float64]
+    empty: NDArray[np.bool_]
 
 
 def predictable_bets(
@@ -76,14 +84,180 @@ def predictable_bets(
     >>> predictable_bets(np.array([1.0, 0.0]), np.ones(2), alpha=0.025).round(4).tolist()
     [6.525, 4.6357]
     """
-    t = np.arange(1, x.shape[0] + 1, dtype=float)
-    mean = np.minimum((prior_mean + np.cumsum(x)) / (1.0 + np.cumsum(u)), 1.0)
-    residual = x - mean * u
-    variance = (prior_variance + np.cumsum(residual * residual)) / (t + 1.0)
-    before = np.concatenate(([prior_variance], variance[:-1]))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bets = np.sqrt(2.0 * math.log(1.0 / alpha) / (t * np.log1p(t) * before))
-    return np.nan_to_num(bets, nan=0.0)
+    state = _BetState(prior_mean=prior_mean, prior_variance=prior_variance)
+    return state.bets(np.asarray(x, dtype=float), np.asarray(u, dtype=float), alpha=alpha)
+
+
+class _BetState:
+    """The running sums the predictable bets read, carried from one block to the next."""
+
+    def __init__(self, *, prior_mean: float = 0.5, prior_variance: float = 0.25) -> None:
+        self.prior_mean = prior_mean
+        self.prior_variance = prior_variance
+        self.t = 0
+        self.sum_x = 0.0
+        self.sum_u = 0.0
+        self.sum_squares = 0.0
+
+    def bets(self, x: NDArray[np.float64], u: NDArray[np.float64], *, alpha: float) -> NDArray:
+        """The bets on the clusters ``x, u`` that follow those already seen; the sums move on."""
+        t = self.t + np.arange(1, x.shape[0] + 1, dtype=float)
+        mean = np.minimum(
+            (self.prior_mean + self.sum_x + np.cumsum(x)) / (1.0 + self.sum_u + np.cumsum(u)), 1.0
+        )
+        residual = x - mean * u
+        squares = self.sum_squares + np.cumsum(residual * residual)
+        variance = (self.prior_variance + squares) / (t + 1.0)
+        previous = (self.prior_variance + self.sum_squares) / (self.t + 1.0)
+        before = np.concatenate(([previous], variance[:-1]))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bets = np.sqrt(2.0 * math.log(1.0 / alpha) / (t * np.log1p(t) * before))
+        if x.shape[0]:
+            self.t += x.shape[0]
+            self.sum_x += float(x.sum())
+            self.sum_u += float(u.sum())
+            self.sum_squares = float(squares[-1])
+        return np.nan_to_num(bets, nan=0.0)
+
+
+class BettingState:
+    """The hedged-capital sequence as a state that takes completed clusters as they come.
+
+    Each call of :meth:`add` costs O(``breaks``) per cluster, whatever the number already
+    seen, so a run watched after every cluster costs no more than one pass over it.
+    ``betting_sequence`` is this state fed all clusters at once.
+
+    Parameters
+    ----------
+    estimand : {"pooled", "cluster_mean"}
+        As in :func:`betting_sequence`.
+    confidence : float
+        ``1 - alpha``.
+    bounds : (float, float)
+        The range every outcome lies in, known before the data.
+    max_cluster_size : float, optional
+        For ``"pooled"``: the bound ``B`` on the cluster sizes, fixed before the first
+        cluster (required: a bound read from later clusters would change earlier bets).
+    breaks, truncation, running_intersection
+        As in :func:`betting_sequence`.
+
+    Examples
+    --------
+    >>> state = BettingState(estimand="cluster_mean")
+    >>> first = state.add([3.0, 4.0], [5.0, 5.0])
+    >>> later = state.add([5.0], [5.0])
+    >>> state.n_clusters, bool(later.low[-1] <= 0.8 <= later.high[-1])
+    (3, True)
+    """
+
+    def __init__(
+        self,
+        *,
+        estimand: str,
+        confidence: float = 0.95,
+        bounds: tuple[float, float] = (0.0, 1.0),
+        max_cluster_size: float | None = None,
+        breaks: int = 1000,
+        truncation: float = 0.5,
+        running_intersection: bool = True,
+    ) -> None:
+        if estimand not in ("pooled", "cluster_mean"):
+            raise ValueError(f"unknown estimand {estimand!r}")
+        lower, upper = float(bounds[0]), float(bounds[1])
+        if not upper > lower:
+            raise ValueError(f"bounds must be increasing, got {bounds!r}")
+        if estimand == "pooled" and max_cluster_size is None:
+            raise ValueError("the pooled estimand needs max_cluster_size, fixed in advance")
+        self.estimand = estimand
+        self.alpha = 1.0 - confidence
+        self.lower, self.upper = lower, upper
+        self.bound = None if max_cluster_size is None else float(max_cluster_size)
+        self.breaks = breaks
+        self.running_intersection = running_intersection
+        self.grid = np.linspace(0.0, 1.0, breaks + 1)
+        with np.errstate(divide="ignore"):
+            self._cap_up = np.where(self.grid > 0, truncation / self.grid, np.inf)
+            self._cap_down = np.where(self.grid < 1, truncation / (1.0 - self.grid), np.inf)
+        self._wealth_up = np.zeros(self.grid.shape[0])  # log wealth of each candidate
+        self._wealth_down = np.zeros(self.grid.shape[0])
+        self._bets = _BetState()
+        self._low, self._high, self._empty = 0.0, 1.0, False
+        self.n_clusters = 0
+        self.n_rows = 0.0
+        self._sum_totals = 0.0
+        self._sum_means = 0.0
+
+    def add(self, totals: ArrayLike, counts: ArrayLike) -> SequenceTrajectory:
+        """Take the next completed clusters (their sums and sizes, in order of arrival) and
+        return the sequence after each of them."""
+        sums = np.atleast_1d(np.asarray(totals, dtype=float))
+        sizes = np.atleast_1d(np.asarray(counts, dtype=float))
+        if sums.ndim != 1 or sums.shape != sizes.shape:
+            raise ValueError("totals and counts must be two 1-d arrays of the same length")
+        if np.any(sizes <= 0):
+            raise ValueError("every cluster has at least one row")
+        pooled = self.bound is not None and self.estimand == "pooled"
+        if pooled and sizes.size and sizes.max() > self.bound:
+            raise ValueError(f"a cluster has {sizes.max():g} rows, above the bound {self.bound:g}")
+        scaled = (sums - self.lower * sizes) / (self.upper - self.lower)
+        if self.estimand == "cluster_mean":
+            x, u = scaled / sizes, np.ones_like(sizes)
+        else:
+            assert self.bound is not None
+            x, u = scaled / self.bound, sizes / self.bound
+        n = sums.shape[0]
+        low = np.empty(n)
+        high = np.empty(n)
+        empty = np.zeros(n, dtype=bool)
+        # the hedge splits alpha between the two sides (theta = 1/2)
+        bets = self._bets.bets(x, u, alpha=self.alpha / 2)
+        threshold = math.log(1.0 / self.alpha)
+        width = self.grid.shape[0]
+        block = max(1, _BLOCK_CELLS // width)
+        step_size = 1.0 / self.breaks
+        for start in range(0, n, block):
+            stop = min(n, start + block)
+            lam = bets[start:stop, None]
+            step = x[start:stop, None] - self.grid[None, :] * u[start:stop, None]
+            up = np.cumsum(np.log1p(np.minimum(lam, self._cap_up) * step), axis=0)
+            down = np.cumsum(np.log1p(-np.minimum(lam, self._cap_down) * step), axis=0)
+            up += self._wealth_up
+            down += self._wealth_down
+            self._wealth_up, self._wealth_down = up[-1], down[-1]
+            kept = np.maximum(up, down) + math.log(0.5) <= threshold
+            some = kept.any(axis=1)
+            first = np.argmax(kept, axis=1)
+            last = width - 1 - np.argmax(kept[:, ::-1], axis=1)
+            low[start:stop] = np.where(some, np.maximum(self.grid[first] - step_size, 0.0), 1.0)
+            high[start:stop] = np.where(some, np.minimum(self.grid[last] + step_size, 1.0), 0.0)
+            empty[start:stop] = ~some
+        if self.running_intersection:
+            low = np.maximum.accumulate(np.concatenate(([self._low], low)))[1:]
+            high = np.minimum.accumulate(np.concatenate(([self._high], high)))[1:]
+            empty = np.logical_or.accumulate(np.concatenate(([self._empty], empty)))[1:]
+            empty |= low > high
+            if n:
+                self._low, self._high, self._empty = (
+                    float(low[-1]),
+                    float(high[-1]),
+                    bool(empty[-1]),
+                )
+        low = np.where(empty, np.nan, self.lower + (self.upper - self.lower) * low)
+        high = np.where(empty, np.nan, self.lower + (self.upper - self.lower) * high)
+        rows = self.n_rows + np.cumsum(sizes)
+        clusters = self.n_clusters + np.arange(1, n + 1)
+        if self.estimand == "pooled":
+            estimate = (self._sum_totals + np.cumsum(sums)) / rows
+        else:
+            estimate = (self._sum_means + np.cumsum(sums / sizes)) / clusters
+        if n:
+            self.n_clusters = int(clusters[-1])
+            self.n_rows = float(rows[-1])
+            self._sum_totals += float(sums.sum())
+            self._sum_means += float((sums / sizes).sum())
+        return SequenceTrajectory(
+            n_clusters=clusters, n_rows=rows, estimate=estimate, low=low, high=high, empty=empty
+        )
 
 
 def betting_sequence(
@@ -112,7 +286,7 @@ def betting_sequence(
         Every outcome lies in ``[bounds[0], bounds[1]]`` (known before the data).
     max_cluster_size : float, optional
         For ``"pooled"``: a bound ``B`` on the cluster sizes, known before the data (default:
-        the largest size among ``counts``).
+        the largest size among ``counts``, which suits a finished run looked at afterwards).
     breaks : int
         Candidate means on a grid of ``breaks + 1`` points.
     truncation : float
@@ -138,63 +312,18 @@ def betting_sequence(
     sizes = np.asarray(counts, dtype=float)
     if sums.ndim != 1 or sums.shape != sizes.shape or sums.size == 0:
         raise ValueError("totals and counts must be two 1-d arrays of the same positive length")
-    lower, upper = float(bounds[0]), float(bounds[1])
-    if not upper > lower:
-        raise ValueError(f"bounds must be increasing, got {bounds!r}")
-    alpha = 1.0 - confidence
-    scaled = (sums - lower * sizes) / (upper - lower)
-    if estimand == "cluster_mean":
-        x, u = scaled / sizes, np.ones_like(sizes)
-    elif estimand == "pooled":
-        bound = float(sizes.max() if max_cluster_size is None else max_cluster_size)
-        if sizes.max() > bound:
-            raise ValueError(f"a cluster has {sizes.max():g} rows, above the bound {bound:g}")
-        x, u = scaled / bound, sizes / bound
-    else:
-        raise ValueError(f"unknown estimand {estimand!r}")
-    # the hedge splits alpha between the two sides (theta = 1/2)
-    bets = predictable_bets(x, u, alpha=alpha / 2)
-    grid = np.linspace(0.0, 1.0, breaks + 1)
-    with np.errstate(divide="ignore"):
-        cap_up = np.where(grid > 0, truncation / grid, np.inf)
-        cap_down = np.where(grid < 1, truncation / (1.0 - grid), np.inf)
-    threshold = math.log(1.0 / alpha)
-    n = sums.shape[0]
-    low = np.empty(n)
-    high = np.empty(n)
-    wealth_up = np.zeros(grid.shape[0])  # log wealth of each candidate, carried on
-    wealth_down = np.zeros(grid.shape[0])
-    block = max(1, _BLOCK_CELLS // grid.shape[0])
-    for start in range(0, n, block):
-        stop = min(n, start + block)
-        lam = bets[start:stop, None]
-        step = x[start:stop, None] - grid[None, :] * u[start:stop, None]
-        up = np.cumsum(np.log1p(np.minimum(lam, cap_up) * step), axis=0) + wealth_up
-        down = np.cumsum(np.log1p(-np.minimum(lam, cap_down) * step), axis=0) + wealth_down
-        wealth_up, wealth_down = up[-1], down[-1]
-        hedged = np.maximum(up, down) + math.log(0.5)
-        kept = hedged <= threshold
-        some = kept.any(axis=1)
-        first = np.argmax(kept, axis=1)
-        last = grid.shape[0] - 1 - np.argmax(kept[:, ::-1], axis=1)
-        step_size = 1.0 / breaks
-        low[start:stop] = np.where(some, np.maximum(grid[first] - step_size, 0.0), 0.0)
-        high[start:stop] = np.where(some, np.minimum(grid[last] + step_size, 1.0), 1.0)
-    if running_intersection:
-        low = np.maximum.accumulate(low)
-        high = np.minimum.accumulate(high)
-    rows = np.cumsum(sizes)
-    if estimand == "pooled":
-        estimate = np.cumsum(sums) / rows
-    else:
-        estimate = np.cumsum(sums / sizes) / np.arange(1, n + 1)
-    return SequenceTrajectory(
-        n_clusters=np.arange(1, n + 1),
-        n_rows=rows,
-        estimate=estimate,
-        low=lower + (upper - lower) * low,
-        high=lower + (upper - lower) * high,
+    if estimand == "pooled" and max_cluster_size is None:
+        max_cluster_size = float(sizes.max())
+    state = BettingState(
+        estimand=estimand,
+        confidence=confidence,
+        bounds=bounds,
+        max_cluster_size=max_cluster_size,
+        breaks=breaks,
+        truncation=truncation,
+        running_intersection=running_intersection,
     )
+    return state.add(sums, sizes)
 
 
 def projected_clusters(half_width: float, distance: float, n_clusters: float) -> float:

@@ -802,6 +802,7 @@ def paired_delta(
         by=by,
         weights=weights,
     )
+    labels = opt.check_side_labels(labels)
     design = matched_design(
         data,
         other,

@@ -10,6 +10,7 @@ run can be watched as it grows and stopped as soon as it decides. The numbers li
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
@@ -22,10 +23,11 @@ from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import MeanDesign, MeanGroup, PairedDesign, PairedItems
 from clusterstats._plotting import sequence_bounds
-from clusterstats._result import Lines, Table, TableResult, label_of
+from clusterstats._result import GroupedResults, Lines, Table, TableResult, label_of
 from clusterstats.core.sequential import betting_sequence, projected_clusters
 from clusterstats.errors import InvalidDataError, InvalidOptionError
 from clusterstats.stats import _policies as policy
+from clusterstats.stats.mean import grouped
 
 __all__ = [
     "ConfidenceSequence",
@@ -86,6 +88,13 @@ class ConfidenceSequence(TableResult):
         How the clusters arrived: the ``order`` column, or a seeded random order.
     n_held_back : int
         Clusters not yet complete (fewer rows than ``cluster_size``), left out.
+    empty_from : int or None
+        The completed clusters at the first look at which no candidate survived, if any. A
+        valid sequence goes empty with probability at most ``1 - confidence``, so an empty
+        sequence is evidence against its assumptions (the clusters drifted, the run broke
+        part-way, or their order of arrival depends on their outcomes): ``low`` and ``high``
+        are NaN from that look on, ``last_interval`` is the last look that had an interval,
+        and no decision should be read from it.
     method : str
         The construction: betting with hedged capital (Waudby-Smith & Ramdas 2024).
     outcome : str or None
@@ -110,6 +119,7 @@ class ConfidenceSequence(TableResult):
     max_cluster_size: float | None
     order: str
     n_held_back: int = 0
+    empty_from: int | None = None
     method: str = "betting_hedged"
     outcome: str | None = None
     by: tuple[str, ...] = ()
@@ -125,13 +135,89 @@ class ConfidenceSequence(TableResult):
         "high",
     )
     _metric_labels: ClassVar[tuple[str, ...]] = ("n_clusters",)
+    #: The columns of one sequence's row in a table over groups (``over=``): its current look.
+    GROUP_COLUMNS: ClassVar[tuple[str, ...]] = (
+        "outcome",
+        "by",
+        "n_clusters",
+        "n_rows",
+        "estimate",
+        "low",
+        "high",
+        "empty_from",
+        "estimand",
+        "confidence",
+        "method",
+        "order",
+        "notes",
+    )
+
+    def _look(self, i: int) -> SequenceLook:
+        return SequenceLook(
+            self.n_clusters[i], self.n_rows[i], self.estimate[i], self.low[i], self.high[i]
+        )
 
     @property
     def current(self) -> SequenceLook:
-        """The sequence after the last completed cluster: the current answer."""
-        return SequenceLook(
-            self.n_clusters[-1], self.n_rows[-1], self.estimate[-1], self.low[-1], self.high[-1]
-        )
+        """The sequence after the last completed cluster: the current answer (NaN bounds
+        when the sequence has gone empty: see ``empty_from``)."""
+        return self._look(-1)
+
+    @property
+    def last_interval(self) -> SequenceLook | None:
+        """The last look that had an interval (``current`` unless the sequence went empty;
+        None when it was empty from the first look)."""
+        if self.empty_from is None:
+            return self.current
+        last = self.n_clusters.index(self.empty_from) - 1
+        return self._look(last) if last >= 0 else None
+
+    def decided_at(self, threshold: float) -> SequenceLook | None:
+        """The first look whose interval lies wholly at or above ``threshold`` (a gate at
+        ``threshold`` passes there) or wholly below it (it fails there); None when no look
+        before the sequence went empty decides.
+
+        Parameters
+        ----------
+        threshold : float
+            The boundary of the question: a gate's ``at_least``, or ``-margin`` for a paired
+            difference.
+
+        Returns
+        -------
+        SequenceLook or None
+
+        Examples
+        --------
+        >>> import clusterstats
+        >>> bbh = clusterstats.datasets.load("bbh")
+        >>> cot = bbh[bbh["condition"] == "cot"]
+        >>> seq = clusterstats.confidence_sequence(cot, "correct", by="task")
+        >>> seq.decided_at(0.5).n_clusters, seq.decided_at(0.9) is None
+        (21, True)
+        """
+        bound = opt.check_plan_number("threshold", threshold)
+        low, high = np.asarray(self.low), np.asarray(self.high)
+        decided = np.flatnonzero((low >= bound) | (high < bound))
+        return self._look(int(decided[0])) if decided.size else None
+
+    def _group_row(self) -> dict[str, Any]:
+        now = self.current
+        return {
+            "outcome": self.outcome,
+            "by": ", ".join(self.by),
+            **now._asdict(),
+            "empty_from": self.empty_from,
+            "estimand": self.estimand,
+            "confidence": self.confidence,
+            "method": self.method,
+            "order": self.order,
+            "notes": "; ".join(self.notes),
+        }
+
+    @classmethod
+    def _table_columns(cls) -> tuple[tuple[str, str], ...]:
+        return tuple((c, c) for c in cls.GROUP_COLUMNS if c not in ("outcome", "by", "notes"))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per completed cluster, in order of arrival (columns ``COLUMNS``)."""
@@ -201,10 +287,21 @@ class ConfidenceSequence(TableResult):
 
     def _blocks(self) -> list[Lines | Table]:
         now = self.current
+        if self.empty_from is None:
+            answer = f"{self.confidence:.0%} sequence {fmt.interval(now.low, now.high)}"
+        else:
+            last = self.last_interval
+            answer = f"the {self.confidence:.0%} sequence went EMPTY after " + fmt.count(
+                self.empty_from, "cluster"
+            )
+            if last is not None:
+                answer += (
+                    f" (its last interval, after {fmt.count(last.n_clusters, 'cluster')}: "
+                    f"{fmt.interval(last.low, last.high)}); no decision can be read from it"
+                )
         lines = (
             f"after {fmt.count(now.n_clusters, 'completed cluster')} "
-            f"({fmt.count(now.n_rows, 'row')}): estimate {fmt.number(now.estimate)}  "
-            f"{self.confidence:.0%} sequence {fmt.interval(now.low, now.high)}",
+            f"({fmt.count(now.n_rows, 'row')}): estimate {fmt.number(now.estimate)}  {answer}",
             f"arrival order: {self.order}; outcome bounds {fmt.interval(*self.bounds)}"
             + (
                 f"; cluster sizes at most {fmt.size(self.max_cluster_size)}"
@@ -219,7 +316,7 @@ class ConfidenceSequence(TableResult):
                 self.n_clusters[i],
                 self.n_rows[i],
                 self.estimate[i],
-                fmt.interval(self.low[i], self.high[i]),
+                "empty" if math.isnan(self.low[i]) else fmt.interval(self.low[i], self.high[i]),
             )
             for i in picks
         )
@@ -256,10 +353,13 @@ def build_confidence_sequence(
     *,
     arrivals: np.ndarray | None = None,
     order: Hashable | None = None,
-) -> ConfidenceSequence:
-    """``confidence_sequence`` on a design (``arrivals``: when each cluster code was
-    complete, or None for a random order)."""
-    return sequence_of(design.groups[0], design, options, arrivals=arrivals, order=order)
+) -> ConfidenceSequence | GroupedResults[ConfidenceSequence]:
+    """``confidence_sequence`` on a design, one sequence per group (``arrivals``: when each
+    cluster code was complete, or None for a random order)."""
+    return grouped(
+        design,
+        [sequence_of(g, design, options, arrivals=arrivals, order=order) for g in design.groups],
+    )
 
 
 @policy.warns_once
@@ -270,10 +370,17 @@ def build_paired_sequence(
     arrivals: dict[Any, float] | None = None,
     order: Hashable | None = None,
     labels: tuple[str, str] = ("A", "B"),
-) -> ConfidenceSequence:
-    """``confidence_sequence(..., other=...)`` on a paired design."""
-    _, items = design.groups[0]
-    return paired_sequence_of(items, design, options, arrivals=arrivals, order=order, labels=labels)
+) -> ConfidenceSequence | GroupedResults[ConfidenceSequence]:
+    """``confidence_sequence(..., other=...)`` on a paired design, one sequence per group."""
+    return grouped(
+        design,
+        [
+            paired_sequence_of(
+                items, design, options, arrivals=arrivals, order=order, labels=labels
+            )
+            for _, items in design.groups
+        ],
+    )
 
 
 def sequence_of(
@@ -424,11 +531,7 @@ def _sequence(
     position = _arrival_order(kept.size, None if arrivals is None else arrivals[kept], options)
     if arrivals is None:
         seed = options.rng.value
-        how = f"random (rng={seed!r})" if seed is not None else "random (the default seed)"
-        notes.append(
-            "no order= was given, so the clusters arrive in a seeded random order; name the "
-            "column of their arrival (a time or a completion index) to follow the run"
-        )
+        how = f"shuffled (rng={seed!r})" if seed is not None else "shuffled (the default seed)"
     elif order is None:
         how = "in the order of their last rows in the data"
     else:
@@ -448,6 +551,17 @@ def _sequence(
         max_cluster_size=largest,
         breaks=options.breaks,
     )
+    empty_from = None
+    if trajectory.empty.any():
+        empty_from = int(trajectory.n_clusters[int(np.argmax(trajectory.empty))])
+        notes.append(
+            f"the sequence went empty after {fmt.count(empty_from, 'completed cluster')}: no "
+            "value is consistent with every cluster so far, which a valid sequence allows with "
+            f"probability at most {1 - options.confidence:.2g}. The clusters are not behaving "
+            "as independent draws from one population: the outcome drifted, the run broke "
+            "part-way (e.g. an API that began to fail), or the order of arrival depends on the "
+            "outcomes. Look at the run; no verdict is read from this sequence"
+        )
     return ConfidenceSequence(
         clusters=tuple(labels(kept[position])),
         n_clusters=tuple(int(v) for v in trajectory.n_clusters),
@@ -461,6 +575,7 @@ def _sequence(
         max_cluster_size=largest if options.estimand == "pooled" else None,
         order=how,
         n_held_back=held_back,
+        empty_from=empty_from,
         outcome=outcome,
         by=by,
         notes=tuple(notes),
@@ -474,6 +589,8 @@ def confidence_sequence(
     by: opt.By | None = None,
     *,
     order: Hashable | None = None,
+    shuffle: bool = False,
+    over: Hashable | Sequence[Hashable] | None = None,
     other: Any = None,
     on: Hashable | Sequence[Hashable] | None = None,
     how: opt.How = "strict",
@@ -488,7 +605,7 @@ def confidence_sequence(
     breaks: int = 1000,
     case: Hashable = "case",
     rerun: Hashable | None = None,
-) -> ConfidenceSequence:
+) -> ConfidenceSequence | GroupedResults[ConfidenceSequence]:
     """A confidence sequence over completed clusters: an interval after every cluster that
     holds the truth at every look at once, so a run may be watched and stopped as soon as
     it decides.
@@ -511,9 +628,17 @@ def confidence_sequence(
         The cluster of each row (a Dataset defaults to its cases).
     order : column label, optional
         When each row arrived (a time, or a completion index); a cluster arrives with its
-        last row (on either side, with ``other``). Without it, the clusters arrive in a
-        random order drawn from ``rng``, which suits a finished run looked at as if it had
-        streamed in.
+        last row (on either side, with ``other``). Without it, the clusters arrive in the
+        order of their last rows in the data (in ``data`` with ``other``: the run that
+        grows), as ``gate(sequential=True)`` reads them: a results file that grows by
+        appending.
+    shuffle : bool
+        Ignore the data's order and let the clusters arrive in a random order drawn from
+        ``rng``: a finished run looked at as if it had streamed in.
+    over : column label or list of labels, optional
+        One sequence per value of this column (or combination of columns), each over its
+        own clusters: a :class:`~clusterstats.GroupedResults` whose table shows each
+        sequence's current look. (A Dataset's extra dims are its groups already.)
     other : DataFrame, Dataset or column label, optional
         A second set of results on the same items: the sequence is then that of the paired
         difference ``data - other``, as in ``paired_delta`` (items matched by ``on``, never by
@@ -579,11 +704,17 @@ def confidence_sequence(
     >>> import clusterstats
     >>> bbh = clusterstats.datasets.load("bbh")
     >>> cot = bbh[bbh["condition"] == "cot"]
-    >>> seq = clusterstats.confidence_sequence(cot, "correct", by="task", rng=0)
+    >>> seq = clusterstats.confidence_sequence(cot, "correct", by="task")
     >>> now = seq.current
     >>> now.n_clusters, bool(now.low < now.estimate < now.high)
     (27, True)
     """
+    if opt.check_flag("shuffle", shuffle) and order is not None:
+        raise InvalidOptionError(
+            "order= names when the clusters arrived and shuffle=True draws a random order: "
+            "give one of them"
+        )
+    labels = opt.check_side_labels(labels)
     options = opt.sequence_options(
         estimand=estimand,
         confidence=confidence,
@@ -595,7 +726,7 @@ def confidence_sequence(
         breaks=breaks,
     )
     arrivals = None
-    if order is not None and other is None:
+    if not shuffle and other is None:
         arrivals = adapters.cluster_arrivals(data, outcome, by, order=order, case=case)
     if other is not None:
         opt.check_choice("how", how, opt.ALIGNMENTS)
@@ -610,9 +741,10 @@ def confidence_sequence(
             missing=options.missing,
             case=case,
             labels=labels,
+            over=over,
         )
         found = None
-        if order is not None:
+        if not shuffle:
             found = adapters.paired_arrivals(data, other, outcome, by, order=order, case=case)
         return build_paired_sequence(
             paired, options, arrivals=found, order=order, labels=labels or paired.default_labels
@@ -620,6 +752,6 @@ def confidence_sequence(
     if on is not None or labels is not None or how != "strict":
         raise InvalidOptionError("on=, how= and labels= go with other= (a paired difference)")
     design = adapters.mean_design(
-        data, outcome, by, case=case, rerun="rerun" if rerun is None else rerun
+        data, outcome, by, over=over, case=case, rerun="rerun" if rerun is None else rerun
     )
     return build_confidence_sequence(design, options, arrivals=arrivals, order=order)

@@ -44,16 +44,72 @@ def test_the_sequence_is_the_cores_on_the_clusters_in_their_order_of_arrival(cot
     assert seq.current.low < seq.current.estimate < seq.current.high
 
 
-def test_without_an_order_the_clusters_arrive_in_a_seeded_random_order(cot):
-    one = cs.confidence_sequence(cot, "correct", by="task", rng=3)
-    again = cs.confidence_sequence(cot, "correct", by="task", rng=3)
-    other = cs.confidence_sequence(cot, "correct", by="task", rng=4)
+def test_shuffle_draws_a_seeded_random_order(cot):
+    one = cs.confidence_sequence(cot, "correct", by="task", shuffle=True, rng=3)
+    again = cs.confidence_sequence(cot, "correct", by="task", shuffle=True, rng=3)
+    other = cs.confidence_sequence(cot, "correct", by="task", shuffle=True, rng=4)
     assert one.clusters == again.clusters
     assert one.low == again.low
     assert one.clusters != other.clusters
     assert sorted(one.clusters) == sorted(cot["task"].unique())
-    assert "random (rng=3)" in repr(one)
-    assert any("seeded random order" in note for note in one.notes)
+    assert "shuffled (rng=3)" in repr(one)
+    with pytest.raises(cs.InvalidOptionError, match="give one of them"):
+        cs.confidence_sequence(cot, "correct", by="task", shuffle=True, order="item_index")
+
+
+def test_one_default_order_for_every_entry_point(cot):
+    """Without order=, the clusters arrive in the order of their last rows in the data, in
+    confidence_sequence as in the watching gate: both read the same interval."""
+    shuffled = cot.sample(frac=1.0, random_state=1)
+    seq = cs.confidence_sequence(shuffled, "correct", by="task")
+    last_rows = shuffled.reset_index(drop=True).groupby("task").apply(lambda g: g.index.max())
+    assert list(seq.clusters) == list(last_rows.sort_values().index)
+    report = cs.gate(shuffled, "correct", by="task", at_least=0.5, sequential=True)
+    assert (report.gates[0].low, report.gates[0].high) == (seq.current.low, seq.current.high)
+    assert "in the order of their last rows in the data" in repr(seq)
+
+
+def test_the_look_that_decided_a_threshold(cot):
+    seq = cs.confidence_sequence(cot, "correct", by="task", order="item_index")
+    look = seq.decided_at(0.5)
+    i = seq.n_clusters.index(look.n_clusters)
+    assert seq.low[i] >= 0.5
+    assert all(low < 0.5 for low in seq.low[:i])
+    # 0.7 lies inside every interval (the last is [0.561, 0.810]); 0.9 is above one
+    assert seq.decided_at(0.7) is None
+    failed = seq.decided_at(0.9)
+    assert failed.high < 0.9
+    assert all(high >= 0.9 for high in seq.high[: seq.n_clusters.index(failed.n_clusters)])
+    report = cs.gate(cot, "correct", by="task", at_least=0.5, sequential=True, order="item_index")
+    assert report.gates[0].decided_at == look.n_clusters
+    assert report.to_frame()["decided_at"].iloc[0] == look.n_clusters
+
+
+def test_over_gives_each_groups_own_sequence(bbh):
+    grouped = cs.confidence_sequence(bbh, "correct", by="task", over="condition")
+    assert grouped.groups == ("cot", "direct")
+    for label in grouped.groups:
+        alone = cs.confidence_sequence(bbh[bbh.condition == label], "correct", by="task")
+        assert grouped[label].low == alone.low
+        assert grouped[label].clusters == alone.clusters
+    frame = grouped.to_frame()
+    assert list(frame["condition"]) == ["cot", "direct"]
+    assert list(frame["low"]) == [grouped[g].current.low for g in grouped.groups]
+    assert "ConfidenceSequence over condition" in repr(grouped)
+
+
+def test_the_gate_takes_the_size_bound_and_the_complete_size(cot):
+    fixed = cs.gate(cot, "correct", by="task", at_least=0.5, sequential=True,
+                    max_cluster_size=400)  # fmt: skip
+    seq = cs.confidence_sequence(cot, "correct", by="task", max_cluster_size=400)
+    assert (fixed.gates[0].low, fixed.gates[0].high) == (seq.current.low, seq.current.high)
+    with pytest.raises(cs.InvalidDataError, match="max_cluster_size=100"):
+        cs.gate(cot, "correct", by="task", at_least=0.5, sequential=True, max_cluster_size=100)
+    waiting = cs.gate(cot, "correct", by="task", at_least=0.5, sequential=True,
+                      cluster_size=250)  # fmt: skip
+    assert waiting.gates[0].n_clusters == int((cot.groupby("task").size() == 250).sum())
+    with pytest.raises(cs.InvalidOptionError, match="go with sequential=True"):
+        cs.gate(cot, "correct", by="task", at_least=0.5, max_cluster_size=400)
 
 
 def test_the_sequence_is_wider_than_the_fixed_interval_looked_at_once(cot):

@@ -94,9 +94,6 @@ class Gate(Result):
         The interval method actually used, and the estimand.
     n_clusters : int
         Clusters in the run.
-    decided_at : float
-        For ``sequential=True``: the completed clusters at the first look whose interval
-        cleared the boundary or lay below it (NaN while undecided, and for a fixed gate).
     clusters_needed : float
         For an inconclusive gate: the clusters like the run's (the same spread of sizes and
         heterogeneity) at which a plan from this run (``pilot_plan``, which projects the
@@ -105,6 +102,9 @@ class Gate(Result):
         be made (a note says why).
     notes : tuple of str
         The statistic's notes, and the plan's.
+    decided_at : float
+        For ``sequential=True``: the completed clusters at the first look whose interval
+        cleared the boundary or lay below it (NaN while undecided, and for a fixed gate).
     """
 
     group: str | None = None
@@ -120,9 +120,9 @@ class Gate(Result):
     method: str
     estimand: str
     n_clusters: int
-    decided_at: float = math.nan
     clusters_needed: float = math.nan
     notes: tuple[str, ...] = ()
+    decided_at: float = math.nan
 
     _html: ClassVar[tuple[tuple[str, str], ...]] = (
         ("verdict", "verdict"),

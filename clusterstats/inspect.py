@@ -38,7 +38,7 @@ from clusterstats.errors import (
     InvalidInputError,
     InvalidOptionError,
 )
-from clusterstats.readers import read_inspect, score_entry
+from clusterstats.readers import read_inspect, sample_scores, score_entry
 from clusterstats.stats.mean import cluster_ci as interval
 from clusterstats.stats.paired import paired_delta as difference
 
@@ -636,7 +636,7 @@ class SequentialStopping:
                     "eval does" + (f" (did you mean {meant:g}?)" if meant < high - low else "")
                 )
             self.boundary = -self.margin + 0.0
-            self._baseline = _baseline_scores(baseline, scorer=scorer, key=key)
+            self._baseline = sample_scores(baseline, score=scorer, key=key)
             self._bounds = (low - high, high - low)
         self._score_bounds = (low, high)
         self.decision: str | None = None
@@ -749,7 +749,7 @@ class SequentialStopping:
             if not values:
                 return  # no sample of this cluster is in the baseline
         self._completed += 1
-        self.sequence = self._state.add([sum(values)], [float(len(values))])
+        self.sequence = self._state.add(float(sum(values)), float(len(values)))
         if bool(self.sequence.empty[-1]):
             self._give_up(
                 f"the confidence sequence went empty after {self._completed} completed "
@@ -815,22 +815,3 @@ class SequentialStopping:
             summary["low"] = None if math.isnan(low) else low
             summary["high"] = None if math.isnan(high) else high
         return summary
-
-
-def _baseline_scores(baseline: Any, *, scorer: str | None, key: str | None) -> dict[str, float]:
-    """The baseline's score of each sample (its epochs averaged), keyed by sample id."""
-    if isinstance(baseline, pd.DataFrame):
-        frame = baseline
-    else:
-        frame = read_inspect(baseline, score=scorer, key=key)
-    missing = [c for c in ("sample_id", "score") if c not in frame.columns]
-    if missing:
-        raise InvalidInputError(
-            f"the baseline frame has no column {missing[0]!r}: give an Inspect log or the frame "
-            "clusterstats.read_inspect reads from one"
-        )
-    scored = frame.dropna(subset=["score"])
-    if scored.empty:
-        raise EmptyDataError("the baseline has no scored sample")
-    means = scored.groupby(scored["sample_id"].astype(str))["score"].mean()
-    return {str(k): float(v) for k, v in means.items()}

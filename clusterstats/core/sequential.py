@@ -188,8 +188,10 @@ class BettingState:
         self._sum_means = 0.0
 
     def add(self, totals: ArrayLike, counts: ArrayLike) -> SequenceTrajectory:
-        """Take the next completed clusters (their sums and sizes, in order of arrival) and
-        return the sequence after each of them."""
+        """Take the next completed clusters (their sums and sizes, in order of arrival, as two
+        arrays, or one cluster as two numbers) and return the sequence after each of them."""
+        if np.ndim(totals) == 0 and np.ndim(counts) == 0:
+            return self._add_one(float(totals), float(counts))  # type: ignore[arg-type]
         sums = np.atleast_1d(np.asarray(totals, dtype=float))
         sizes = np.atleast_1d(np.asarray(counts, dtype=float))
         if sums.ndim != 1 or sums.shape != sizes.shape:
@@ -257,6 +259,64 @@ class BettingState:
             self._sum_means += float((sums / sizes).sum())
         return SequenceTrajectory(
             n_clusters=clusters, n_rows=rows, estimate=estimate, low=low, high=high, empty=empty
+        )
+
+    def _add_one(self, total: float, size: float) -> SequenceTrajectory:
+        """:meth:`add` for one cluster given as two numbers: the same arithmetic on scalars,
+        so that a look after every cluster costs a few operations on the grid."""
+        if not size > 0:
+            raise ValueError("every cluster has at least one row")
+        if self.estimand == "pooled" and size > self.bound:  # type: ignore[operator]
+            raise ValueError(f"a cluster has {size:g} rows, above the bound {self.bound:g}")
+        scaled = (total - self.lower * size) / (self.upper - self.lower)
+        if self.estimand == "cluster_mean":
+            x, u = scaled / size, 1.0
+        else:
+            x, u = scaled / self.bound, size / self.bound  # type: ignore[operator]
+        bets = self._bets
+        t = bets.t + 1.0
+        previous = (bets.prior_variance + bets.sum_squares) / (bets.t + 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lam = math.sqrt(2.0 * math.log(2.0 / self.alpha) / (t * math.log1p(t) * previous))
+        mean = min((bets.prior_mean + bets.sum_x + x) / (1.0 + bets.sum_u + u), 1.0)
+        residual = x - mean * u
+        bets.t += 1
+        bets.sum_x += x
+        bets.sum_u += u
+        bets.sum_squares += residual * residual
+        step = x - self.grid * u
+        self._wealth_up = self._wealth_up + np.log1p(np.minimum(lam, self._cap_up) * step)
+        self._wealth_down = self._wealth_down + np.log1p(-np.minimum(lam, self._cap_down) * step)
+        kept = np.maximum(self._wealth_up, self._wealth_down) <= math.log(2.0 / self.alpha)
+        if kept.any():
+            low = max(float(self.grid[np.argmax(kept)]) - 1.0 / self.breaks, 0.0)
+            high = min(
+                float(self.grid[len(kept) - 1 - np.argmax(kept[::-1])]) + 1.0 / self.breaks, 1.0
+            )
+            empty = False
+        else:
+            low, high, empty = 1.0, 0.0, True
+        if self.running_intersection:
+            low, high = max(low, self._low), min(high, self._high)
+            empty = empty or self._empty or low > high
+            self._low, self._high, self._empty = low, high, empty
+        span = self.upper - self.lower
+        self.n_clusters += 1
+        self.n_rows += size
+        self._sum_totals += total
+        self._sum_means += total / size
+        estimate = (
+            self._sum_totals / self.n_rows
+            if self.estimand == "pooled"
+            else self._sum_means / self.n_clusters
+        )
+        return SequenceTrajectory(
+            n_clusters=np.array([self.n_clusters]),
+            n_rows=np.array([self.n_rows]),
+            estimate=np.array([estimate]),
+            low=np.array([math.nan if empty else self.lower + span * low]),
+            high=np.array([math.nan if empty else self.lower + span * high]),
+            empty=np.array([empty]),
         )
 
 

@@ -7,7 +7,7 @@ wrong number.
 """
 
 from clusterstats.readers._files import kind_of, load_json
-from clusterstats.readers.inspect_logs import INSPECT_HINT, read_inspect, score_entry
+from clusterstats.readers.inspect_logs import INSPECT_HINT, read_inspect, sample_scores, score_entry
 from clusterstats.readers.lm_eval import read_lm_eval, read_lm_eval_results
 
 __all__ = [
@@ -17,5 +17,6 @@ __all__ = [
     "read_inspect",
     "read_lm_eval",
     "read_lm_eval_results",
+    "sample_scores",
     "score_entry",
 ]

@@ -30,7 +30,7 @@ from clusterstats.errors import (
 )
 from clusterstats.readers._files import listed, unique
 
-__all__ = ["read_inspect", "score_entry"]
+__all__ = ["read_inspect", "sample_scores", "score_entry"]
 
 INSPECT_HINT = "read_inspect needs inspect_ai, an optional extra: pip install inspect-ai"
 # inspect_ai's own rule for the logs in a folder (inspect_ai.log.list_eval_logs): every
@@ -389,3 +389,23 @@ def read_inspect(
                 f"cluster field {column!r} is missing in {int(frame[column].isna().sum())} rows"
             )
     return frame
+
+
+def sample_scores(
+    logs: Any, *, score: str | None = None, key: str | None = None
+) -> dict[str, float]:
+    """Each sample's score in a stored run (its epochs averaged), keyed by the sample id as a
+    string: from inspect_ai logs (as :func:`read_inspect` reads them) or from the frame it
+    returns (columns ``sample_id`` and ``score``). Unscored samples are left out."""
+    frame = logs if isinstance(logs, pd.DataFrame) else read_inspect(logs, score=score, key=key)
+    missing = [c for c in ("sample_id", "score") if c not in frame.columns]
+    if missing:
+        raise InvalidInputError(
+            f"the baseline frame has no column {missing[0]!r}: give an Inspect log or the frame "
+            "clusterstats.read_inspect reads from one"
+        )
+    scored = frame.dropna(subset=["score"])
+    if scored.empty:
+        raise EmptyDataError("the baseline has no scored sample")
+    means = scored.groupby(scored["sample_id"].astype(str))["score"].mean()
+    return {str(k): float(v) for k, v in means.items()}

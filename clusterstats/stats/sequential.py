@@ -193,7 +193,7 @@ class ConfidenceSequence(TableResult):
         >>> bbh = clusterstats.datasets.load("bbh")
         >>> cot = bbh[bbh["condition"] == "cot"]
         >>> seq = clusterstats.confidence_sequence(cot, "correct", by="task")
-        >>> seq.decided_at(0.5).n_clusters, seq.decided_at(0.9) is None
+        >>> seq.decided_at(0.5).n_clusters, seq.decided_at(0.7) is None
         (21, True)
         """
         bound = opt.check_plan_number("threshold", threshold)

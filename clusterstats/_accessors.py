@@ -73,6 +73,11 @@ class _StatisticsAccessor:
         ``clusterstats.confidence_sequence``."""
         return sequential.confidence_sequence(self._obj, outcome, by, **options)
 
+    def sequence_plan(self, outcome, by=None, **options) -> Any:
+        """How many clusters a watching gate needs, beside a fixed gate; see
+        ``clusterstats.sequence_plan``."""
+        return sequential.sequence_plan(self._obj, outcome, by, **options)
+
     def missing_report(self, outcome, by=None, **options) -> Any:
         """Where outcomes are missing, why, and how much it matters; see
         ``clusterstats.missing_report``."""

@@ -30,6 +30,7 @@ from clusterstats.core.bootstrap import generator as bootstrap_generator
 from clusterstats.core.crossed import CROSSED_METHODS
 from clusterstats.core.intervals import METHODS, Method
 from clusterstats.core.missing import IPW_METHODS
+from clusterstats.core.sequential import SEQUENCE_METHODS
 from clusterstats.core.variance import ESTIMANDS
 from clusterstats.core.weighted import WEIGHTED_METHODS
 from clusterstats.errors import InvalidOptionError
@@ -49,6 +50,7 @@ __all__ = [
     "PASS_METHODS",
     "PROPENSITIES",
     "STRATIFIED_ESTIMANDS",
+    "TARGETS",
     "Estimand",
     "IntervalOptions",
     "Method",
@@ -725,10 +727,20 @@ def check_plan_number(
 # -- confidence sequences (confidence_sequence) ----------------------------------------------
 
 
+#: What a confidence sequence estimates: the population the clusters are drawn from
+#: ("documents like these"), or this benchmark's own full-run score, its known list of
+#: clusters arriving in a random order without replacement.
+TARGETS: tuple[str, ...] = ("population", "benchmark")
+
+
 @dataclass(frozen=True)
 class SequenceOptions:
     """Options of ``confidence_sequence``."""
 
+    method: str = "betting_mixture"
+    target: str = "population"
+    benchmark_clusters: int | None = None
+    benchmark_rows: float | None = None
     estimand: str = "pooled"
     confidence: float = 0.95
     bounds: tuple[float, float] | None = None
@@ -741,6 +753,10 @@ class SequenceOptions:
 
 def sequence_options(
     *,
+    method: Any = "betting_mixture",
+    target: Any = "population",
+    benchmark_clusters: Any = None,
+    benchmark_rows: Any = None,
     estimand: Any = "pooled",
     confidence: Any = 0.95,
     bounds: Any = None,
@@ -751,6 +767,19 @@ def sequence_options(
     breaks: Any = 1000,
 ) -> SequenceOptions:
     """Validate the options of ``confidence_sequence``."""
+    check_choice("method", method, tuple(SEQUENCE_METHODS))
+    check_choice("target", target, TARGETS)
+    clusters = rows = None
+    if target != "benchmark" and (benchmark_clusters is not None or benchmark_rows is not None):
+        raise InvalidOptionError(
+            "benchmark_clusters= and benchmark_rows= go with target='benchmark'"
+        )
+    if benchmark_clusters is not None:
+        clusters = int(
+            check_plan_number("benchmark_clusters", benchmark_clusters, at_least=1, whole=True)
+        )
+    if benchmark_rows is not None:
+        rows = check_plan_number("benchmark_rows", benchmark_rows, at_least=1, whole=True)
     level = check_confidence(confidence)
     check_choice("estimand", estimand, ESTIMANDS)
     check_choice("missing", missing, MISSING)
@@ -771,6 +800,10 @@ def sequence_options(
         size = int(check_plan_number("cluster_size", cluster_size, at_least=1, whole=True))
     grid = int(check_plan_number("breaks", breaks, at_least=10, at_most=100_000, whole=True))
     return SequenceOptions(
+        method=method,
+        target=target,
+        benchmark_clusters=clusters,
+        benchmark_rows=rows,
         estimand=estimand,
         confidence=level,
         bounds=checked_bounds,

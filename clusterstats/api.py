@@ -16,7 +16,7 @@ from clusterstats.stats.missing import missing_report
 from clusterstats.stats.paired import paired_delta
 from clusterstats.stats.planning import pilot_plan, plan
 from clusterstats.stats.reruns import flakiness, pass_at_k, pass_hat_k, to_case_rerun
-from clusterstats.stats.sequential import confidence_sequence
+from clusterstats.stats.sequential import confidence_sequence, sequence_plan
 from clusterstats.stats.slices import compare
 from clusterstats.stats.strata import stratum_table
 
@@ -40,6 +40,7 @@ __all__ = [
     "plan",
     "report",
     "rule_of_three",
+    "sequence_plan",
     "stratum_table",
     "to_case_rerun",
     "wilson_interval",

@@ -29,7 +29,7 @@ import pandas as pd
 from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import datasets
-from clusterstats._options import COMPARE_METHODS, PAIRED_METHODS
+from clusterstats._options import COMPARE_METHODS, PAIRED_METHODS, SEQUENCE_METHODS, TARGETS
 from clusterstats._result import GroupedResults
 from clusterstats.core.intervals import METHODS
 from clusterstats.core.variance import ESTIMANDS
@@ -642,6 +642,9 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
         bounds=None if args.bounds is None else tuple(args.bounds),
         max_cluster_size=args.max_cluster_size,
         cluster_size=args.cluster_size,
+        target=args.target,
+        benchmark_clusters=args.benchmark_clusters,
+        benchmark_rows=args.benchmark_rows,
     )
     args.exit_code = report.exit_code  # the verdict stands even if the reader stops early
     if args.output == "text":
@@ -1098,7 +1101,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help="one gate per value of this column (repeat for combinations; Holm-adjusted)",
     )
-    _design_options(gate, methods=METHODS)
+    _design_options(gate, methods=(*METHODS, *SEQUENCE_METHODS))
     _crossed_option(gate)
     _weights_option(gate)
     gate.add_argument(
@@ -1134,6 +1137,26 @@ def build_parser() -> argparse.ArgumentParser:
         dest="cluster_size",
         help="with --sequential: the rows of a complete cluster (smaller ones are still "
         "running and wait)",
+    )
+    gate.add_argument(
+        "--target",
+        default="population",
+        choices=TARGETS,
+        help="with --sequential: the population the clusters are drawn from (default), or "
+        "this benchmark's own full-run score (clusters run in a random order)",
+    )
+    gate.add_argument(
+        "--benchmark-clusters",
+        type=int,
+        dest="benchmark_clusters",
+        help="with --target benchmark: the clusters of the whole benchmark (default: those "
+        "in the file)",
+    )
+    gate.add_argument(
+        "--benchmark-rows",
+        type=int,
+        dest="benchmark_rows",
+        help="with --target benchmark: the rows of the whole benchmark",
     )
     gate.add_argument("--output", default="text", choices=REPORT_OUTPUTS)
     gate.add_argument(

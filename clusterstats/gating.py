@@ -47,7 +47,13 @@ from clusterstats.errors import ClusterStatsError, InvalidOptionError
 from clusterstats.stats.mean import build_cluster_ci, interval_design
 from clusterstats.stats.paired import build_paired_delta, matched_design
 from clusterstats.stats.planning import build_pilot_plan
-from clusterstats.stats.sequential import clusters_to_decide, paired_sequence_of, sequence_of
+from clusterstats.stats.sequential import (
+    group_sums,
+    paired_sequence_of,
+    paired_sums,
+    plan_of_sums,
+    sequence_of,
+)
 
 __all__ = ["EXIT_CODES", "Gate", "GateReport", "gate"]
 
@@ -99,7 +105,10 @@ class Gate(Result):
         heterogeneity) at which a plan from this run (``pilot_plan``, which projects the
         run's own interval) has 80% power to decide, were the truth the estimate (``inf``
         when the estimate is on the boundary); NaN for a decided gate or when no plan could
-        be made (a note says why).
+        be made (a note says why). For ``sequential=True``: the median clusters at which
+        the sequence decides in runs simulated from this run's clusters
+        (``sequence_plan``; ``inf`` when fewer than half decide within the budget or the
+        benchmark).
     notes : tuple of str
         The statistic's notes, and the plan's.
     decided_at : float
@@ -338,6 +347,9 @@ def gate(
     bounds: tuple[float, float] | None = None,
     max_cluster_size: float | None = None,
     cluster_size: int | None = None,
+    target: str = "population",
+    benchmark_clusters: int | None = None,
+    benchmark_rows: int | None = None,
 ) -> GateReport:
     """Pass, fail or inconclusive: a release gate read from a clustered interval.
 
@@ -376,8 +388,10 @@ def gate(
     a run may be stopped as soon as it passes or fails, and continued while it is
     inconclusive ("continue", exit code 2). Several gates share the family's error by
     Bonferroni's inequality (each sequence at ``1 − (1 − confidence) / k``), which holds over
-    every look. ``budget`` (the clusters the run plans) adds the share of it used, and an
-    inconclusive gate's ``clusters_needed`` is then the sequence's own projection.
+    every look. ``budget`` (the clusters the run plans) adds the share of it used. An
+    inconclusive watching gate's ``clusters_needed`` comes from ``sequence_plan`` on the
+    run's own clusters, and its note says whether watching can decide within the budget or
+    the benchmark, or whether a fixed gate (or the mean of cluster means) should be used.
 
     Parameters
     ----------
@@ -405,6 +419,8 @@ def gate(
         As in ``cluster_ci``.
     method : str
         The interval method, as in ``cluster_ci`` or ``paired_delta`` (default ``"auto"``).
+        With ``sequential``: ``"auto"`` (``"betting_mixture"``) or a sequence method of
+        ``confidence_sequence``.
     confidence : float
         The family's confidence, strictly between 0 and 1.
     missing : {"drop", "fail", "pass", "raise", "ipw"}
@@ -448,6 +464,13 @@ def gate(
     cluster_size : int, optional
         With ``sequential``: the rows of a complete cluster; clusters with fewer are still
         running and wait (as in ``confidence_sequence``).
+    target : {"population", "benchmark"}
+        With ``sequential``: what the gate asks about, as in ``confidence_sequence``: the
+        population the clusters are drawn from, or this benchmark's own full-run score (its
+        clusters run in a random order; a run stopped early saves compute).
+    benchmark_clusters, benchmark_rows : int, optional
+        With ``target="benchmark"``: the size of the whole benchmark, as in
+        ``confidence_sequence``.
 
     Returns
     -------
@@ -507,7 +530,6 @@ def gate(
             "crossed": bool(crossed),
             "responded": responded is not None,
             "missing='ipw'": missing == "ipw",
-            "method": method != "auto",
         }
         refused = [name for name, given in unsupported.items() if given]
         if refused:
@@ -529,6 +551,10 @@ def gate(
             bounds=bounds,
             max_cluster_size=max_cluster_size,
             cluster_size=cluster_size,
+            method="betting_mixture" if method == "auto" else method,
+            target=target,
+            benchmark_clusters=benchmark_clusters,
+            benchmark_rows=benchmark_rows,
             estimand=estimand,
             confidence=confidence,
             missing=missing,
@@ -541,6 +567,9 @@ def gate(
         "bounds": bounds,
         "max_cluster_size": max_cluster_size,
         "cluster_size": cluster_size,
+        "benchmark_clusters": benchmark_clusters,
+        "benchmark_rows": benchmark_rows,
+        "target": None if target == "population" else target,
     }
     given = [f"{name}=" for name, value in watching_only.items() if value is not None]
     if given:
@@ -678,6 +707,10 @@ def _sequential_gate(
     bounds: Any,
     max_cluster_size: Any,
     cluster_size: Any,
+    method: Any,
+    target: Any,
+    benchmark_clusters: Any,
+    benchmark_rows: Any,
     estimand: Any,
     confidence: float,
     missing: Any,
@@ -708,6 +741,10 @@ def _sequential_gate(
         )
     k = len(design.groups)
     options = opt.sequence_options(
+        method=method,
+        target=target,
+        benchmark_clusters=benchmark_clusters,
+        benchmark_rows=benchmark_rows,
         estimand=estimand,
         confidence=1 - (1 - confidence) / k,
         bounds=bounds,
@@ -735,11 +772,26 @@ def _sequential_gate(
         empty = seq.empty_from is not None
         verdict = "void" if empty else _decide(now.low, now.high, boundary)
         if verdict == "inconclusive":
-            needed = clusters_to_decide(seq, boundary)
+            if baseline is None:
+                totals, sizes, default = group_sums(group, design, options)
+            else:
+                totals, sizes, default = paired_sums(group[1])
+            plan = plan_of_sums(
+                totals,
+                sizes,
+                bounds=options.bounds or default or (0.0, 1.0),
+                boundary=boundary,
+                options=options,
+                budget=planned,
+                runs=100,
+            )
+            needed = plan.watching_clusters
             notes.append(
-                "continue: the sequence still contains the threshold; a projection of the "
-                "clusters at which it would leave it, were the estimate the truth: "
-                f"{_clusters(needed)}"
+                "continue: the sequence still contains the threshold. From this run's "
+                f"clusters, were its estimate the truth: watching decides after about "
+                f"{_clusters(needed)} clusters in all (median of 100 simulated runs), a fixed "
+                f"gate run once needs {_clusters(plan.fixed_clusters_80)} for 80% power; "
+                f"{plan.recommendation}"
             )
         if planned is not None:
             notes.append(

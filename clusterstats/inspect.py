@@ -563,6 +563,13 @@ class SequentialStopping:
     bounds : (float, float)
         The range of the scores (values convert as Inspect's metrics convert them: ``"C"``
         is 1, ``"I"`` is 0).
+    method : {"betting_mixture", "betting_predictable"}
+        How the sequence bets, as in ``confidence_sequence``.
+    target : {"population", "benchmark"}
+        As in ``confidence_sequence``: the population the samples' clusters are drawn from,
+        or this benchmark's own full-run score. With ``"benchmark"`` the sequence shrinks to
+        the exact score as the dataset runs out; it is valid when the clusters run in a
+        random order (``Task(dataset=..., shuffle=True)``, or a dataset shuffled by cluster).
 
     Raises
     ------
@@ -591,6 +598,8 @@ class SequentialStopping:
         estimand: str = "pooled",
         confidence: float = 0.95,
         bounds: tuple[float, float] = (0.0, 1.0),
+        method: str = "betting_mixture",
+        target: str = "population",
     ) -> None:
         from clusterstats import _options as opt
 
@@ -599,7 +608,9 @@ class SequentialStopping:
                 "SequentialStopping asks one question: at_least= (a pass rate of at least a "
                 "threshold) or baseline= with margin= (not worse than a stored run)"
             )
-        self.options = opt.sequence_options(estimand=estimand, confidence=confidence, bounds=bounds)
+        self.options = opt.sequence_options(
+            estimand=estimand, confidence=confidence, bounds=bounds, method=method, target=target
+        )
         low, high = self.options.bounds or (0.0, 1.0)
         self.cluster, self.scorer, self.key = cluster, scorer, key
         self.at_least: float | None = None
@@ -655,7 +666,7 @@ class SequentialStopping:
 
     async def start_task(self, task: Any, samples: list[Any], epochs: int) -> str:
         """Register the samples: each one's cluster, and each cluster's rows."""
-        from clusterstats.core.sequential import BettingState
+        from clusterstats.core.sequential import SEQUENCE_METHODS, BettingState
 
         paired_sizes: dict[Any, int] = {}
         for sample in samples:
@@ -675,16 +686,20 @@ class SequentialStopping:
                 self._unpaired += 1
         self._planned = len(samples) * epochs
         if self.problem is None:
-            if self._baseline is None:
-                largest = max(self._expected.values(), default=1)
-            else:
-                largest = max(paired_sizes.values(), default=1)
+            # a cluster's rows: its samples and epochs, or its samples in the baseline
+            rows = self._expected if self._baseline is None else paired_sizes
+            benchmark = self.options.target == "benchmark"
+            chosen = SEQUENCE_METHODS[self.options.method]
             self._state = BettingState(
                 estimand=self.options.estimand,
                 confidence=self.options.confidence,
                 bounds=self._bounds,
-                max_cluster_size=float(largest),
+                max_cluster_size=float(max(rows.values(), default=1)),
                 breaks=self.options.breaks,
+                schedules=chosen.schedules,
+                truncation=chosen.truncation,
+                population_size=len(rows) if benchmark else None,
+                population_rows=float(sum(rows.values())) if benchmark else None,
             )
         return "clusterstats/sequential_stopping"
 
@@ -797,6 +812,8 @@ class SequentialStopping:
             "margin": self.margin,
             "confidence": self.options.confidence,
             "estimand": self.options.estimand,
+            "method": self.options.method,
+            "target": self.options.target,
             "clusters_completed": self._completed,
             "clusters_planned": len(self._expected),
             "samples_scored": self._scored,

@@ -13,7 +13,7 @@ from clusterstats.stats.missing import MissingReport
 from clusterstats.stats.paired import PairedDelta
 from clusterstats.stats.planning import Plan
 from clusterstats.stats.reruns import Flakiness, PassAtK
-from clusterstats.stats.sequential import ConfidenceSequence
+from clusterstats.stats.sequential import ConfidenceSequence, SequencePlan
 from clusterstats.stats.slices import SliceComparison
 
 __all__ = [
@@ -34,5 +34,6 @@ __all__ = [
     "PassAtK",
     "Plan",
     "Report",
+    "SequencePlan",
     "SliceComparison",
 ]

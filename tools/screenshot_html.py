@@ -69,6 +69,9 @@ def results() -> dict[str, object]:
             "ConfidenceSequence": cs.confidence_sequence(
                 bbh[bbh.condition == "cot"], "correct", by="task", order="item_index"
             ),
+            "SequencePlan": cs.sequence_plan(
+                bbh[bbh.condition == "cot"], "correct", by="task", at_least=0.6, runs=50
+            ),
             "SliceComparison (compare over category)": cs.compare(
                 full[full.category.isin(["law", "math"])],
                 "correct",

@@ -23,8 +23,14 @@ from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import MeanDesign, MeanGroup, PairedDesign, PairedItems
 from clusterstats._plotting import sequence_bounds
-from clusterstats._result import GroupedResults, Lines, Table, TableResult, label_of
-from clusterstats.core.sequential import betting_sequence, projected_clusters
+from clusterstats._result import GroupedResults, Lines, Result, Table, TableResult, label_of
+from clusterstats.core._lazy import special
+from clusterstats.core.sequential import (
+    SEQUENCE_METHODS,
+    betting_sequence,
+    decision_looks,
+    projected_clusters,
+)
 from clusterstats.errors import InvalidDataError, InvalidOptionError
 from clusterstats.stats import _policies as policy
 from clusterstats.stats.mean import grouped
@@ -95,8 +101,15 @@ class ConfidenceSequence(TableResult):
         part-way, or their order of arrival depends on their outcomes): ``low`` and ``high``
         are NaN from that look on, ``last_interval`` is the last look that had an interval,
         and no decision should be read from it.
-    method : str
-        The construction: betting with hedged capital (Waudby-Smith & Ramdas 2024).
+    method : {"betting_mixture", "betting_predictable"}
+        The construction: betting with hedged capital (Waudby-Smith & Ramdas 2024), its
+        bets a mixture of schedules tuned to several run lengths, or the predictable
+        plug-in bets.
+    target : {"population", "benchmark"}
+        What the sequence estimates: the population the clusters are drawn from, or this
+        benchmark's own full-run score (its clusters drawn without replacement).
+    benchmark_clusters : int or None
+        With ``target="benchmark"``: the clusters of the whole benchmark.
     outcome : str or None
         The outcome column.
     by : tuple of str
@@ -120,7 +133,9 @@ class ConfidenceSequence(TableResult):
     order: str
     n_held_back: int = 0
     empty_from: int | None = None
-    method: str = "betting_hedged"
+    method: str = "betting_mixture"
+    target: str = "population"
+    benchmark_clusters: int | None = None
     outcome: str | None = None
     by: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -148,6 +163,7 @@ class ConfidenceSequence(TableResult):
         "estimand",
         "confidence",
         "method",
+        "target",
         "order",
         "notes",
     )
@@ -211,6 +227,7 @@ class ConfidenceSequence(TableResult):
             "estimand": self.estimand,
             "confidence": self.confidence,
             "method": self.method,
+            "target": self.target,
             "order": self.order,
             "notes": "; ".join(self.notes),
         }
@@ -280,8 +297,9 @@ class ConfidenceSequence(TableResult):
         what = label_of(self.outcome, self.by)
         if self.compared is not None:
             what += f", {self.compared[0]} - {self.compared[1]}"
+        target = "" if self.target == "population" else ", target=benchmark"
         return (
-            f"ConfidenceSequence({what}; estimand={self.estimand}, "
+            f"ConfidenceSequence({what}; estimand={self.estimand}{target}, "
             f"{self.confidence:.0%}, valid at every look)"
         )
 
@@ -542,6 +560,19 @@ def _sequence(
             f"seen, {int(sizes.max()):,}, is used"
             + (" (give max_cluster_size= to fix it in advance)" if size_option else "")
         )
+    population_size = population_rows = None
+    if options.target == "benchmark":
+        population_size, population_rows = _benchmark(options, kept.size + held_back, present)
+        if population_size < kept.size:
+            raise InvalidOptionError(
+                f"benchmark_clusters={population_size} but {kept.size} clusters are complete: "
+                "the benchmark has at least as many clusters as the run"
+            )
+        notes.append(
+            f"target: this benchmark's full-run score over its {population_size:,} clusters; "
+            "valid when the clusters run in a random order (e.g. a shuffled dataset)"
+        )
+    chosen = SEQUENCE_METHODS[options.method]
     trajectory = betting_sequence(
         totals[position],
         sizes[position],
@@ -550,6 +581,10 @@ def _sequence(
         bounds=bounds,
         max_cluster_size=largest,
         breaks=options.breaks,
+        schedules=chosen.schedules,
+        truncation=chosen.truncation,
+        population_size=population_size,
+        population_rows=population_rows,
     )
     empty_from = None
     if trajectory.empty.any():
@@ -576,11 +611,31 @@ def _sequence(
         order=how,
         n_held_back=held_back,
         empty_from=empty_from,
+        method=options.method,
+        target=options.target,
+        benchmark_clusters=population_size,
         outcome=outcome,
         by=by,
         notes=tuple(notes),
         compared=compared,
     )
+
+
+def _benchmark(
+    options: opt.SequenceOptions, n_clusters: int, present: np.ndarray
+) -> tuple[int, float | None]:
+    """The size of the benchmark (its clusters, and its rows when known): as given, else the
+    clusters in the data (a whole run looked at as if it streamed in); its rows are then the
+    data's, or every cluster at ``cluster_size``."""
+    clusters = options.benchmark_clusters
+    rows = options.benchmark_rows
+    if rows is None and options.cluster_size is not None:
+        rows = float((clusters or n_clusters) * options.cluster_size)
+    if clusters is None:
+        clusters = n_clusters
+        if rows is None:
+            rows = float(np.sum(present))
+    return clusters, rows
 
 
 def confidence_sequence(
@@ -600,6 +655,10 @@ def confidence_sequence(
     bounds: tuple[float, float] | None = None,
     max_cluster_size: float | None = None,
     cluster_size: int | None = None,
+    method: str = "betting_mixture",
+    target: str = "population",
+    benchmark_clusters: int | None = None,
+    benchmark_rows: int | None = None,
     missing: opt.Missing = "drop",
     rng: int | np.random.Generator | None = None,
     breaks: int = 1000,
@@ -665,6 +724,26 @@ def confidence_sequence(
     cluster_size : int, optional
         The rows of a complete cluster: clusters with fewer are not complete yet and are
         left out (counted in ``n_held_back``), as a run still in progress has them.
+    method : {"betting_mixture", "betting_predictable"}
+        How the sequence bets. Both are valid at every look. ``"betting_mixture"`` (the
+        default) averages the wealth of five bet schedules tuned to 50, 100, 200, 400 and
+        800 clusters (truncated at ``c = 0.9``); it decides sooner, most of all where cluster
+        sizes are uneven. ``"betting_predictable"`` is Waudby-Smith & Ramdas's predictable
+        plug-in bets, equal to their ``confseq`` implementation.
+    target : {"population", "benchmark"}
+        What is estimated. ``"population"``: the population the clusters are drawn from
+        (documents like these), clusters taken as independent draws. ``"benchmark"``: this
+        benchmark's own full-run score, its known list of clusters arriving in a uniformly
+        random order without replacement (Waudby-Smith & Ramdas 2020); the sequence shrinks
+        to the exact score as the list runs out, so an eval stopped early saves compute. It is
+        valid only when the clusters run in a random order (shuffle the dataset).
+    benchmark_clusters : int, optional
+        With ``target="benchmark"``: the clusters of the whole benchmark (default: the
+        clusters in the data, a whole run looked at as if it streamed in).
+    benchmark_rows : int, optional
+        With ``target="benchmark"`` and the pooled estimand: the rows of the whole benchmark
+        (default: the data's, or ``benchmark_clusters * cluster_size``), so that the sequence
+        also keeps to the scores the benchmark can still reach.
     missing : {"drop", "fail", "pass", "raise"}
         Rows with a missing outcome, as in ``cluster_ci``.
     rng : int, numpy.random.Generator or None
@@ -699,6 +778,9 @@ def confidence_sequence(
     Waudby-Smith, I., & Ramdas, A. (2024). Estimating means of bounded random variables by
     betting. *Journal of the Royal Statistical Society, Series B*, 86(1), 1-27.
 
+    Waudby-Smith, I., & Ramdas, A. (2020). Confidence sequences for sampling without
+    replacement. *Advances in Neural Information Processing Systems*, 33.
+
     Examples
     --------
     >>> import clusterstats
@@ -716,6 +798,10 @@ def confidence_sequence(
         )
     labels = opt.check_side_labels(labels)
     options = opt.sequence_options(
+        method=method,
+        target=target,
+        benchmark_clusters=benchmark_clusters,
+        benchmark_rows=benchmark_rows,
         estimand=estimand,
         confidence=confidence,
         bounds=bounds,
@@ -755,3 +841,415 @@ def confidence_sequence(
         data, outcome, by, over=over, case=case, rerun="rerun" if rerun is None else rerun
     )
     return build_confidence_sequence(design, options, arrivals=arrivals, order=order)
+
+
+# -- how many clusters a watching decision needs ----------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class SequencePlan(Result):
+    """How many clusters a watching gate needs to decide, beside a fixed gate (returned by
+    ``sequence_plan``; the watching gate prints it when it is inconclusive).
+
+    The fields are the columns of ``to_frame()``, in this order.
+
+    Attributes
+    ----------
+    outcome : str or None
+        The outcome column.
+    by : tuple of str
+        The cluster column(s).
+    estimand, target, method : str
+        The sequence planned, as in ``confidence_sequence``.
+    boundary : float
+        The gate's threshold (``at_least``, or ``-margin`` for a paired difference).
+    estimate : float
+        The pilot's estimate, taken as the truth of the plan.
+    n_clusters : int
+        The pilot's clusters.
+    horizon : int
+        The clusters the plan looks through: the benchmark's (``target="benchmark"``), the
+        ``budget``, or by default enough for a fixed gate several times over.
+    watching_clusters : float
+        The median over simulated runs of the completed clusters at which the sequence
+        decides (``inf`` when fewer than half of the runs decide within ``horizon``).
+    watching_clusters_80 : float
+        The clusters by which 80% of the runs have decided (``inf`` likewise).
+    decided_share : float
+        The share of runs that decide within ``horizon``.
+    fixed_clusters : float
+        The clusters at which a fixed interval at the same confidence is as narrow as the
+        distance from the estimate to the boundary (half its runs decide there).
+    fixed_clusters_80 : float
+        The clusters at which a fixed gate, run once, decides with 80% power.
+    price : float
+        ``watching_clusters / fixed_clusters``: what watching costs.
+    cluster_mean_clusters : float
+        For the pooled estimand with uneven cluster sizes: ``watching_clusters`` of the
+        sequence of the mean of cluster means, which uneven sizes slow far less (NaN
+        otherwise).
+    recommendation : str
+        The plain answer: watch, or gate once, or watch the mean of cluster means.
+    confidence : float
+        The gate's confidence.
+    notes : tuple of str
+        How the plan was made.
+    """
+
+    outcome: str | None = None
+    by: tuple[str, ...] = ()
+    estimand: str
+    target: str
+    method: str
+    boundary: float
+    estimate: float
+    n_clusters: int
+    horizon: int
+    watching_clusters: float
+    watching_clusters_80: float
+    decided_share: float
+    fixed_clusters: float
+    fixed_clusters_80: float
+    price: float
+    cluster_mean_clusters: float = math.nan
+    recommendation: str
+    confidence: float
+    notes: tuple[str, ...] = ()
+
+    _html: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("boundary", "boundary"),
+        ("estimate", "estimate"),
+        ("watching_clusters", "watching: clusters"),
+        ("fixed_clusters", "fixed: clusters"),
+        ("fixed_clusters_80", "fixed, 80% power"),
+    )
+
+    def _lines(self) -> list[str]:
+        def clusters(value: float) -> str:
+            return "never" if math.isinf(value) else "–" if math.isnan(value) else f"{value:,.0f}"
+
+        if math.isinf(self.watching_clusters):
+            watching = (
+                f"  watching: most runs do not decide within {self.horizon:,} clusters "
+                f"({self.decided_share:.0%} do)"
+            )
+        else:
+            watching = (
+                f"  watching decides after {clusters(self.watching_clusters)} clusters (median; "
+                f"80% of runs by {clusters(self.watching_clusters_80)}; "
+                f"{self.decided_share:.0%} within {self.horizon:,})"
+            )
+        lines = [
+            f"SequencePlan({label_of(self.outcome, self.by)}; estimand={self.estimand}, "
+            f"target={self.target}, boundary {self.boundary:g}, estimate "
+            f"{fmt.number(self.estimate)})",
+            watching,
+            f"  a fixed gate run once: {clusters(self.fixed_clusters)} clusters "
+            f"({clusters(self.fixed_clusters_80)} for 80% power); price of watching "
+            + ("–" if not math.isfinite(self.price) else f"×{self.price:.1f}"),
+        ]
+        if not math.isnan(self.cluster_mean_clusters):
+            lines.append(
+                "  the mean of cluster means, watched: "
+                f"{clusters(self.cluster_mean_clusters)} clusters"
+            )
+        lines.append(f"  {self.recommendation}")
+        return lines
+
+
+def _fixed_clusters(influence: np.ndarray, distance: float, confidence: float) -> tuple[float, ...]:
+    """Clusters at which a fixed t interval's half-width is ``distance`` (half of its runs
+    decide), and at which it decides with 80% power, from the pilot's influence values."""
+    if distance == 0:
+        return math.inf, math.inf
+    sd = float(np.std(influence, ddof=1)) if influence.size > 1 else math.nan
+    if not sd > 0:
+        return 2.0, 2.0
+    quantile = 0.5 + confidence / 2
+
+    def needed(power: float) -> float:
+        n = 2.0
+        while True:
+            t = float(special.stdtrit(n - 1, quantile)) + (
+                float(special.stdtrit(n - 1, power)) if power > 0.5 else 0.0
+            )
+            if t * sd / math.sqrt(n) <= distance or n >= 1e7:
+                return n
+            n = max(n + 1, math.floor(n * 1.02))
+
+    return needed(0.5), needed(0.8)
+
+
+def plan_of_sums(
+    totals: np.ndarray,
+    sizes: np.ndarray,
+    *,
+    bounds: tuple[float, float],
+    boundary: float,
+    options: opt.SequenceOptions,
+    budget: float | None = None,
+    runs: int = 200,
+    outcome: str | None = None,
+    by: tuple[str, ...] = (),
+) -> SequencePlan:
+    """The plan from a pilot's per-cluster sums (the gate calls it for an inconclusive
+    watching gate)."""
+    lower, upper = bounds
+    span = upper - lower
+    scaled = (totals - lower * sizes) / span
+    pooled = options.estimand == "pooled"
+    estimate = float(totals.sum() / sizes.sum()) if pooled else float(np.mean(totals / sizes))
+    distance = abs(estimate - boundary)
+    influence = (totals - estimate * sizes) / sizes.mean() if pooled else totals / sizes
+    fixed, fixed_80 = _fixed_clusters(influence, distance, options.confidence)
+    benchmark = options.target == "benchmark"
+    if benchmark:
+        horizon = int(options.benchmark_clusters or sizes.shape[0])
+    elif budget is not None:
+        horizon = math.ceil(budget)
+    else:
+        horizon = int(min(max(4 * fixed_80, 200), 5000)) if math.isfinite(fixed_80) else 5000
+    chosen = SEQUENCE_METHODS[options.method]
+    bound = float(options.max_cluster_size or sizes.max())
+    rng = np.random.default_rng(options.rng.value if options.rng.value is not None else 43)
+
+    def median_looks(estimand: str) -> tuple[float, float, float]:
+        if estimand == "pooled":
+            x, u = scaled / bound, sizes / bound
+        else:
+            x, u = scaled / sizes, np.ones_like(sizes)
+        looks = decision_looks(
+            x, u, boundary=(boundary - lower) / span, runs=runs, horizon=horizon, rng=rng,
+            confidence=options.confidence, truncation=chosen.truncation,
+            schedules=chosen.schedules, population_size=horizon if benchmark else None,
+        )  # fmt: skip
+        return (
+            float(np.quantile(looks, 0.5, method="higher")),
+            float(np.quantile(looks, 0.8, method="higher")),
+            float(np.isfinite(looks).mean()),
+        )
+
+    watching, watching_80, share = (math.inf, math.inf, 0.0)
+    if distance > 0:
+        watching, watching_80, share = median_looks(options.estimand)
+    alternative = math.nan
+    if pooled and distance > 0 and not np.all(sizes == sizes[0]):
+        mean_of_means = float(np.mean(totals / sizes))
+        if (mean_of_means - boundary) * (estimate - boundary) > 0:
+            alternative, _, _ = median_looks("cluster_mean")
+    price = watching / fixed if math.isfinite(watching) and fixed > 0 else math.inf
+    where = f"the {horizon:,} clusters of the benchmark" if benchmark else f"{horizon:,} clusters"
+    if distance == 0:
+        advice = "the estimate is on the boundary: no number of clusters decides it"
+    elif math.isfinite(watching) and price <= 2:
+        advice = (
+            f"watch: a decision is likely after about {watching:,.0f} clusters; a fixed gate "
+            f"needs {fixed_80:,.0f} for 80% power, run once at the end"
+        )
+    elif math.isfinite(watching):
+        advice = (
+            f"watching decides late, after about {watching:,.0f} clusters ({price:.1f} times "
+            f"a fixed gate's {fixed:,.0f}): run the fixed gate once, after about "
+            f"{fixed_80:,.0f} clusters (80% power)"
+        )
+        if math.isfinite(alternative) and alternative < watching / 2:
+            advice += (
+                f", or watch the mean of cluster means (estimand='cluster_mean'), which "
+                f"decides after about {alternative:,.0f}"
+            )
+    else:
+        advice = (
+            f"watching is unlikely to decide within {where}: run the fixed gate once, after "
+            f"about {fixed_80:,.0f} clusters (80% power)"
+        )
+        if math.isfinite(alternative):
+            advice += (
+                f", or watch the mean of cluster means (estimand='cluster_mean'), which "
+                f"decides after about {alternative:,.0f}"
+            )
+    notes = (
+        f"simulated: {runs} runs of clusters drawn with replacement from the pilot's "
+        f"{sizes.shape[0]:,}, its estimate taken as the truth",
+    )
+    return SequencePlan(
+        outcome=outcome,
+        by=by,
+        estimand=options.estimand,
+        target=options.target,
+        method=options.method,
+        boundary=float(boundary),
+        estimate=estimate,
+        n_clusters=int(sizes.shape[0]),
+        horizon=horizon,
+        watching_clusters=watching,
+        watching_clusters_80=watching_80,
+        decided_share=share,
+        fixed_clusters=fixed,
+        fixed_clusters_80=fixed_80,
+        price=price,
+        cluster_mean_clusters=alternative,
+        recommendation=advice,
+        confidence=options.confidence,
+        notes=notes,
+    )
+
+
+def group_sums(
+    group: MeanGroup, design: MeanDesign, options: opt.SequenceOptions
+) -> tuple[np.ndarray, np.ndarray, tuple[float, float] | None]:
+    """Each cluster's sum and size after the missing policy, and the bounds a 0/1 outcome
+    has."""
+    sums = policy.apply_missing(group, design, options.missing).sums
+    default = (0.0, 1.0) if group.is_binary else None
+    return sums.totals + sums.shift * sums.counts, sums.counts.astype(float), default
+
+
+def paired_sums(items: PairedItems) -> tuple[np.ndarray, np.ndarray, tuple[float, float] | None]:
+    """Each cluster's sum of per-item differences and its items, and the bounds a difference
+    of 0/1 outcomes with one run per item has."""
+    n = int(items.codes.max()) + 1
+    sizes = np.bincount(items.codes, minlength=n).astype(float)
+    totals = np.bincount(items.codes, weights=items.a - items.b, minlength=n)
+    return totals, sizes, (-1.0, 1.0) if items.single_run_binary else None
+
+
+def sequence_plan(
+    data: Any,
+    outcome: Hashable,
+    by: opt.By | None = None,
+    *,
+    at_least: float | None = None,
+    baseline: Any = None,
+    margin: float | None = None,
+    on: Hashable | Sequence[Hashable] | None = None,
+    how: opt.How = "strict",
+    estimand: opt.Estimand = "pooled",
+    target: str = "population",
+    method: str = "betting_mixture",
+    benchmark_clusters: int | None = None,
+    budget: float | None = None,
+    confidence: float = 0.95,
+    bounds: tuple[float, float] | None = None,
+    max_cluster_size: float | None = None,
+    missing: opt.Missing = "drop",
+    runs: int = 200,
+    rng: int | np.random.Generator | None = None,
+    case: Hashable = "case",
+    rerun: Hashable | None = None,
+) -> SequencePlan:
+    """How many clusters a watching gate needs to decide, beside a fixed gate: a plain
+    answer before a run (from a pilot) or during one (from the clusters so far).
+
+    The pilot's clusters are drawn with replacement into ``runs`` simulated runs, its
+    estimate taken as the truth, and the confidence sequence of ``confidence_sequence``
+    (the same method, estimand and target) is run on each: the median of the clusters at
+    which it first decides the gate, against the clusters a fixed interval needs for the
+    same distance. So the data's own cluster sizes and spread decide the answer, and where
+    watching cannot decide within the benchmark (very uneven cluster sizes, a threshold
+    close to the score) the plan says so and recommends the fixed gate, or the mean of
+    cluster means, which uneven sizes slow far less.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, polars or pyarrow table, dask DataFrame or xarray.Dataset
+        The pilot, or the run so far.
+    outcome : column label
+        The outcome: 0/1, or a score within ``bounds``.
+    by : column label or list of labels, optional
+        The cluster column(s).
+    at_least : float, optional
+        The gate's threshold (a pass rate of at least it).
+    baseline : DataFrame or Dataset, optional
+        With ``margin``: a paired gate, not worse than this by more than ``margin``, on the
+        items matched by ``on`` (as ``gate`` asks it).
+    margin : float, optional
+        With ``baseline``: how much worse is still acceptable.
+    on, how : optional
+        With ``baseline``: the item key, and what to do with items one side lacks, as in
+        ``paired_delta``.
+    estimand, target, method, benchmark_clusters, confidence, bounds, max_cluster_size, missing
+        As in ``confidence_sequence``.
+    budget : float, optional
+        The clusters the run can afford: the plan looks that far (default: the benchmark's
+        clusters for ``target="benchmark"``, else enough for a fixed gate several times
+        over, at most 5,000).
+    runs : int
+        Simulated runs.
+    rng : int, numpy.random.Generator or None
+        Seed of the simulation (None: a fixed default seed).
+    case, rerun
+        For a Dataset: its case and rerun dims, as in ``confidence_sequence``.
+
+    Returns
+    -------
+    SequencePlan
+
+    Examples
+    --------
+    >>> import clusterstats
+    >>> crux = clusterstats.datasets.load("cruxeval")
+    >>> pilot = crux[crux["task"] == "input_prediction"].head(1000)  # 100 problems
+    >>> plan = clusterstats.sequence_plan(pilot, "correct", by="problem_id", at_least=0.25,
+    ...                                   runs=50)
+    >>> bool(plan.fixed_clusters < plan.watching_clusters < 3 * plan.fixed_clusters_80)
+    True
+    """
+    if (baseline is None) == (at_least is None):
+        raise InvalidOptionError(
+            "a plan asks the gate's question: at_least= (a pass rate of at least a threshold) "
+            "or baseline= with margin= (not worse than the baseline)"
+        )
+    options = opt.sequence_options(
+        method=method,
+        target=target,
+        benchmark_clusters=benchmark_clusters,
+        estimand=estimand,
+        confidence=confidence,
+        bounds=bounds,
+        max_cluster_size=max_cluster_size,
+        missing=missing,
+        rng=rng,
+    )
+    count = int(opt.check_plan_number("runs", runs, at_least=10, at_most=100_000, whole=True))
+    planned = None if budget is None else opt.check_plan_number("budget", budget, at_least=1)
+    if baseline is None:
+        if margin is not None:
+            raise InvalidOptionError("margin= goes with baseline=; a threshold is at_least=")
+        boundary = opt.check_plan_number("at_least", at_least)
+        design = adapters.mean_design(
+            data, outcome, by, case=case, rerun="rerun" if rerun is None else rerun
+        )
+        totals, sizes, default = group_sums(design.groups[0], design, options)
+        what = f"outcome {design.outcome!r} is not 0/1"
+        labels = (design.outcome, design.by)
+    else:
+        if margin is None:
+            raise InvalidOptionError("baseline= needs margin=: how much worse is still acceptable")
+        boundary = -opt.check_plan_number("margin", margin, at_least=0) + 0.0
+        opt.check_choice("how", how, opt.ALIGNMENTS)
+        paired = adapters.paired_design(
+            data, baseline, outcome, by, on=on, rerun=rerun, how=how, missing=options.missing,
+            case=case,
+        )  # fmt: skip
+        totals, sizes, default = paired_sums(paired.groups[0][1])
+        what = "the two sides are not 0/1 with one run per item"
+        labels = (paired.outcome, paired.by)
+    chosen_bounds = options.bounds if options.bounds is not None else default
+    if chosen_bounds is None:
+        raise InvalidOptionError(f"{what}: give bounds=(low, high), as in confidence_sequence")
+    if not chosen_bounds[0] <= boundary <= chosen_bounds[1]:
+        raise InvalidOptionError(
+            f"the boundary {boundary:g} lies outside bounds={chosen_bounds}: the gate would "
+            "decide whatever the data"
+        )
+    return plan_of_sums(
+        np.asarray(totals, dtype=float),
+        np.asarray(sizes, dtype=float),
+        bounds=chosen_bounds,
+        boundary=boundary,
+        options=options,
+        budget=planned,
+        runs=count,
+        outcome=labels[0],
+        by=labels[1],
+    )

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import clusterstats as cs
-from clusterstats.core.sequential import BettingState, betting_sequence
+from clusterstats.core.sequential import SEQUENCE_METHODS, BettingState, betting_sequence
 
 inspect = pytest.importorskip("clusterstats.inspect")
 
@@ -225,10 +225,13 @@ def test_the_stoppers_state_is_the_whole_sequence():
     stopping = inspect.SequentialStopping(0.99, cluster="doc")
     _drive(stopping, values)
     totals = values.reshape(100, 4).sum(axis=1)
-    whole = betting_sequence(totals, np.full(100, 4.0), estimand="pooled", max_cluster_size=4)
+    default = SEQUENCE_METHODS["betting_mixture"]._asdict()
+    whole = betting_sequence(
+        totals, np.full(100, 4.0), estimand="pooled", max_cluster_size=4, **default
+    )
     assert stopping.sequence.low[-1] == whole.low[-1]
     assert stopping.sequence.high[-1] == whole.high[-1]
-    state = BettingState(estimand="pooled", max_cluster_size=4)
+    state = BettingState(estimand="pooled", max_cluster_size=4, **default)
     parts = [state.add(totals[i : i + 7], np.full(len(totals[i : i + 7]), 4.0))
              for i in range(0, 100, 7)]  # fmt: skip
     np.testing.assert_array_equal(np.concatenate([p.low for p in parts]), whole.low)
@@ -251,3 +254,18 @@ def test_sequential_stopping_against_a_baseline():
     assert _drive(worse, np.zeros(n))["verdict"] == "fail"
     with pytest.raises(cs.InvalidOptionError, match=r"did you mean 0\.05\?"):
         inspect.SequentialStopping(baseline=baseline, margin=5)
+
+
+def test_sequential_stopping_for_this_benchmarks_score():
+    """target="benchmark": the clusters of the dataset are the whole list, so the sequence is
+    the without-replacement one and ends at the exact score if the eval runs to its end."""
+    values = np.tile([1.0, 1.0, 0.0, 1.0], 100)  # every doc of 4 scores 3/4
+    stopping = inspect.SequentialStopping(0.99, cluster="doc", target="benchmark")
+    summary = _drive(stopping, values)
+    assert summary["target"] == "benchmark"
+    assert summary["verdict"] == "fail"
+    # had nothing stopped it, the last look is the exact score
+    assert stopping.sequence.low[-1] == pytest.approx(0.75)
+    assert stopping.sequence.high[-1] == pytest.approx(0.75)
+    with pytest.raises(cs.InvalidOptionError, match="target"):
+        inspect.SequentialStopping(0.5, target="documents")

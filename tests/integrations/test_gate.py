@@ -442,7 +442,7 @@ def test_a_sequential_gate_reads_the_confidence_sequence_now(bbh_rows):
     )
     assert one.verdict == "pass"
     assert report.exit_code == 0
-    assert one.method == "sequence_betting_hedged"
+    assert one.method == "sequence_betting_mixture"
     assert "valid at every look" in repr(report)
     # a threshold inside the sequence: continue (inconclusive, exit 2), with a projection
     waiting = cs.gate(cot, "correct", "task", at_least=0.7, sequential=True, order="item_index")
@@ -496,7 +496,7 @@ def test_a_watching_gate_on_a_growing_file_never_moves_back(bbh_rows, tmp_path):
     [
         ({"at_least": 0.5, "sequential": True, "strata": "task"}, "does not take strata"),
         ({"at_least": 0.5, "sequential": True, "weights": "item_index"}, "not take weights"),
-        ({"at_least": 0.5, "sequential": True, "method": "cr2"}, "does not take method"),
+        ({"at_least": 0.5, "sequential": True, "method": "cr2"}, "method must be one of"),
         ({"at_least": 0.5, "order": "item_index"}, "go with sequential=True"),
         ({"at_least": 0.5, "sequential": "yes"}, "sequential must be True or False"),
     ],

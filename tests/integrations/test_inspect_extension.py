@@ -370,7 +370,7 @@ def test_sequential_stopping_stops_a_real_eval_once_the_sequence_decides(
     """A real inspect_ai.eval on the mock model: 40 documents of 4 questions, 90% answered
     right, the gate "at least 50%". The run stops scheduling once the sequence over the
     completed documents lies above 0.5, and the log records why and what it saved."""
-    from clusterstats.core.sequential import betting_sequence
+    from clusterstats.core.sequential import SEQUENCE_METHODS, betting_sequence
     from clusterstats.inspect import SequentialStopping
 
     stopping = SequentialStopping(at_least=0.5, cluster="doc")
@@ -405,6 +405,7 @@ def test_sequential_stopping_stops_a_real_eval_once_the_sequence_decides(
         [float(len(values[d])) for d in docs],
         estimand="pooled",
         max_cluster_size=4.0,
+        **SEQUENCE_METHODS["betting_mixture"]._asdict(),
     )
     assert (seq.low[-1], seq.high[-1]) == (meta["low"], meta["high"])
 

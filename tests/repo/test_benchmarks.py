@@ -38,6 +38,7 @@ REPO = Path(__file__).resolve().parents[2]
         ("benchmarks/crossed.py", "worst crossed / one-way ratio"),
         ("studies/coverage_sequential.py", "worst time-uniform miss rate"),
         ("benchmarks/sequential.py", "ratio trajectory / one interval"),
+        ("studies/sequential_decisions.py", "price of watching"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):

@@ -242,6 +242,9 @@ def _one_row_results(mmlu, bbh):
             "PassAtK": cs.pass_at_k(tau, "reward", case="task_id", rerun="trial", k=2),
             "Flakiness": cs.flakiness(tau, "reward", case="task_id", rerun="trial"),
             "Gate": cs.gate(bbh[bbh.condition == "cot"], "correct", "task", at_least=0.5).gates[0],
+            "SequencePlan": cs.sequence_plan(
+                bbh[bbh.condition == "cot"], "correct", "task", at_least=0.6, runs=20
+            ),
         }
 
 

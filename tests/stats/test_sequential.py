@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import clusterstats as cs
-from clusterstats.core.sequential import betting_sequence
+from clusterstats.core.sequential import SEQUENCE_METHODS, betting_sequence
 
 matplotlib.use("Agg")
 
@@ -31,7 +31,8 @@ def test_the_sequence_is_the_cores_on_the_clusters_in_their_order_of_arrival(cot
     expected_order = sorted(arrival.index, key=lambda task: (arrival[task], task))
     assert list(seq.clusters) == expected_order
     grouped = cot.groupby("task")["correct"].agg(["sum", "size"]).loc[expected_order]
-    core = betting_sequence(grouped["sum"], grouped["size"], estimand="pooled")
+    default = SEQUENCE_METHODS[seq.method]._asdict()
+    core = betting_sequence(grouped["sum"], grouped["size"], estimand="pooled", **default)
     frame = seq.to_frame()
     assert list(frame.columns) == list(cs.ConfidenceSequence.COLUMNS)
     np.testing.assert_array_equal(frame["low"], core.low)
@@ -269,3 +270,96 @@ def test_arrays_give_the_frames_sequence(cot):
     assert arrays.high == frame.high
     with pytest.raises(cs.InvalidInputError, match="order= names a column"):
         cs.confidence_sequence(None, values, tasks, order="item_index")
+
+
+def test_the_predictable_method_is_the_authors_sequence(cot):
+    """``method="betting_predictable"`` is the core's predictable plug-in sequence (c = 0.5),
+    the configuration checked against confseq in tests/core/test_core_sequential.py; the
+    default mixture is another valid sequence, and both hold the estimate at the end."""
+    grouped = cot.groupby("task")["correct"].agg(["sum", "size"])
+    seq = cs.confidence_sequence(cot, "correct", by="task", method="betting_predictable")
+    core = betting_sequence(grouped["sum"], grouped["size"], estimand="pooled")
+    assert seq.method == "betting_predictable"
+    np.testing.assert_array_equal(seq.low, core.low)
+    mixture = cs.confidence_sequence(cot, "correct", by="task")
+    assert mixture.method == "betting_mixture"
+    assert mixture.low != seq.low
+    with pytest.raises(cs.InvalidOptionError, match="method"):
+        cs.confidence_sequence(cot, "correct", by="task", method="cr2")
+
+
+def test_the_benchmark_target_ends_at_the_full_run_score(cot):
+    """Without replacement from the known list of clusters, the last look is the exact
+    full-run score (every cluster in), for both estimands."""
+    for estimand, score in (
+        ("pooled", cot["correct"].mean()),
+        ("cluster_mean", cot.groupby("task")["correct"].mean().mean()),
+    ):
+        seq = cs.confidence_sequence(cot, "correct", by="task", target="benchmark",
+                                     shuffle=True, estimand=estimand)  # fmt: skip
+        assert seq.target == "benchmark"
+        assert seq.benchmark_clusters == 27
+        assert seq.current.low == pytest.approx(score, abs=1e-12)
+        assert seq.current.high == pytest.approx(score, abs=1e-12)
+        assert all(
+            low <= score + 1e-12 <= high + 2e-12
+            for low, high in zip(seq.low, seq.high, strict=True)
+        )
+    with pytest.raises(cs.InvalidOptionError, match="benchmark_clusters"):
+        cs.confidence_sequence(cot, "correct", by="task", benchmark_clusters=30)
+    with pytest.raises(cs.InvalidOptionError, match="at least as many clusters"):
+        cs.confidence_sequence(cot, "correct", by="task", target="benchmark",
+                               benchmark_clusters=10)  # fmt: skip
+    report = cs.gate(cot, "correct", by="task", at_least=0.7, sequential=True,
+                     target="benchmark")  # fmt: skip
+    assert report.verdict == "pass"  # the full-run score 0.7397 is known exactly at the end
+
+
+def test_the_plan_puts_watching_beside_a_fixed_gate():
+    """The fixed gate's clusters are the closed form: the smallest n whose t interval's
+    half-width, t_{.975, n-1} sd / sqrt(n) with sd the pilot's spread of cluster means, is the
+    distance from the estimate to the threshold; watching needs more, within twice as many
+    (CRUXEval problems have equal sizes)."""
+    from scipy import stats as st
+
+    crux = cs.datasets.load("cruxeval")
+    pilot = crux[crux["task"] == "input_prediction"].head(2000)  # 200 problems of 10 samples
+    plan = cs.sequence_plan(pilot, "correct", by="problem_id", at_least=0.25, runs=60)
+    means = pilot.groupby("problem_id")["correct"].mean()
+    distance = pilot["correct"].mean() - 0.25
+    n = 2
+    while st.t.ppf(0.975, n - 1) * means.std(ddof=1) / np.sqrt(n) > distance:
+        n += 1
+    assert plan.fixed_clusters == n
+    assert plan.estimate == pytest.approx(pilot["correct"].mean())
+    assert plan.fixed_clusters < plan.watching_clusters <= 2 * plan.fixed_clusters
+    assert plan.decided_share > 0.5
+    assert plan.recommendation.startswith("watch:")
+    assert list(plan.to_frame().columns) == list(cs.SequencePlan.columns)
+
+
+def test_the_plan_says_when_watching_cannot_decide(mmlu):
+    """MMLU-Pro's sources hold 17 to 1,003 questions: the pooled sequence bets with the
+    largest, so it cannot decide within the benchmark's 91 sources at 0.55; the plan says
+    so, and offers the fixed gate and the mean of cluster means, which decides in far fewer."""
+    llama = mmlu[mmlu["model"] == "Meta-Llama-3.1-70B-Instruct"]
+    plan = cs.sequence_plan(llama, "correct", by="src", at_least=0.55, budget=91, runs=60)
+    assert np.isinf(plan.watching_clusters)
+    assert plan.horizon == 91
+    assert "run the fixed gate once" in plan.recommendation
+    assert "cluster_mean" in plan.recommendation
+    assert plan.cluster_mean_clusters < 91
+    assert plan.fixed_clusters_80 < 91
+    with pytest.raises(cs.InvalidOptionError, match="the gate's question"):
+        cs.sequence_plan(llama, "correct", by="src")
+    with pytest.raises(cs.InvalidOptionError, match="outside bounds"):
+        cs.sequence_plan(llama, "correct", by="src", at_least=1.5)
+
+
+def test_an_inconclusive_watching_gate_reads_the_plan(cot):
+    report = cs.gate(cot, "correct", by="task", at_least=0.7, sequential=True)
+    gate = report.gates[0]
+    assert gate.verdict == "inconclusive"
+    plan = cs.sequence_plan(cot, "correct", by="task", at_least=0.7, runs=100)
+    assert gate.clusters_needed == plan.watching_clusters
+    assert plan.recommendation in " ".join(gate.notes)

@@ -481,10 +481,17 @@ def test_convention_options_on_every_backend(options):
 
 
 SEQUENCE_CASES = {
-    "random order": {"rng": 5},
+    "the data's order": {},
+    "random order": {"shuffle": True, "rng": 5},
     "ordered by x": {"order": "x"},
     "cluster_mean, fail": {"order": "x", "estimand": "cluster_mean", "missing": "fail"},
-    "score with bounds": {"rng": 2, "outcome": "score", "bounds": (-5, 15)},
+    "score with bounds": {"shuffle": True, "rng": 2, "outcome": "score", "bounds": (-5, 15)},
+    "benchmark, predictable": {
+        "shuffle": True,
+        "rng": 3,
+        "target": "benchmark",
+        "method": "betting_predictable",
+    },
 }
 
 
@@ -512,7 +519,8 @@ def test_confidence_sequence(layouts, backend, case):
 
 
 PAIRED_SEQUENCE_CASES = {
-    "random order": {"rng": 5, "bounds": (-1, 1)},
+    "random order": {"shuffle": True, "rng": 5, "bounds": (-1, 1)},
+    "benchmark": {"order": "x", "bounds": (-1, 1), "target": "benchmark"},
     "ordered by x": {"order": "x", "bounds": (-1, 1)},
     "cluster_mean": {"order": "x", "estimand": "cluster_mean", "bounds": (-1, 1)},
 }

@@ -363,3 +363,22 @@ def test_an_inconclusive_watching_gate_reads_the_plan(cot):
     plan = cs.sequence_plan(cot, "correct", by="task", at_least=0.7, runs=100)
     assert gate.clusters_needed == plan.watching_clusters
     assert plan.recommendation in " ".join(gate.notes)
+
+
+def test_uneven_sizes_get_a_plain_answer_and_the_benchmark_target_decides(mmlu):
+    """MMLU-Pro, Llama-3.1-70B, all 91 sources (17 to 1,003 questions), a gate at 0.55 with
+    the fixed interval at [0.5725, 0.6816]: watching the population's pooled rate cannot
+    decide within these 91 sources, and the gate says what to do instead; asked about this
+    benchmark's own score, the sequence ends at the exact score and passes."""
+    llama = mmlu[mmlu["model"] == "Meta-Llama-3.1-70B-Instruct"]
+    population = cs.gate(llama, "correct", by="src", at_least=0.55, sequential=True,
+                         max_cluster_size=1003, budget=91)  # fmt: skip
+    assert population.verdict == "inconclusive"
+    note = " ".join(population.gates[0].notes)
+    assert "run the fixed gate once" in note
+    assert "cluster_mean" in note
+    benchmark = cs.gate(llama, "correct", by="src", at_least=0.55, sequential=True,
+                        target="benchmark")  # fmt: skip
+    assert benchmark.verdict == "pass"
+    assert benchmark.gates[0].low == pytest.approx(llama["correct"].mean())
+    assert benchmark.gates[0].decided_at <= 91

@@ -29,7 +29,6 @@ from clusterstats.core.sequential import (
     SEQUENCE_METHODS,
     betting_sequence,
     decision_looks,
-    projected_clusters,
 )
 from clusterstats.errors import InvalidDataError, InvalidOptionError
 from clusterstats.stats import _policies as policy
@@ -40,7 +39,6 @@ __all__ = [
     "SequenceLook",
     "build_confidence_sequence",
     "build_paired_sequence",
-    "clusters_to_decide",
     "confidence_sequence",
     "paired_sequence_of",
     "sequence_of",
@@ -343,17 +341,6 @@ class ConfidenceSequence(TableResult):
             Lines(lines),
             Table(("clusters", "rows", "estimate", f"{self.confidence:.0%} sequence"), rows, title),
         ]
-
-
-def clusters_to_decide(sequence: ConfidenceSequence, boundary: float) -> float:
-    """A projection of the completed clusters at which the sequence would leave
-    ``boundary``, were the estimate the truth and clusters like these to keep coming
-    (:func:`clusterstats.core.sequential.projected_clusters`); ``inf`` when the estimate is
-    on the boundary. A guide for budgeting a run, not part of the guarantee."""
-    now = sequence.current
-    return projected_clusters(
-        (now.high - now.low) / 2, abs(now.estimate - boundary), now.n_clusters
-    )
 
 
 def _arrival_order(n: int, arrivals: np.ndarray | None, options: opt.SequenceOptions) -> np.ndarray:

@@ -76,6 +76,97 @@ def label_of(outcome: str | None, by: tuple[str, ...]) -> str:
     return f"{what} by {' + '.join(by)}" if by else what
 
 
+_LABELLED = (pd.DataFrame, pd.Series, pd.Index, xr.DataArray, xr.Dataset)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two field values are equal, a missing value (NaN, NaT) equal to one of its kind.
+
+    Tuples and lists compare item by item, dicts key by key, numpy arrays and pandas or
+    xarray objects element-wise (NaN where the other has NaN), results by their own
+    equality; anything else by ``==``. A float NaN equals a float NaN (Python's or
+    numpy's), never None.
+    """
+    if a is b:
+        return True
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        return (
+            type(a) is type(b)
+            and len(a) == len(b)
+            and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+        )
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (
+            isinstance(a, dict)
+            and isinstance(b, dict)
+            and a.keys() == b.keys()
+            and all(same_value(a[k], b[k]) for k in a)
+        )
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return type(a) is type(b) and a.shape == b.shape and same_value(a.tolist(), b.tolist())
+    if isinstance(a, _LABELLED) or isinstance(b, _LABELLED):
+        # pandas' equals and xarray's identical take NaN as equal to NaN where both have it
+        return type(a) is type(b) and (
+            a.identical(b) if isinstance(a, (xr.DataArray, xr.Dataset)) else a.equals(b)
+        )
+    if _is_missing(a) and _is_missing(b):
+        floats = (float, np.floating)
+        return type(a) is type(b) or (isinstance(a, floats) and isinstance(b, floats))
+    return bool(a == b)
+
+
+def _is_missing(value: Any) -> bool:
+    return value is not None and pd.api.types.is_scalar(value) and bool(pd.isna(value))
+
+
+def _hash_key(value: Any) -> Any:
+    """``value`` with every NaN made one key, so that results equal by :func:`same_value`
+    hash alike (Python hashes each NaN object differently)."""
+    if isinstance(value, tuple):
+        return tuple(_hash_key(v) for v in value)
+    if _is_missing(value):
+        return ("missing", type(value).__name__ if not isinstance(value, np.floating) else "float")
+    return value
+
+
+class FieldEquality:
+    """Equality of the frozen result dataclasses: field by field, NaN equal to NaN.
+
+    Python's generated ``__eq__`` compares fields with ``==`` (since 3.13 one by one, before
+    as a tuple, whose identity shortcut made a NaN equal only to the same NaN object), so a
+    result with a NaN field (``weighting_design_effect`` without weights) was not equal to
+    a copy of itself (``ClusterCI(**r.to_dict())``) and the answer depended on the Python.
+    Here fields compare by :func:`same_value` on every Python, and ``__hash__`` agrees with
+    that (NaN hashed as one key). ``@dataclass`` writes its own ``__eq__`` and ``__hash__``
+    only where the class does not define them, so each subclass gets these two in its own
+    namespace before the decorator runs; a subclass that writes its own keeps it.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("__eq__", "__hash__"):
+            if name not in cls.__dict__:
+                setattr(cls, name, getattr(FieldEquality, name))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(
+            same_value(getattr(self, f.name), getattr(other, f.name))
+            for f in dataclasses.fields(self)  # type: ignore[arg-type]
+            if f.compare
+        )
+
+    def __hash__(self) -> int:
+        return hash(
+            tuple(
+                _hash_key(getattr(self, f.name))
+                for f in dataclasses.fields(self)  # type: ignore[arg-type]
+                if (f.compare if f.hash is None else f.hash)
+            )
+        )
+
+
 class _Columns:
     """``Result.columns``: the names of the frame fields, in declaration order."""
 
@@ -83,7 +174,7 @@ class _Columns:
         return tuple(f.name for f in dataclasses.fields(owner) if f.metadata.get("frame", True))
 
 
-class Result:
+class Result(FieldEquality):
     """Base of the one-row results: ``ClusterCI``, ``ICC``, ``DesignEffect``, ``PairedDelta``,
     ``PassAtK`` and ``Flakiness``.
 
@@ -236,7 +327,7 @@ class Table:
     title: str = ""
 
 
-class TableResult:
+class TableResult(FieldEquality):
     """Base of the results that are tables: ``Comparison``, ``MissingReport``, ``Plan``,
     ``Report``, ``ClusteringCheck``, ``GateReport`` and ``LmEvalTable``.
 

@@ -1,10 +1,21 @@
 """The documentation is executable: run it.
 
-* Every ```python block of every ``docs/*.md`` page runs, in order, in one namespace per page,
-  in an empty temporary folder (the data come from ``clusterstats.datasets``, so a user who
-  has only installed the package can run every page).
-  Where a ```text block follows a ```python block (only blank lines between), the block's
-  printed output must match it, up to trailing whitespace.
+* Every ```python block of every ``docs/*.md`` page (and of the README) runs, in order, in one
+  namespace per page, in an empty temporary folder (the data come from
+  ``clusterstats.datasets``, so a user who has only installed the package can run every page).
+  Every ```bash (``sh``, ``shell``, ``console``) block runs too, in page order in the same
+  folder, so a command reads the files the blocks above it wrote: each of its commands must be
+  ``clusterstats ...`` (or ``python -m clusterstats ...``), run as ``python -m clusterstats``
+  with the interpreter running the tests, and must exit 0 (or the status a
+  ``<!-- exit status: N -->`` line just above the block names). A shell block that cannot run
+  offline (``pip install``, ``git``) says so in a ``<!-- not run: reason -->`` line just above
+  it; a shell block neither run nor marked fails the test, and so does a command written in a
+  ```text block that is not a block's output. The pages run offline: HTTP(S) goes to a closed
+  local port, so an example that would download something fails here rather than on a user's
+  machine without a network.
+  Where a ```text block follows a ```python or shell block (only blank lines between), what
+  the block prints (a command's standard output, then its standard error, as a terminal shows
+  them) must match it, up to trailing whitespace.
 * ``docs/api.md`` is generated from the docstrings (mkdocstrings ``::: clusterstats.name``
   directives): it must render every public function, class and accessor, and the
   docstrings must describe every result field and table column.
@@ -34,6 +45,9 @@ import math
 import os
 import pkgutil
 import re
+import shlex
+import subprocess
+import sys
 import textwrap
 import unicodedata
 import warnings
@@ -54,10 +68,23 @@ RUNNABLE = [*PAGES, REPO / "README.md"]  # the README's example runs too
 UPDATE = os.environ.get("CLUSTERSTATS_UPDATE_DOCS") == "1"
 
 
+# A closed local port: an example that reaches for the network fails at once, as it would on
+# a machine without one (the discard port; nothing listens there).
+OFFLINE_PROXY = "http://127.0.0.1:9"
+OFFLINE = {
+    name: OFFLINE_PROXY
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+}
+
+
 @pytest.fixture
 def in_empty_folder(monkeypatch, tmp_path):
-    """Run in an empty folder, as a user who has only installed the package would."""
+    """Run in an empty folder, offline, as a user who has only installed the package would."""
     monkeypatch.chdir(tmp_path)
+    for name, value in OFFLINE.items():
+        monkeypatch.setenv(name, value)
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
     return tmp_path
 
 
@@ -92,21 +119,115 @@ def fenced_blocks(text: str) -> list[Block]:
     return blocks
 
 
-def examples(page: Path) -> list[tuple[Block, Block | None]]:
-    """Each ```python block with the ```text block that directly follows it (or None)."""
+SHELL = ("bash", "sh", "shell", "console")
+# The line just above a block (blank lines aside) may say how the docs test treats it.
+_NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(?P<reason>\S.*?)\s*-->\s*$")
+_EXIT_STATUS = re.compile(r"^\s*<!--\s*exit status:\s*(?P<status>\d+)\s*-->\s*$")
+
+
+def _line_above(lines: list[str], block: Block) -> str:
+    """The nearest non-blank line above a block's opening fence ("" if none)."""
+    for line in reversed(lines[: block.start]):
+        if line.strip():
+            return line
+    return ""
+
+
+def not_run_reason(lines: list[str], block: Block) -> str | None:
+    """The reason a ``<!-- not run: reason -->`` line just above the block gives, if any."""
+    found = _NOT_RUN.match(_line_above(lines, block))
+    return found["reason"] if found else None
+
+
+def expected_status(lines: list[str], block: Block) -> int:
+    """The exit status a ``<!-- exit status: N -->`` line just above the block names (0)."""
+    found = _EXIT_STATUS.match(_line_above(lines, block))
+    return int(found["status"]) if found else 0
+
+
+def _output_after(lines: list[str], blocks: list[Block], k: int) -> Block | None:
+    """The ```text block that directly follows block ``k`` (only blank lines between)."""
+    if k + 1 < len(blocks) and blocks[k + 1].lang == "text":
+        between = lines[blocks[k].end + 1 : blocks[k + 1].start]
+        if all(not line.strip() for line in between):
+            return blocks[k + 1]
+    return None
+
+
+def examples(
+    page: Path, languages: tuple[str, ...] = ("python",)
+) -> list[tuple[Block, Block | None]]:
+    """Each block in ``languages`` with the ```text block that directly follows it (or None),
+    in page order; shell blocks marked ``<!-- not run: ... -->`` are left out."""
     lines = page.read_text(encoding="utf-8").split("\n")
     blocks = fenced_blocks("\n".join(lines))
-    pairs = []
-    for k, block in enumerate(blocks):
-        if block.lang != "python":
+    return [
+        (block, _output_after(lines, blocks, k))
+        for k, block in enumerate(blocks)
+        if block.lang in languages
+        and not (block.lang in SHELL and not_run_reason(lines, block) is not None)
+    ]
+
+
+_CLI = (["clusterstats"], ["python", "-m", "clusterstats"], ["python3", "-m", "clusterstats"])
+_SHELL_SYNTAX = {"|", "||", "&&", "&", ";", ">", ">>", "<", "2>", "2>&1"}
+
+
+def shell_commands(code: str) -> list[list[str]]:
+    """The ``clusterstats`` arguments of each command of a shell block.
+
+    A ``$ `` prompt is dropped, a line ending in a backslash continues on the next, and
+    comments are dropped. A command that is not ``clusterstats ...`` (or ``python -m
+    clusterstats ...``), or that needs a shell (a pipe, a redirection, a glob), raises
+    ``ValueError``: mark its block ``<!-- not run: reason -->`` instead.
+    """
+    commands, pending = [], ""
+    for raw in code.split("\n"):
+        line = raw.strip()
+        line = line[2:] if line.startswith("$ ") else line
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
             continue
-        output = None
-        if k + 1 < len(blocks) and blocks[k + 1].lang == "text":
-            between = lines[block.end + 1 : blocks[k + 1].start]
-            if all(not line.strip() for line in between):
-                output = blocks[k + 1]
-        pairs.append((block, output))
-    return pairs
+        words = shlex.split(pending + line, comments=True)
+        pending = ""
+        if not words:
+            continue
+        prefix = next((p for p in _CLI if words[: len(p)] == p), None)
+        if prefix is None:
+            raise ValueError(f"not a clusterstats command: {' '.join(words)!r}")
+        syntax = [w for w in words if w in _SHELL_SYNTAX or any(c in w for c in "*?[")]
+        if syntax:
+            raise ValueError(f"needs a shell ({' '.join(syntax)}): {' '.join(words)!r}")
+        commands.append(words[len(prefix) :])
+    if pending.strip():
+        raise ValueError(f"a continuation line ends the block: {pending.strip()!r}")
+    return commands
+
+
+def run_shell_block(code: str, folder: Path, status: int = 0) -> str:
+    """Run a shell block's commands in ``folder``, offline, with this interpreter's
+    clusterstats; returns what they print (standard output, then standard error, as a
+    terminal shows the command line's output and its ``warning:`` lines after it)."""
+    environment = {**os.environ, **OFFLINE, "MPLBACKEND": "Agg"}
+    for name in ("NO_PROXY", "no_proxy"):
+        environment.pop(name, None)
+    printed = []
+    for arguments in shell_commands(code):
+        done = subprocess.run(
+            [sys.executable, "-m", "clusterstats", *arguments],
+            cwd=folder,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        command = shlex.join(["clusterstats", *arguments])
+        assert done.returncode == status, (
+            f"`{command}` exited {done.returncode}, not {status}:\n{done.stderr}"
+        )
+        printed += [done.stdout, done.stderr]
+    return "".join(printed)
 
 
 def normalise(text: str) -> str:
@@ -132,6 +253,37 @@ def test_prose_number_markers_catch_a_drifted_number(tmp_path):
     _check_prose(numbers, namespace, page, math.inf, failures)
     assert len(failures) == 1
     assert "says '2.4'" in failures[0]
+
+
+def test_shell_blocks_are_read_as_a_terminal_reads_them():
+    code = "$ clusterstats ci a.csv \\\n  --outcome y --by g  # why\n\npython -m clusterstats demo"
+    assert shell_commands(code) == [["ci", "a.csv", "--outcome", "y", "--by", "g"], ["demo"]]
+    with pytest.raises(ValueError, match="not a clusterstats command"):
+        shell_commands("pip install clusterstats")
+    for code in ("clusterstats ci *.csv", "clusterstats demo | head"):
+        with pytest.raises(ValueError, match="needs a shell"):
+            shell_commands(code)
+
+
+def test_a_shell_block_is_run_marked_or_a_failure(tmp_path):
+    page = tmp_path / "p.md"
+    page.write_text(
+        "<!-- not run: installs a package -->\n```bash\npip install x\n```\n\n"
+        "```bash\nclusterstats datasets\n```\n\n```bash\ngit clone x\n```\n"
+    )
+    run = [block.code for block, _ in examples(page, SHELL)]
+    assert run == ["clusterstats datasets", "git clone x"]  # the marked block is left out
+    with pytest.raises(ValueError, match="not a clusterstats command: 'git clone x'"):
+        shell_commands(run[1])
+
+
+def test_a_shell_block_runs_offline_and_its_status_is_checked(tmp_path):
+    printed = run_shell_block("clusterstats datasets", tmp_path)
+    assert "mmlu_pro" in printed
+    with pytest.raises(AssertionError, match="exited 2, not 0"):
+        run_shell_block("clusterstats ci nope.csv --outcome y --by g", tmp_path)
+    printed = run_shell_block("clusterstats ci nope.csv --outcome y --by g", tmp_path, status=2)
+    assert printed.strip() == "clusterstats: error: cannot read 'nope.csv': no such file"
 
 
 def test_docs_exist():
@@ -179,26 +331,42 @@ def _check_prose(numbers, namespace, page, before: float, failures: list[str]) -
             )
 
 
+def _run_python(block: Block, page: Path, namespace: dict) -> str:
+    # Leading newlines keep traceback line numbers equal to the page's line numbers.
+    source = "\n" * (block.start + 1) + block.code
+    stdout = io.StringIO()
+    with warnings.catch_warnings():
+        # Same rule as pyproject: a clusterstats warning that an example does not handle
+        # itself is an error (examples that demonstrate warnings catch them explicitly).
+        warnings.simplefilter("error", clusterstats.ClusterStatsWarning)
+        with contextlib.redirect_stdout(stdout):
+            exec(compile(source, str(page), "exec"), namespace)
+    return stdout.getvalue()
+
+
 @pytest.mark.parametrize("page", RUNNABLE, ids=[p.name for p in RUNNABLE])
 def test_docs_page(page: Path, in_empty_folder):
     namespace: dict = {"__name__": f"docs.{page.stem}"}
     mismatches = []
     replacements = []
     numbers = prose_numbers(page)
-    for block, expected in examples(page):
+    lines = page.read_text(encoding="utf-8").split("\n")
+    for block, expected in examples(page, ("python", *SHELL)):
         _check_prose(numbers, namespace, page, block.start, mismatches)
-        # Leading newlines keep traceback line numbers equal to the page's line numbers.
-        source = "\n" * (block.start + 1) + block.code
-        stdout = io.StringIO()
-        with warnings.catch_warnings():
-            # Same rule as pyproject: a clusterstats warning that an example does not handle
-            # itself is an error (examples that demonstrate warnings catch them explicitly).
-            warnings.simplefilter("error", clusterstats.ClusterStatsWarning)
-            with contextlib.redirect_stdout(stdout):
-                exec(compile(source, str(page), "exec"), namespace)
+        if block.lang == "python":
+            printed = _run_python(block, page, namespace)
+        else:
+            try:
+                shell_commands(block.code)
+            except ValueError as problem:
+                pytest.fail(
+                    f"{page.name}, line {block.start + 1}: {problem}; a shell block that "
+                    "cannot run offline says why in a `<!-- not run: reason -->` line above it"
+                )
+            printed = run_shell_block(block.code, in_empty_folder, expected_status(lines, block))
         if expected is None:
             continue
-        want, got = normalise(expected.code), normalise(stdout.getvalue())
+        want, got = normalise(expected.code), normalise(printed)
         if want != got and UPDATE:
             replacements.append((expected, got))
         elif want != got:
@@ -215,6 +383,29 @@ def test_docs_page(page: Path, in_empty_folder):
             lines[block.start + 1 : block.end] = printed.split("\n")
         page.write_text("\n".join(lines), encoding="utf-8")
     assert not mismatches, "documented output differs:\n\n" + "\n\n".join(mismatches)
+
+
+# The first line of a command a reader would type (a shell prompt, this package, an installer).
+_COMMAND_LINE = re.compile(r"^\s*(\$ |clusterstats |python3? -m |pip |git |inspect )")
+
+
+@pytest.mark.parametrize("page", RUNNABLE, ids=[p.name for p in RUNNABLE])
+def test_no_command_hides_in_a_text_block(page: Path):
+    """A command shown in a ```text block would escape the run above: a command is a shell
+    block (run, or marked ``<!-- not run: reason -->``), or its text block carries the mark."""
+    lines = page.read_text(encoding="utf-8").split("\n")
+    blocks = fenced_blocks("\n".join(lines))
+    hidden = []
+    for k, block in enumerate(blocks):
+        if block.lang not in ("text", ""):
+            continue
+        is_output = k > 0 and blocks[k - 1].lang in ("python", *SHELL)
+        if is_output and _output_after(lines, blocks, k - 1) is block:
+            continue
+        first = next((line for line in block.code.split("\n") if line.strip()), "")
+        if _COMMAND_LINE.match(first) and not_run_reason(lines, block) is None:
+            hidden.append(f"line {block.start + 1}: {first.strip()}")
+    assert not hidden, f"{page.name} shows commands in text blocks: {hidden}"
 
 
 def _slug(heading: str) -> str:

@@ -5,19 +5,26 @@
 Exit status 0 on success, 2 for anything the user can fix (a bad option, an unreadable file,
 data the statistics cannot use), each reported as one ``clusterstats: error: ...`` line on
 standard error. ``gate`` exits with its verdict (0 pass, 1 fail, 2 inconclusive, 4 void: a
-watching gate whose sequence went empty) and 3 for such an error. Library warnings become one
-``warning: ...`` line each on standard error, printed once, and never when the output already
-shows the same text as a note.
+watching gate whose sequence went empty) and 3 for such an error. Library warnings (and the
+``clusterstats`` logger's warnings, e.g. from ``annotate``) become one ``warning: ...`` line
+each on standard error, printed once, and never when the output already shows the same text
+as a note. An error or a warning that names a library keyword (``how='inner'``, ``on=``)
+names the command's option instead (``--how inner``, ``--on``).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import io
 import json
+import logging
 import math
 import os
+import re
+import shlex
 import sys
+import traceback
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -43,10 +50,14 @@ from clusterstats.readers.tables import FILE_FORMATS, one_line, read_table
 if TYPE_CHECKING:
     from clusterstats.stats.mean import ClusterCI
 
-#: What ``--output`` writes: the statistics' tables, ``ci``'s, and the reports' (Markdown).
-OUTPUTS: tuple[str, ...] = ("text", "csv", "json")
-CI_OUTPUTS: tuple[str, ...] = ("text", "table", "csv", "json")
-REPORT_OUTPUTS: tuple[str, ...] = ("text", "markdown", "csv", "json")
+#: What ``--output`` writes, the same on every command that prints a result; ``ci`` also
+#: has ``table``, its naive and clustered intervals side by side.
+OUTPUTS: tuple[str, ...] = ("text", "markdown", "csv", "json")
+CI_OUTPUTS: tuple[str, ...] = ("text", "table", "markdown", "csv", "json")
+OUTPUT_HELP = (
+    "text (default: the printed result), markdown (for a pull request or a job summary), csv "
+    "(the to_frame() columns) or json"
+)
 
 
 def _version() -> str:
@@ -93,6 +104,32 @@ def json_output(results: Any) -> str:
     else:
         payload = _record(results)
     return json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False)
+
+
+def markdown_output(results: Any) -> str:
+    """A result in Markdown (GitHub's): a table result's own ``to_markdown()``; a one-row
+    result as its Jupyter HTML shows it (its headline table, its other lines, its notes as
+    a list); one result per group as the table its text prints, one row per group. Numbers
+    are written as the text tables write them."""
+    if hasattr(results, "to_markdown"):
+        return str(results.to_markdown())
+    if isinstance(results, GroupedResults):
+        header, rows = results._table()
+        lines = [f"**{fmt.one_line(results._title())}**", ""]
+        lines += fmt.markdown_table(header, [[fmt.number(v) for v in row] for row in rows])
+        notes = results._notes()
+    else:
+        text = results._lines()
+        columns = type(results)._html
+        lines = [f"**{fmt.one_line(text[0])}**", ""]
+        lines += fmt.markdown_table(
+            [label for _, label in columns],
+            [[fmt.number(getattr(results, name)) for name, _ in columns]],
+        )
+        lines += ["", *(part for line in text[1:] for part in (line.strip(), ""))]
+        notes = list(results.notes)
+    lines += ["", *(f"- {note}" for note in notes)]
+    return "\n".join(lines).strip("\n") + "\n"
 
 
 def _notes_of(results: Any) -> tuple[str, ...]:
@@ -206,10 +243,8 @@ def _ci(args: argparse.Namespace) -> Iterable[str]:
         print(comparison_table(res, ", ".join(args.over or [])))
         for note in _labelled_notes(res):
             print(f"note: {note}")
-    elif args.output == "csv":
-        print(res.to_frame().to_csv(index=False), end="")
     else:
-        print(json_output(res))
+        _print_result(res, args.output)
     return notes
 
 
@@ -232,10 +267,10 @@ def _read(args: argparse.Namespace, path: str, labels: Sequence[str] = ()) -> pd
 
 def _design_options(parser: argparse.ArgumentParser, *, methods: Sequence[str]) -> None:
     """The options every statistic shares, named as the library names them."""
-    parser.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
-    parser.add_argument("--method", default="auto", choices=tuple(methods))
-    parser.add_argument("--confidence", type=float, default=0.95)
-    parser.add_argument("--missing", default="drop", choices=opt.MISSING_OR_IPW)
+    _estimand_option(parser)
+    _method_option(parser, methods)
+    _confidence_option(parser)
+    _missing_option(parser, opt.MISSING_OR_IPW)
     parser.add_argument("--responded", help="response indicator column (true = answered)")
     parser.add_argument("--strata", help="stratum column of a stratified design")
     parser.add_argument(
@@ -247,8 +282,91 @@ def _design_options(parser: argparse.ArgumentParser, *, methods: Sequence[str]) 
         choices=opt.LONELY,
         help="with --strata: what a stratum with one cluster does",
     )
-    parser.add_argument("--n-resamples", type=int, default=9999, dest="n_resamples")
-    parser.add_argument("--seed", type=int, default=None, help="seed for bootstrap methods")
+    _resampling_options(parser)
+
+
+def _estimand_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--estimand",
+        default="pooled",
+        choices=ESTIMANDS,
+        help="pooled (default: the share of all rows) or cluster_mean (each cluster counts once)",
+    )
+
+
+def _method_option(parser: argparse.ArgumentParser, methods: Iterable[str]) -> None:
+    names = tuple(methods)
+    parser.add_argument(
+        "--method",
+        default="auto",
+        choices=names,
+        metavar="METHOD",
+        help=f"the interval method (default auto): {', '.join(names)}",
+    )
+
+
+def _confidence_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        help="the nominal coverage of the intervals, between 0 and 1 (default 0.95)",
+    )
+
+
+#: What each value of ``--missing`` does with a row whose outcome is missing.
+_MISSING_MEANS = {
+    "drop": "drop the row (default)",
+    "fail": "count it as 0",
+    "pass": "count it as 1",
+    "raise": "stop with an error",
+    "ipw": "inverse-probability weighting with cluster propensities",
+}
+
+
+def _missing_option(parser: argparse.ArgumentParser, choices: Sequence[str]) -> None:
+    parser.add_argument(
+        "--missing",
+        default="drop",
+        choices=choices,
+        help="a missing outcome: " + "; ".join(f"{c}: {_MISSING_MEANS[c]}" for c in choices),
+    )
+
+
+def _resampling_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--n-resamples",
+        type=int,
+        default=9999,
+        dest="n_resamples",
+        help="bootstrap methods: the number of replicates (default 9999)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        dest="rng",
+        help="bootstrap methods: the random seed, for the same interval on every run",
+    )
+
+
+def _output_option(parser: argparse.ArgumentParser, choices: Sequence[str] = OUTPUTS) -> None:
+    extra = "; table: the naive and clustered intervals side by side" if "table" in choices else ""
+    parser.add_argument("--output", default="text", choices=choices, help=OUTPUT_HELP + extra)
+
+
+OUTCOME_HELP = "outcome column (0/1, true/false or a score)"
+RESPONDED_HELP = "response indicator column (true = a usable response)"
+
+
+def _how_option(parser: argparse.ArgumentParser, sides: str) -> None:
+    parser.add_argument(
+        "--how",
+        default="strict",
+        choices=opt.ALIGNMENTS,
+        help=f"strict (default): an item missing from {sides} is an error; inner: keep the "
+        "items all have",
+    )
 
 
 def _crossed_option(parser: argparse.ArgumentParser) -> None:
@@ -278,7 +396,7 @@ def _design_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "nest": args.nest,
         "lonely": args.lonely,
         "n_resamples": args.n_resamples,
-        "rng": args.seed,
+        "rng": args.rng,
     }
 
 
@@ -297,7 +415,7 @@ def _print_result(result: Any, output: str) -> None:
     if output == "text":
         print(repr(result))
     elif output == "markdown":
-        print(result.to_markdown())
+        print(markdown_output(result), end="")
     elif output == "csv":
         print(result.to_frame().to_csv(index=False), end="")
     else:
@@ -348,14 +466,42 @@ def _pairing_key(
     return None
 
 
+def _baseline_file(args: argparse.Namespace) -> str:
+    """``paired``'s baseline: ``--baseline FILE``, as ``gate`` and ``plan`` take it, or by
+    position (``paired NEW OLD``), the form of earlier releases, which keeps working with a
+    note."""
+    if args.baseline is not None and args.baseline_file is not None:
+        raise InvalidOptionError(
+            f"two baselines: {args.baseline!r} by position and --baseline "
+            f"{args.baseline_file!r}; give one, as --baseline FILE"
+        )
+    if args.baseline is not None:
+        _note(
+            args,
+            f"the baseline by position (paired NEW {args.baseline}) still works; "
+            f"--baseline {args.baseline} is the form gate and plan share",
+        )
+        return str(args.baseline)
+    if args.baseline_file is None:
+        raise InvalidOptionError("paired compares two runs: give the baseline as --baseline FILE")
+    return str(args.baseline_file)
+
+
+def _note(args: argparse.Namespace, text: str) -> None:
+    """A ``note:`` line on standard error about how the command was written (a form kept
+    for earlier releases), printed once the command has run."""
+    args.__dict__.setdefault("_usage_notes", []).append(text)
+
+
 def _paired(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.stats.paired import paired_delta
 
     labels = [*args.by, *(args.on or []), *([args.rerun] if args.rerun else [])]
     labels += _extra_labels(args)
+    baseline = _baseline_file(args)
     new = _read(args, args.path, labels)
-    old = _read(args, args.baseline, labels)
-    on = _pairing_key(args, new, old, (args.path, args.baseline))
+    old = _read(args, baseline, labels)
+    on = _pairing_key(args, new, old, (args.path, baseline))
     res = paired_delta(
         new,
         old,
@@ -364,7 +510,7 @@ def _paired(args: argparse.Namespace) -> Iterable[str]:
         on=on,
         rerun=args.rerun,
         how=args.how,
-        labels=(Path(args.path).stem, Path(args.baseline).stem),
+        labels=(Path(args.path).stem, Path(baseline).stem),
         crossed=args.crossed,
         weights=args.weights,
         **_design_kwargs(args),
@@ -425,11 +571,7 @@ def _print_table_result(result: Any, output: str) -> tuple[str, ...]:
     if output == "text":
         print(repr(result))
     elif output == "markdown":
-        if not hasattr(result, "to_markdown"):
-            raise InvalidOptionError(
-                f"--output markdown: a {type(result).__name__} has no Markdown form; use text"
-            )
-        print(result.to_markdown(), end="")
+        print(markdown_output(result), end="")
     elif output == "csv":
         print(result.to_frame().to_csv(index=False), end="")
     else:
@@ -462,7 +604,7 @@ def _rerun_statistic(args: argparse.Namespace) -> Iterable[str]:
             k=args.k,
             fewer_runs=args.fewer_runs,
             n_resamples=args.n_resamples,
-            rng=args.seed,
+            rng=args.rng,
             **common,
         )
     _print_result(res, args.output)
@@ -534,10 +676,15 @@ def _plan(args: argparse.Namespace) -> Iterable[str]:
     df = _read(args, args.path, labels)
     other, on = None, _key(args.on)
     if args.other is not None:
+        if getattr(args, "_spelled", {}).get("other") == "--other":
+            _note(
+                args,
+                f"--other still works; --baseline {args.other} is the form gate and paired share",
+            )
         other = _read(args, args.other, labels)
         on = _pairing_key(args, df, other, (args.path, args.other))
     elif args.on_position:
-        raise InvalidOptionError("--on-position pairs two files: it needs --other")
+        raise InvalidOptionError("--on-position pairs two files: it needs --baseline")
     res = pilot_plan(
         df,
         args.outcome,
@@ -563,7 +710,7 @@ def _annotate(args: argparse.Namespace) -> Iterable[str]:
         raise InvalidOptionError(str(error)) from None
     log = annotate(
         Path(args.log),
-        cluster=args.by,
+        cluster=args.cluster,
         scorer=args.scorer,
         output=args.output,
         in_place=args.in_place,
@@ -591,7 +738,7 @@ def _lm_eval(args: argparse.Namespace) -> Iterable[str]:
         method=args.method,
         estimand=args.estimand,
         runs=args.runs,
-        rng=args.seed,
+        rng=args.rng,
     )
     if args.output == "text":
         print(repr(table))
@@ -719,13 +866,36 @@ class _Once(argparse.Action):
         if self.dest in given:
             raise argparse.ArgumentError(self, "given twice; give it once")
         given.add(self.dest)
+        # which of an option's names was typed (plan's --baseline, or --other as before)
+        namespace.__dict__.setdefault("_spelled", {})[self.dest] = option_string
         setattr(namespace, self.dest, values)
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, with its errors as one ``clusterstats: error:`` line and exit status 2
     returned by :func:`main` (argparse itself prints the usage and exits), and every option
-    without an action of its own given at most once."""
+    without an action of its own given at most once.
+
+    ``intermixed=True`` reads positionals wherever they stand among the options
+    (``paired NEW --outcome c OLD``): argparse alone would give an optional positional
+    (``paired``'s old baseline) its empty value at the first one and refuse the second.
+    """
+
+    def __init__(self, *args: Any, intermixed: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._intermixed = intermixed
+        self._parsing = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if not self._intermixed or self._parsing:
+            return super().parse_known_args(args, namespace)
+        self._parsing = True  # the intermixed parse calls this method for each of its passes
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._parsing = False
 
     def error(self, message: str) -> NoReturn:
         raise _UsageError(f"{message} (see {self.prog} --help)")
@@ -786,7 +956,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="naive vs clustered intervals on bundled MMLU-Pro data")
-    demo.add_argument("--method", default="auto", choices=METHODS)
+    _method_option(demo, METHODS)
     demo.set_defaults(func=_demo)
 
     ci = sub.add_parser("ci", help="clustered confidence interval of a column of a table")
@@ -827,18 +997,35 @@ def build_parser() -> argparse.ArgumentParser:
     _design_options(ci, methods=METHODS)
     _crossed_option(ci)
     _weights_option(ci)
-    ci.add_argument("--output", default="text", choices=CI_OUTPUTS)
+    _output_option(ci, CI_OUTPUTS)
     ci.set_defaults(func=_ci)
 
     paired = sub.add_parser(
-        "paired", help="did the new run beat the baseline? the paired difference on shared items"
+        "paired",
+        help="did the new run beat the baseline? the paired difference on shared items",
+        intermixed=True,
     )
     paired.add_argument("path", help="the new run's results")
-    paired.add_argument("baseline", help="the baseline's results on the same items")
+    paired.add_argument(
+        "baseline",
+        nargs="?",
+        metavar="OLD",
+        help="the baseline by position, as earlier releases took it (kept, with a note): "
+        "prefer --baseline",
+    )
+    paired.add_argument(
+        "--baseline",
+        dest="baseline_file",
+        metavar="FILE",
+        help="the baseline's results on the same items (the difference is the new run minus "
+        "this one)",
+    )
     _input_options(paired)
     paired.add_argument("--outcome", required=True, help="outcome column (0/1 or a score)")
     paired.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
-    paired.add_argument("--on", action="append", help="item key column(s) (repeat)")
+    paired.add_argument(
+        "--on", action="append", help="item key column(s) matching the two files (repeat)"
+    )
     paired.add_argument(
         "--on-position",
         action="store_true",
@@ -847,11 +1034,11 @@ def build_parser() -> argparse.ArgumentParser:
         "the files have an item id",
     )
     paired.add_argument("--rerun", help="run id column, when items have several rows")
-    paired.add_argument("--how", default="strict", choices=opt.ALIGNMENTS)
+    _how_option(paired, "both files")
     _design_options(paired, methods=PAIRED_METHODS)
     _crossed_option(paired)
     _weights_option(paired)
-    paired.add_argument("--output", default="text", choices=OUTPUTS)
+    _output_option(paired)
     paired.set_defaults(func=_paired)
 
     comparison = sub.add_parser(
@@ -862,11 +1049,25 @@ def build_parser() -> argparse.ArgumentParser:
     comparison.add_argument("--outcome", required=True, help="outcome column")
     comparison.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
     comparison.add_argument("--model", required=True, help="the column naming the model")
-    comparison.add_argument("--on", action="append", help="item key column(s) (repeat)")
+    comparison.add_argument(
+        "--on",
+        action="append",
+        help="item key column(s) matching one model's rows to another's (repeat)",
+    )
     comparison.add_argument("--rerun", help="run id column, when items have several rows")
-    comparison.add_argument("--baseline", help="compare every model with this one only")
-    comparison.add_argument("--how", default="strict", choices=opt.ALIGNMENTS)
-    comparison.add_argument("--adjust", default="holm", choices=opt.ADJUSTMENTS)
+    comparison.add_argument(
+        "--baseline",
+        metavar="MODEL",
+        help="compare every model with this one only (a value of --model)",
+    )
+    _how_option(comparison, "every model")
+    comparison.add_argument(
+        "--adjust",
+        default="holm",
+        choices=opt.ADJUSTMENTS,
+        help="the p-value adjustment over the pairs: holm (default), bh (Benjamini-Hochberg) "
+        "or none",
+    )
     comparison.add_argument(
         "--orientation",
         default="as_given",
@@ -900,9 +1101,7 @@ def build_parser() -> argparse.ArgumentParser:
     _design_options(comparison, methods=COMPARE_METHODS)
     _crossed_option(comparison)
     _weights_option(comparison)
-    comparison.add_argument(
-        "--output", default="text", choices=REPORT_OUTPUTS, help="markdown: for a README table"
-    )
+    _output_option(comparison)
     comparison.set_defaults(func=_compare)
 
     for name, what in (
@@ -919,37 +1118,41 @@ def build_parser() -> argparse.ArgumentParser:
         reruns.add_argument(
             "--over", action="append", help="one result per value of this column (repeat)"
         )
-        reruns.add_argument("--method", default="auto", choices=tuple(METHODS))
-        reruns.add_argument("--confidence", type=float, default=0.95)
+        _method_option(reruns, METHODS)
+        _confidence_option(reruns)
         if name == "passk":
             reruns.add_argument("--k", type=int, required=True, help="runs per attempt")
             reruns.add_argument("--hat", action="store_true", help="pass^k: all k runs pass")
-            reruns.add_argument("--fewer-runs", default="raise", choices=opt.FEWER_RUNS)
-            reruns.add_argument("--n-resamples", type=int, default=9999, dest="n_resamples")
-            reruns.add_argument("--seed", type=int, default=None)
-        reruns.add_argument("--output", default="text", choices=OUTPUTS)
+            reruns.add_argument(
+                "--fewer-runs",
+                default="raise",
+                choices=opt.FEWER_RUNS,
+                help="a case with fewer than k runs: raise (default, an error) or drop it",
+            )
+            _resampling_options(reruns)
+        _output_option(reruns)
         reruns.set_defaults(func=_rerun_statistic)
 
     reporting = sub.add_parser("report", help="what to report: a table and sentences")
     reporting.add_argument("path", help="a table of graded rows")
     _input_options(reporting)
-    reporting.add_argument("--outcome", required=True)
+    reporting.add_argument("--outcome", required=True, help=OUTCOME_HELP)
     reporting.add_argument("--by", required=True, action="append", help="cluster (repeat)")
     reporting.add_argument(
         "--over", action="append", help="one row per value of this column (repeat)"
     )
-    reporting.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
-    reporting.add_argument("--method", default="auto", choices=tuple(METHODS))
-    reporting.add_argument("--confidence", type=float, default=0.95)
-    reporting.add_argument("--missing", default="drop", choices=opt.MISSING)
-    reporting.add_argument("--responded", help="response indicator column")
-    reporting.add_argument("--output", default="text", choices=REPORT_OUTPUTS)
+    _estimand_option(reporting)
+    _method_option(reporting, METHODS)
+    _confidence_option(reporting)
+    _missing_option(reporting, opt.MISSING)
+    reporting.add_argument("--responded", help=RESPONDED_HELP)
+    _output_option(reporting)
     reporting.set_defaults(func=_report)
 
     check = sub.add_parser("check", help="which grouping the outcome clusters by")
     check.add_argument("path", help="a table of graded rows")
     _input_options(check)
-    check.add_argument("--outcome", required=True)
+    check.add_argument("--outcome", required=True, help=OUTCOME_HELP)
     check.add_argument(
         "--candidate",
         action="append",
@@ -957,30 +1160,39 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--time", help="a time column, for a check over time windows")
     check.add_argument("--window", help="with --time: the window (e.g. 1D, 1h)")
-    check.add_argument("--confidence", type=float, default=0.95)
-    check.add_argument("--missing", default="drop", choices=opt.MISSING)
-    check.add_argument("--output", default="text", choices=OUTPUTS)
+    _confidence_option(check)
+    _missing_option(check, opt.MISSING)
+    _output_option(check)
     check.set_defaults(func=_check)
 
     missing = sub.add_parser("missing", help="how missing responses could move the estimate")
     missing.add_argument("path", help="a table of graded rows, missing outcomes empty")
     _input_options(missing)
-    missing.add_argument("--outcome", required=True)
+    missing.add_argument("--outcome", required=True, help=OUTCOME_HELP)
     missing.add_argument("--by", required=True, action="append", help="cluster (repeat)")
     missing.add_argument("--reason", help="a column saying why a response is missing")
-    missing.add_argument("--responded", help="response indicator column")
-    missing.add_argument("--confidence", type=float, default=0.95)
+    missing.add_argument("--responded", help=RESPONDED_HELP)
+    _confidence_option(missing)
     missing.add_argument("--threshold", type=float, help="the value a conclusion rests on")
-    missing.add_argument("--output", default="text", choices=OUTPUTS)
+    _output_option(missing)
     missing.set_defaults(func=_missing)
 
     planning = sub.add_parser("plan", help="what the next eval budget should buy, from a pilot")
     planning.add_argument("path", help="the pilot's graded rows")
     _input_options(planning)
-    planning.add_argument("--outcome", required=True)
+    planning.add_argument("--outcome", required=True, help=OUTCOME_HELP)
     planning.add_argument("--by", required=True, action="append", help="cluster (repeat)")
-    planning.add_argument("--other", help="a second run of the same items, for a paired plan")
-    planning.add_argument("--on", action="append", help="item key column(s), with --other")
+    planning.add_argument(
+        "--baseline",
+        "--other",
+        dest="other",
+        metavar="FILE",
+        help="the baseline's run of the same items, for a paired plan (--other, its earlier "
+        "name, still works)",
+    )
+    planning.add_argument(
+        "--on", action="append", help="item key column(s), with --baseline (repeat)"
+    )
     planning.add_argument(
         "--on-position",
         action="store_true",
@@ -988,15 +1200,35 @@ def build_parser() -> argparse.ArgumentParser:
         help="pair row i with row i (the --by labels must agree row by row); use --on when "
         "the files have an item id",
     )
-    planning.add_argument("--missing", default="drop", choices=opt.MISSING)
-    planning.add_argument("--responded", help="response indicator column")
-    planning.add_argument("--confidence", type=float, default=0.95)
-    planning.add_argument("--cost-per-cluster", type=float, dest="cost_per_cluster")
-    planning.add_argument("--cost-per-row", type=float, dest="cost_per_row")
-    planning.add_argument("--target-half-width", type=float, dest="target_half_width")
-    planning.add_argument("--effect", type=float, help="with --other: the difference to detect")
-    planning.add_argument("--power", type=float, default=0.8)
-    planning.add_argument("--output", default="text", choices=OUTPUTS)
+    _missing_option(planning, opt.MISSING)
+    planning.add_argument("--responded", help=RESPONDED_HELP)
+    _confidence_option(planning)
+    planning.add_argument(
+        "--cost-per-cluster",
+        type=float,
+        dest="cost_per_cluster",
+        help="the cost of one more cluster, for the cheapest design (with --cost-per-row)",
+    )
+    planning.add_argument(
+        "--cost-per-row",
+        type=float,
+        dest="cost_per_row",
+        help="the cost of one more row in a cluster (with --cost-per-cluster)",
+    )
+    planning.add_argument(
+        "--target-half-width",
+        type=float,
+        dest="target_half_width",
+        help="the interval half-width the next run should reach",
+    )
+    planning.add_argument("--effect", type=float, help="with --baseline: the difference to detect")
+    planning.add_argument(
+        "--power",
+        type=float,
+        default=0.8,
+        help="with --effect: the chance of detecting it (default 0.8)",
+    )
+    _output_option(planning)
     planning.set_defaults(func=_plan)
 
     annotation = sub.add_parser(
@@ -1004,7 +1236,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="add the clustered metric to an inspect_ai log (recomputed, no model calls)",
     )
     annotation.add_argument("log", help="a .eval or .json inspect_ai log file")
-    annotation.add_argument("--by", help="sample metadata field naming the cluster")
+    annotation.add_argument("--by", dest="cluster", help="sample metadata field naming the cluster")
     annotation.add_argument("--scorer", help="the scorer to annotate (default: every one)")
     written = annotation.add_mutually_exclusive_group()
     written.add_argument(
@@ -1031,10 +1263,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help="cluster: a document field (e.g. passage for doc_passage) or column (repeat)",
     )
-    harness.add_argument("--estimand", default="pooled", choices=ESTIMANDS)
-    harness.add_argument("--method", default="auto", choices=tuple(METHODS))
-    harness.add_argument("--confidence", type=float, default=0.95)
-    harness.add_argument("--seed", type=int, default=None, help="seed of bootstrap methods")
+    _estimand_option(harness)
+    _method_option(harness, METHODS)
+    _confidence_option(harness)
+    harness.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        dest="rng",
+        help="bootstrap methods: the random seed, for the same interval on every run",
+    )
     harness.add_argument(
         "--runs",
         default=None,
@@ -1042,7 +1280,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a task run several times into one folder: the newest run (default, with a "
         "warning) or every run",
     )
-    harness.add_argument("--output", default="text", choices=REPORT_OUTPUTS)
+    _output_option(harness)
     harness.set_defaults(func=_lm_eval)
 
     gate = sub.add_parser(
@@ -1078,7 +1316,7 @@ def build_parser() -> argparse.ArgumentParser:
     _inspect_options(gate)
     gate.add_argument("--outcome", required=True, help="outcome column (higher is better)")
     gate.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
-    gate.add_argument("--baseline", help="the baseline's results on the same items")
+    gate.add_argument("--baseline", metavar="FILE", help="the baseline's results on the same items")
     gate.add_argument(
         "--margin", type=float, help="with --baseline: how much worse is still acceptable"
     )
@@ -1158,7 +1396,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="benchmark_rows",
         help="with --target benchmark: the rows of the whole benchmark",
     )
-    gate.add_argument("--output", default="text", choices=REPORT_OUTPUTS)
+    _output_option(gate)
     gate.add_argument(
         "--summary",
         help="also append the Markdown report to this file (e.g. $GITHUB_STEP_SUMMARY)",
@@ -1168,21 +1406,100 @@ def build_parser() -> argparse.ArgumentParser:
     data = sub.add_parser(
         "datasets", help="list the bundled datasets, describe one, or write one to a file"
     )
-    data.add_argument("name", nargs="?", choices=datasets.list(), help="a bundled dataset")
+    data.add_argument(
+        "name",
+        nargs="?",
+        choices=datasets.list(),
+        help="a bundled dataset (without one: the list)",
+    )
     data.add_argument("--to", help="write the dataset to this .csv, .tsv, .jsonl or .parquet")
     data.set_defaults(func=_datasets)
     return parser
 
 
-def _print_warnings(caught: Sequence[warnings.WarningMessage], shown: Iterable[str]) -> None:
+#: A library keyword with its value as a message writes it: ``how='inner'``, ``on=``,
+#: ``by=['a', 'b']``, ``bounds=(low, high)``, ``margin=0.02`` (the value may be absent).
+_KEYWORD_VALUE = r"""'[^']*'|"[^"]*"|\[[^\]]*\]|\([^)]*\)|-?[\w.+-]*\w"""
+
+
+def option_spellings(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    """The command's options by the library keyword each stands for: its ``dest`` (which
+    is the library's name: ``--seed`` is ``rng``, ``annotate --by`` is ``cluster``) and the
+    name of each of its long option strings (``--at-least`` is ``at_least``)."""
+    options: dict[str, argparse.Action] = {}
+    for action in parser._actions:
+        long_names = [o for o in action.option_strings if o.startswith("--")]
+        if not long_names or action.dest == "help":
+            continue
+        for keyword in (action.dest, *(o[2:].replace("-", "_") for o in long_names)):
+            options.setdefault(keyword, action)
+    return options
+
+
+def _written_value(action: argparse.Action, value: str) -> str:
+    """``--name value`` as the command line takes what a message wrote as ``name=value``."""
+    option = next(o for o in action.option_strings if o.startswith("--"))
+    if not value or (action.nargs == 0 and value == "True"):
+        return option
+    if value in ("None", "False"):
+        return f"no {option}"
+    try:
+        parsed = ast.literal_eval(value)
+    except (ValueError, SyntaxError):  # a name or a placeholder: bounds=(low, high)
+        parsed = value.strip("()[]").replace(",", " ").split() if value[0] in "([" else value
+    words = [str(v) for v in parsed] if isinstance(parsed, (list, tuple)) else [str(parsed)]
+    # a placeholder (<item key column>) stays as written; a value with spaces is quoted
+    words = [w if w.startswith("<") and w.endswith(">") else shlex.quote(w) for w in words]
+    if isinstance(parsed, (list, tuple)) and isinstance(action, argparse._AppendAction):
+        return " ".join(f"{option} {w}" for w in words)
+    return f"{option} {' '.join(words)}"
+
+
+def command_line_spelling(message: str, parser: argparse.ArgumentParser) -> str:
+    """``message`` with each library keyword that is an option of the command written as the
+    command line writes it (``pass how='inner'`` is ``pass --how inner``, ``at_least=`` is
+    ``--at-least``), and the library's own pointers to the command line (``(--score on the
+    command line)``) dropped once the message says it itself."""
+    options = option_spellings(parser)
+    if not options:
+        return message
+    names = "|".join(sorted(map(re.escape, options), key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w.\-])({names})=(?!=)({_KEYWORD_VALUE})?")
+    spelled = pattern.sub(lambda m: _written_value(options[m[1]], m[2] or ""), message)
+    spelled = re.sub(r" ?\((--[\w-]+) on the command line\)", "", spelled)
+    return re.sub(r"\((--[\w-]+) on the command line; ", "(", spelled)
+
+
+def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[command]
+    raise LookupError(command)  # pragma: no cover - every command is a sub-parser
+
+
+class _LoggedWarnings(logging.Handler):
+    """The ``clusterstats`` logger's warnings while a command runs (``annotate`` logs a
+    metric it cannot compute, once per scorer), kept to be printed as ``warning:`` lines."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def _print_warnings(
+    messages: Iterable[str], shown: Iterable[str], parser: argparse.ArgumentParser
+) -> None:
     """One ``warning:`` line per distinct message, unless the output shows it as a note."""
     seen = set(shown)
-    for caught_warning in caught:
-        message = " ".join(str(caught_warning.message).split())
+    for text in messages:
+        message = " ".join(text.split())
         if message in seen:
             continue
         seen.add(message)
-        print(f"warning: {message}", file=sys.stderr)
+        print(f"warning: {command_line_spelling(message, parser)}", file=sys.stderr)
 
 
 def _silence_stdout() -> None:
@@ -1195,30 +1512,51 @@ def _silence_stdout() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 success, 2 user error; ``gate``: 0
-    pass, 1 fail, 2 inconclusive, 3 user error).
+    pass, 1 fail, 2 inconclusive, 3 error, 4 void).
 
     ``--help`` and ``--version`` print and raise ``SystemExit(0)``, as argparse does.
     """
     words = list(sys.argv[1:] if argv is None else argv)
     error_status = 3 if words[:1] == ["gate"] else 2  # gate's 2 means inconclusive
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(words)
+        args = parser.parse_args(words)
     except _UsageError as error:
         print(f"clusterstats: error: {one_line(error)}", file=sys.stderr)
         return error_status
+    command = _command_parser(parser, args.command)
     shown: Iterable[str] = ()
     failure = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            shown = tuple(args.func(args))
-        except BrokenPipeError:
-            # The reader stopped reading (e.g. `| head`): not an error, and nothing more to
-            # print; later writes (the interpreter's final flush) go nowhere.
-            _silence_stdout()
-        except (ClusterStatsError, OSError) as exc:
-            failure = one_line(exc)
-    _print_warnings(caught, shown)
+    logged = _LoggedWarnings()
+    logger = logging.getLogger("clusterstats")
+    propagates = logger.propagate
+    logger.addHandler(logged)
+    logger.propagate = False  # printed below, once, as warning: lines
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                shown = tuple(args.func(args))
+            except BrokenPipeError:
+                # The reader stopped reading (e.g. `| head`): not an error, and nothing more
+                # to print; later writes (the interpreter's final flush) go nowhere.
+                _silence_stdout()
+            except (ClusterStatsError, OSError) as exc:
+                failure = command_line_spelling(one_line(exc), command)
+            except Exception as exc:
+                if args.command != "gate":
+                    raise
+                # a bug, not a verdict: Python's own status (1) would read as a fail
+                traceback.print_exc()
+                failure = (
+                    f"unexpected {type(exc).__name__} (a bug in clusterstats: please report it)"
+                )
+    finally:
+        logger.removeHandler(logged)
+        logger.propagate = propagates
+    for note in getattr(args, "_usage_notes", ()):
+        print(f"note: {note}", file=sys.stderr)
+    _print_warnings([*(str(w.message) for w in caught), *logged.messages], shown, command)
     if failure is not None:
         print(f"clusterstats: error: {failure}", file=sys.stderr)
         return error_status

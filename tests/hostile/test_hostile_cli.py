@@ -156,15 +156,13 @@ def pair_rows(rule: Callable[[int], int], order: Callable[[int], int] = lambda i
 
 
 def two_files(command: str, new: str, old: str, *args: str) -> dict[str, Any]:
-    """``clusterstats COMMAND new.csv ... old.csv *args``: the second file is positional for
-    ``paired`` and follows ``--baseline`` (``gate``) or ``--other`` (``plan``)."""
+    """``clusterstats COMMAND new.csv --baseline old.csv *args``: ``paired``, ``gate`` and
+    ``plan`` take the second file alike."""
     folder = Path(tempfile.mkdtemp())
     path_a, path_b = folder / "new.csv", folder / "old.csv"
     path_a.write_text(new)
     path_b.write_text(old)
-    second = {"paired": [str(path_b)], "gate": ["--baseline", str(path_b)]}.get(
-        command, ["--other", str(path_b)]
-    )
+    second = ["--baseline", str(path_b)]  # every command that takes a baseline
     return {"argv": [command, str(path_a), *second, *args], "a": path_a, "b": path_b}
 
 
@@ -338,7 +336,7 @@ CASES = [
     case(
         "--over a column with a missing label",
         lambda: table("runs.csv", MODEL_MISSING_ONCE, *CI, "--over", "model"),
-        fails(r"column 'model' \(over=\) has 1 missing label"),
+        fails(r"column 'model' \(--over\) has 1 missing label"),
     ),
     case(
         "a JSON Lines outcome of Infinity",
@@ -365,7 +363,7 @@ CASES = [
     case(
         "--n-resamples 1 for a bootstrap",
         lambda: table("runs.csv", rows_csv(), *CI, "--method", "bootstrap", "--n-resamples", "1"),
-        fails(r"n_resamples=1 is too few"),
+        fails(r"--n-resamples 1 is too few"),
     ),
     case(
         "--seed negative",
@@ -601,7 +599,7 @@ CASES = [
         fails(r"must be paired item by item: pass --on", code=3),
     ),
     case(
-        "plan --other without --on names --on",
+        "plan --baseline without --on names --on",
         lambda: two_files("plan", pair_rows(NEW), pair_rows(OLD), *PAIRED, "--effect", "0.1"),
         fails(r"must be paired item by item: pass --on"),
     ),
@@ -717,17 +715,17 @@ CASES = [
         lambda: two_files(
             "gate", pair_rows(NEW), pair_rows(OLD), *PAIRED, "--on", "id", "--margin", "2"
         ),
-        fails(r"margin=2 on an outcome in \[0, 1\].*did you mean 0\.02\?", code=3),
+        fails(r"--margin 2 on an outcome in \[0, 1\].*did you mean 0\.02\?", code=3),
     ),
     case(
         "gate --at-least 60 on a 0/1 outcome asks whether 0.6 was meant",
         lambda: retarget(table("new.csv", pair_rows(NEW), *PAIRED, "--at-least", "60"), "gate"),
-        fails(r"at_least=60 on a 0/1 outcome.*did you mean 0\.6\?", code=3),
+        fails(r"--at-least 60 on a 0/1 outcome.*did you mean 0\.6\?", code=3),
     ),
     case(
         "an inspect log with several scorers without --score names --score",
         lambda: command("ci", str(INSPECT_LOG), "--outcome", "score", "--by", "doc"),
-        fails(r"several scores \['details', 'flaky', 'includes'\].*--score on the command"),
+        fails(r"several scores \['details', 'flaky', 'includes'\]; pick one with --score$"),
         NEEDS_INSPECT,
     ),
     case(
@@ -754,7 +752,7 @@ CASES = [
         lambda: command(
             "ci", str(INSPECT_LOG), "--outcome", "score", "--by", "doc", "--score", "details"
         ),
-        fails(r"keys \['correct', 'length'\]\); pass key= \(--key on the command line\)"),
+        fails(r"keys \['correct', 'length'\]\); pass --key to say which entry"),
         NEEDS_INSPECT,
     ),
     case(

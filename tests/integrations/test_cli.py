@@ -322,26 +322,6 @@ def test_console_script_entry_point_runs():
     assert "clustered 95% CI" in proc.stdout
 
 
-def test_cli_page_examples_print_what_the_page_shows(capsys, monkeypatch, tmp_path):
-    """Every ```bash block of docs/cli.md runs, in order, in an empty folder, and its output
-    matches the ```text after it."""
-    import re
-    import shlex
-
-    monkeypatch.chdir(tmp_path)
-    page = (REPO / "docs" / "cli.md").read_text()
-    pairs = re.findall(r"```bash\n(.*?)\n```\s*```text\n(.*?)\n```", page, flags=re.S)
-    assert len(pairs) == 11
-    for command, expected in pairs:
-        argv = shlex.split(command)
-        assert argv[0] == "clusterstats"
-        assert main(argv[1:]) == 0
-        printed = capsys.readouterr().out
-        assert [line.rstrip() for line in printed.strip().splitlines()] == [
-            line.rstrip() for line in expected.strip().splitlines()
-        ], command
-
-
 def test_table_header_names_the_confidence_level(tmp_path, capsys, tau):
     path = tmp_path / "runs.csv"
     tau.to_csv(path, index=False)

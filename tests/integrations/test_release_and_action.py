@@ -280,9 +280,15 @@ def test_the_documented_use_of_the_action_names_its_real_inputs():
     action = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
     page = (REPO / "docs" / "gate.md").read_text(encoding="utf-8")
     (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", page, re.S) if "clusterstats@" in b]
-    (step,) = yaml.safe_load(block)
+    set_up, step = yaml.safe_load(block)
+    # the documented use sets Python up first: the action installs into that python3
+    assert set_up["uses"].startswith("actions/setup-python@")
+    assert "clusterstats@" in step["uses"]
     assert set(step["with"]) <= set(action["inputs"])
     required = {name for name, spec in action["inputs"].items() if spec.get("required")}
     assert required <= set(step["with"])
     for name in action["inputs"]:
         assert f"`{name}`" in page, name
+    # and it says what happens without the set-up step
+    assert "externally managed" in page
+    assert "$RUNNER_TEMP" in page

@@ -346,6 +346,7 @@ def _resampling_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         dest="rng",
+        metavar="SEED",
         help="bootstrap methods: the random seed, for the same interval on every run",
     )
 
@@ -364,8 +365,7 @@ def _how_option(parser: argparse.ArgumentParser, sides: str) -> None:
         "--how",
         default="strict",
         choices=opt.ALIGNMENTS,
-        help=f"strict (default): an item missing from {sides} is an error; inner: keep the "
-        "items all have",
+        help=f"strict (default): an item {sides} lacks is an error; inner: keep the items all have",
     )
 
 
@@ -1034,7 +1034,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the files have an item id",
     )
     paired.add_argument("--rerun", help="run id column, when items have several rows")
-    _how_option(paired, "both files")
+    _how_option(paired, "one file")
     _design_options(paired, methods=PAIRED_METHODS)
     _crossed_option(paired)
     _weights_option(paired)
@@ -1060,7 +1060,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODEL",
         help="compare every model with this one only (a value of --model)",
     )
-    _how_option(comparison, "every model")
+    _how_option(comparison, "some model")
     comparison.add_argument(
         "--adjust",
         default="holm",
@@ -1271,6 +1271,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         dest="rng",
+        metavar="SEED",
         help="bootstrap methods: the random seed, for the same interval on every run",
     )
     harness.add_argument(

@@ -11,9 +11,12 @@ Sources, stated per test:
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 
 import clusterstats as cs
 from clusterstats.core.bootstrap import bootstrap_interval, jackknife_estimates
@@ -21,9 +24,20 @@ from clusterstats.core.grouping import ClusterSums, cluster_sums
 from clusterstats.core.variance import cluster_robust, icc_anova, icc_interval
 
 TIGHT = {"rel": 1e-9, "abs": 1e-12}
+#: Bounds pass through t, F and beta quantiles, which libraries compute to fewer digits than
+#: the arithmetic of estimates and variances (TIGHT): scipy 1.11's t quantile at a
+#: non-integer df (CR2's Satterthwaite df) differs from R's qt and from later scipy by up to
+#: 3.5e-9 relatively. 1e-8 holds on every declared stack, while a wrong df or confidence
+#: level moves the 3rd to 5th digit.
+BOUND = {"rel": 1e-8, "abs": 1e-12}
 
 # The reference datasets are deliberately small (5-8 clusters); the warning is tested elsewhere.
 pytestmark = pytest.mark.filterwarnings("ignore::clusterstats.FewClustersWarning")
+
+
+_SEED_KEYWORD = (
+    "rng" if "rng" in inspect.signature(scipy.stats.bootstrap).parameters else "random_state"
+)
 
 
 def sums_of(frame) -> ClusterSums:
@@ -40,7 +54,7 @@ def test_d1_cr1_matches_r_survey_and_sandwich(d1, reference):
     assert res.se == pytest.approx(ref["se"], **TIGHT)
     assert res.df == 7
     low, high = reference["D1.mean_variance"]["CR1_t(G-1)_ci95"]
-    assert (res.low, res.high) == (pytest.approx(low, **TIGHT), pytest.approx(high, **TIGHT))
+    assert (res.low, res.high) == (pytest.approx(low, **BOUND), pytest.approx(high, **BOUND))
 
 
 def test_d1_cr0_matches_reference(d1, reference):
@@ -54,22 +68,22 @@ def test_d1_cr2_and_satterthwaite_df_match_clubsandwich(d1, reference):
     assert res.se == pytest.approx(ref["se"], **TIGHT)
     assert res.df == pytest.approx(ref["df_satt"], rel=1e-9)
     low, high = reference["D1.mean_variance"]["CR2_satt_ci95"]
-    assert res.low == pytest.approx(low, **TIGHT)
-    assert res.high == pytest.approx(high, **TIGHT)
+    assert res.low == pytest.approx(low, **BOUND)
+    assert res.high == pytest.approx(high, **BOUND)
 
 
 def test_d1_korn_graubard_matches_svyciprop_beta(d1, reference):
     low, high, _n_eff = reference["D1.korn_graubard_design_based"]
     res = cs.cluster_ci(d1, "y", by="cluster", method="korn_graubard")
-    assert res.low == pytest.approx(low, **TIGHT)
-    assert res.high == pytest.approx(high, **TIGHT)
+    assert res.low == pytest.approx(low, **BOUND)
+    assert res.high == pytest.approx(high, **BOUND)
 
 
 def test_d1_wilson_matches_svyciprop_wilson(d1, reference):
     low, high, _n_eff = reference["D1.svyciprop_wilson_design_based"]
     res = cs.cluster_ci(d1, "y", by="cluster", method="wilson")
-    assert res.low == pytest.approx(low, **TIGHT)
-    assert res.high == pytest.approx(high, **TIGHT)
+    assert res.low == pytest.approx(low, **BOUND)
+    assert res.high == pytest.approx(high, **BOUND)
 
 
 def test_d1_design_effect_matches_survey_deff_replace(d1, reference):
@@ -96,8 +110,8 @@ def test_d1_icc_anova_and_its_f_interval_match_r_icc_package(d1, reference):
     assert res.var_between == pytest.approx(ref["var_between"], **TIGHT)
     assert res.ci_method == "searle_f_n0"
     assert (res.low, res.high) == (
-        pytest.approx(ref["ci_THD_ICCpkg"][0], **TIGHT),
-        pytest.approx(ref["ci_THD_ICCpkg"][1], **TIGHT),
+        pytest.approx(ref["ci_THD_ICCpkg"][0], **BOUND),
+        pytest.approx(ref["ci_THD_ICCpkg"][1], **BOUND),
     )
 
 
@@ -141,7 +155,7 @@ def test_d2_continuous_cr1_cr2_icc(d2, reference):
     icc = cs.icc(d2, "y", by="cluster")
     assert icc.icc == pytest.approx(reference["D2.icc_anova"]["rho"], **TIGHT)
     lo, hi = reference["D2.icc_anova"]["ci_THD_ICCpkg"]
-    assert (icc.low, icc.high) == (pytest.approx(lo, **TIGHT), pytest.approx(hi, **TIGHT))
+    assert (icc.low, icc.high) == (pytest.approx(lo, **BOUND), pytest.approx(hi, **BOUND))
 
 
 # -- D3 (balanced): closed-form identities, REPORT §1.3 and §3 --------------------------------
@@ -266,7 +280,8 @@ def test_bca_matches_scipy_bootstrap_on_identical_resamples(d1):
         vectorized=True,
         method="BCa",
         n_resamples=n_boot,
-        rng=np.random.default_rng(3),
+        # the generator's keyword is rng from scipy 1.15, random_state before (scipy >= 1.11)
+        **{_SEED_KEYWORD: np.random.default_rng(3)},
     )
     indices = np.random.default_rng(3).integers(0, 8, size=(n_boot, 8))
     ours = bootstrap_interval(

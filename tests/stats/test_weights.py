@@ -15,6 +15,13 @@ import pytest
 
 import clusterstats as cs
 
+#: R survey's bounds pass through t and beta quantiles, which libraries compute to fewer
+#: digits than the arithmetic of the estimates and standard errors (compared at 1e-12):
+#: scipy 1.11 moves these Korn-Graubard bounds by 1.3e-9 relatively (its t quantiles, which
+#: scale the effective n), later scipy's beta quantile differs from R's qbeta by 4e-12. 1e-8
+#: holds on every declared stack, while a wrong df or level moves the 3rd to 5th digit.
+BOUND_TOL = {"rel": 1e-8}
+
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "reference", "data")
 
 
@@ -42,7 +49,7 @@ def test_clustered_weighted_mean_equals_r_survey(apiclus2):
     # svyciprop(~wide, des, method = "beta", df = degf(des))
     assert share.method == "korn_graubard"
     assert (share.low, share.high) == pytest.approx(
-        (0.58987426104824248, 0.87380858232616043), rel=1e-12
+        (0.58987426104824248, 0.87380858232616043), **BOUND_TOL
     )
 
 
@@ -56,7 +63,7 @@ def test_stratified_weighted_mean_equals_r_survey(apistrat):
     share = cs.cluster_ci(apistrat, "wide", **options, cap_n_eff=False)
     assert share.se == pytest.approx(0.024756802875456112, rel=1e-12)
     assert (share.low, share.high) == pytest.approx(
-        (0.77315746131603724, 0.87415669403971064), rel=1e-12
+        (0.77315746131603724, 0.87415669403971064), **BOUND_TOL
     )
     assert "within 3 strata" in share.notes[0]
 

@@ -76,8 +76,17 @@ def proportion_interval(low: float, high: float) -> str:
     return f"[{proportion(low)}, {proportion(high)}]"
 
 
+def one_line(text: str) -> str:
+    """``text`` with its control characters (a line break, a tab) written as escapes
+    (``\\n``), so that a label holding one keeps a text table's rows and columns."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
 def text_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    cells = [[str(h) for h in header]] + [[number(v) for v in row] for row in rows]
+    cells = [[one_line(str(h)) for h in header]]
+    cells += [[one_line(number(v)) for v in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))

@@ -1,7 +1,8 @@
 """Plots (matplotlib is an optional extra, imported only when a plot is drawn).
 
 Every plot follows the same conventions, so that a figure pasted into a report reads without
-its code: a short title a person would write (long ones are shortened with an ellipsis), an
+its code: a short title a person would write (long ones wrap onto a second and third line,
+and only then end in an ellipsis), an
 axis that says what is measured (the outcome, the estimand, the confidence), rates as
 percentages, counts with thousands separators, and the clustered interval drawn strong with
 the naive one (rows taken as independent) faint beside it.
@@ -10,6 +11,7 @@ the naive one (rows taken as independent) faint beside it.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -20,8 +22,10 @@ from clusterstats.errors import InvalidOptionError
 
 INSTALL_HINT = "plots need matplotlib, an optional extra: pip install 'clusterstats[plot]'"
 
-#: The longest title drawn; longer ones end in an ellipsis.
+#: The longest line of a title; longer titles wrap, up to :data:`TITLE_LINES` lines, and only
+#: a title longer than that ends in an ellipsis.
 TITLE_LENGTH = 60
+TITLE_LINES = 3
 CLUSTERED, NAIVE, MARGIN = "C0", "0.6", "C3"
 Order = Literal["estimate", "label"]
 
@@ -36,23 +40,41 @@ def require_pyplot() -> Any:
 
 
 def _axes(ax: Any, height: float, width: float = 6.4) -> Any:
-    if ax is not None:
-        return ax
     plt = require_pyplot()
+    if ax is not None:
+        from matplotlib.axes import Axes
+
+        if not isinstance(ax, Axes):
+            raise InvalidOptionError(
+                f"ax must be a matplotlib Axes (plt.subplots()[1]), got {type(ax).__name__}"
+            )
+        return ax
     _, ax = plt.subplots(figsize=(width, max(1.8, height)))
     return ax
 
 
 def short_title(text: str) -> str:
-    """``text``, shortened to :data:`TITLE_LENGTH` characters with an ellipsis."""
-    return text if len(text) <= TITLE_LENGTH else text[: TITLE_LENGTH - 1].rstrip() + "…"
+    """``text`` wrapped at word boundaries into lines of at most :data:`TITLE_LENGTH`
+    characters; past :data:`TITLE_LINES` lines the last one ends in an ellipsis."""
+    lines = textwrap.wrap(text, TITLE_LENGTH) or [""]
+    if len(lines) > TITLE_LINES:
+        last = lines[TITLE_LINES - 1]
+        lines = [*lines[: TITLE_LINES - 1], last[: TITLE_LENGTH - 1].rstrip() + "…"]
+    return "\n".join(lines)
+
+
+def _flag(name: str, value: Any) -> bool:
+    """A True/False option of a plot, refused when it is anything else (``"no"`` is true)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidOptionError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def is_rate(values: Sequence[float], percent: bool | None) -> bool:
     """Whether to show ``values`` as percentages: ``percent`` when given, else whether every
     finite value lies in [0, 1] (a pass rate and its bounds)."""
     if percent is not None:
-        return bool(percent)
+        return _flag("percent", percent)
     finite = [v for v in values if v is not None and math.isfinite(v)]
     return bool(finite) and all(0.0 <= v <= 1.0 for v in finite)
 
@@ -120,6 +142,7 @@ def forest(
     label, e.g. a tier) draws a dashed line between neighbouring rows of different keys."""
     rate = False if points else is_rate([*estimates, *lows, *highs], percent)
     rows = sorted_rows(labels, estimates, order)
+    values = _flag("values", values)
     ax = _axes(ax, 0.42 * len(labels) + 1.3)
     naive = naive_lows is not None and naive_highs is not None
     lift = 0.12 if naive else 0.0
@@ -284,10 +307,13 @@ def half_width_curve(
     needed: float | None,
     ylabel: str,
     title: str,
+    powered: tuple[float, str] | None = None,
     ax: Any = None,
 ) -> Any:
     """A plan's projected half-width against the number of clusters (log scale), the target
-    as a horizontal line, today's design and the recommended number of clusters marked."""
+    as a horizontal line, today's design and the recommended number of clusters marked;
+    ``powered``: the clusters a power question needs, with what they buy (``"80% power to
+    detect 0.0200"``), marked on the curve and by a vertical line."""
     from matplotlib.ticker import FuncFormatter
 
     ax = _axes(ax, 3.6)
@@ -313,6 +339,20 @@ def half_width_curve(
             ha="center",
             fontsize="small",
         )
+    if powered is not None and math.isfinite(powered[0]):
+        at, what = math.ceil(powered[0]), powered[1]
+        ax.axvline(at, color=MARGIN, linestyle=":", lw=1, label=f"{at:,} clusters: {what}")
+        if min(clusters) <= at <= max(clusters):
+            height = float(np.interp(math.log(at), np.log(clusters), half_widths))
+            ax.plot([at], [height], marker="D", color=MARGIN, linestyle="none")
+            ax.annotate(
+                f"{at:,} clusters, ±{height:.3g}",
+                (at, height),
+                xytext=(-6, 6),
+                textcoords="offset points",
+                ha="right",
+                fontsize="small",
+            )
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     # between the powers of ten, label 2 and 5 (20, 50, 200, ...) in plain numbers too

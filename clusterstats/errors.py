@@ -35,6 +35,8 @@ __all__ = [
     "MetricKeyError",
     "MissingOutcomeError",
     "MixedMetricsWarning",
+    "OverBudgetWarning",
+    "RepeatedItemsWarning",
     "SingletonClustersWarning",
     "SupersededRunWarning",
     "TooFewClustersError",
@@ -183,6 +185,21 @@ class SupersededRunWarning(ClusterStatsWarning):
 class MixedMetricsWarning(ClusterStatsWarning):
     """Tasks read together report different metrics: a metric's column is empty (NaN) on
     the rows of the tasks that do not report it, which is not a missing value."""
+
+
+class OverBudgetWarning(ClusterStatsWarning):
+    """A watching gate (``gate(sequential=True, budget=...)``) has read more than twice the
+    clusters its budget planned: the plan's assumptions (the effect, the spread) deserve a
+    second look before the run goes on."""
+
+
+class RepeatedItemsWarning(ClusterStatsWarning):
+    """A clustered statistic was asked of rows that repeat every cluster's items for each
+    value of another column that looks like a model or condition label (a text column named
+    ``model``, ``system``, ``condition``, ``run``... whose every value holds the same number
+    of rows in every cluster): the statistic pools them, each item counted once per value.
+    Pass ``over=`` that column for one result per value or keep one value's rows; filter the
+    warning when pooling is meant."""
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

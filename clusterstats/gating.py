@@ -43,7 +43,7 @@ from clusterstats._result import (
 )
 from clusterstats.core._lazy import special
 from clusterstats.core.planning import ScaledDesign
-from clusterstats.errors import ClusterStatsError, InvalidOptionError
+from clusterstats.errors import ClusterStatsError, InvalidOptionError, OverBudgetWarning, warn
 from clusterstats.stats.mean import build_cluster_ci, interval_design
 from clusterstats.stats.paired import build_paired_delta, matched_design
 from clusterstats.stats.planning import build_pilot_plan
@@ -755,16 +755,15 @@ def _sequential_gate(
     _check_scale(design, kind, bound)
     _check_within_bounds(kind, bound, options.bounds)
     labels = _gate_labels(design, dataset=is_dataset)
-    if baseline is None:
-        arrivals = adapters.cluster_arrivals(data, outcome, by, order=order, case=case)
-    else:
-        found = adapters.paired_arrivals(data, baseline, outcome, by, order=order, case=case)
+    arrivals = _arrivals_by_group(
+        data, baseline, outcome, by, design=design, over=over, order=order, case=case
+    )
     gates = []
-    for group, label in zip(design.groups, labels, strict=True):
+    for group, label, arrived in zip(design.groups, labels, arrivals, strict=True):
         if baseline is None:
-            seq = sequence_of(group, design, options, arrivals=arrivals, order=order)
+            seq = sequence_of(group, design, options, arrivals=arrived, order=order)
         else:
-            seq = paired_sequence_of(group[1], design, options, arrivals=found, order=order)
+            seq = paired_sequence_of(group[1], design, options, arrivals=arrived, order=order)
         now = seq.current
         notes = list(seq.notes)
         needed = math.nan
@@ -799,10 +798,12 @@ def _sequential_gate(
                 f"complete ({now.n_clusters / planned:.0%} of the budget)"
             )
             if now.n_clusters > 2 * planned:
-                notes.append(
+                over_budget = (
                     f"the run is {now.n_clusters / planned:.1f} times its budget of "
                     f"{math.ceil(planned):,} clusters: look again at the plan"
                 )
+                notes.append(over_budget)
+                warn(("" if label is None else f"{label}: ") + over_budget, OverBudgetWarning)
         notes.append(
             f"anytime-valid: read from the confidence sequence after {now.n_clusters:,} "
             f"completed clusters, arrived {seq.order}"
@@ -837,6 +838,42 @@ def _sequential_gate(
         confidence=confidence,
         adjust="bonferroni" if k > 1 else "none",
     )
+
+
+def _arrivals_by_group(
+    data: Any,
+    baseline: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    design: MeanDesign | PairedDesign,
+    over: Any,
+    order: Hashable | None,
+    case: Hashable,
+) -> list[Any]:
+    """When each cluster of each gated group was complete, read from that group's own rows
+    (a cluster label shared by two ``over=`` slices arrives in each slice when its rows there
+    are done, not when the last of them anywhere is), in the order of ``design.groups``."""
+    paired = baseline is not None
+    if over is None:
+        if paired:
+            whole = adapters.paired_arrivals(data, baseline, outcome, by, order=order, case=case)
+        else:
+            whole = adapters.cluster_arrivals(data, outcome, by, order=order, case=case)
+        return [whole] * len(design.groups)
+    own = adapters.slice_arrivals(
+        data, outcome, by, over=over, order=order, other=baseline, paired=paired, case=case
+    )
+    if paired:
+        return [own[label] for label, _ in design.groups]
+    # the slice's arrivals are by its own cluster codes; the design's by codes of every slice
+    n_codes = max(int(g.cluster_ids.max()) + 1 for g in design.groups if g.cluster_ids.size)
+    arrivals = []
+    for group in design.groups:
+        by_code = np.full(n_codes, -np.inf)
+        by_code[np.sort(group.cluster_ids)] = own[group.label]
+        arrivals.append(by_code)
+    return arrivals
 
 
 def _check_within_bounds(kind: str, bound: float, bounds: tuple[float, float] | None) -> None:

@@ -38,7 +38,12 @@ from clusterstats.adapters.labels import (
     is_hashable,
     require_columns,
 )
-from clusterstats.errors import InvalidInputError, InvalidOptionError
+from clusterstats.errors import (
+    InvalidInputError,
+    InvalidOptionError,
+    RepeatedItemsWarning,
+    warn,
+)
 
 __all__ = [
     "backend",
@@ -51,6 +56,7 @@ __all__ = [
     "paired_arrivals",
     "paired_design",
     "rows_design",
+    "slice_arrivals",
 ]
 
 
@@ -97,7 +103,28 @@ def _one_or_several(labels: Sequence[Hashable]) -> Any:
 
 def _mean_of_frame(data: Any, columns: Columns, *, nest: bool, **_: Any) -> MeanDesign:
     _require_by(columns, "DataFrame")
-    return frame.mean_design(data, columns, nest=nest)
+    design = frame.mean_design(data, columns, nest=nest)
+    _warn_repeated_items(data, columns)
+    return design
+
+
+def _warn_repeated_items(data: pd.DataFrame, columns: Columns) -> None:
+    """A ``RepeatedItemsWarning`` when the clusters' rows repeat once per value of a text
+    column the call does not name (several models' results stacked in one frame): the
+    statistic would pool them without a word."""
+    found = frame.repeated_label(data, as_labels(columns.given("by")), columns.names())
+    if found is None:
+        return
+    column, values = found
+    shown = ", ".join(repr(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
+    warn(
+        f"column {column!r} repeats every cluster's rows for each of its {len(values)} values "
+        f"({shown}): the statistic pools them, each item counted once per value; pass "
+        f"over={column!r} for one result per value, or keep one value's rows "
+        f"(df[df[{column!r}] == {values[0]!r}]); to pool on purpose, filter "
+        "RepeatedItemsWarning",
+        RepeatedItemsWarning,
+    )
 
 
 def _mean_of_dask(data: Any, columns: Columns, *, nest: bool, **_: Any) -> MeanDesign:
@@ -245,6 +272,7 @@ def paired_design(
         weights=weights,
     )  # fmt: skip
     second = Columns.of(outcome=outcome, **roles, over=over)
+    names = None if labels is not None or two_columns else side_names(data, other, first)
     if arrow.is_table(data) or arrow.is_table(other):
         if two_columns:
             data = arrow.to_pandas(data, first.names(), matched_on=on or "rows")
@@ -252,7 +280,51 @@ def paired_design(
             data = arrow.to_pandas(data, first.names(), matched_on=on)
             other = arrow.to_pandas(other, second.names(), matched_on=on)
     options = {"how": how, "missing": missing, "nest": nest, "case": case, "labels": labels}
-    return _PAIRED_DESIGNS[backend(data)](data, other, first, second, **options)
+    design = _PAIRED_DESIGNS[backend(data)](data, other, first, second, **options)
+    return design if names is None else replace(design, default_labels=names)
+
+
+#: Columns (or a Dataset's scalar coordinates) that name what produced the results: where
+#: each side of a paired comparison holds one value of one of them, that value names the side.
+SIDE_LABEL_COLUMNS = (
+    "model", "model_name", "system", "condition", "arm", "variant", "agent", "checkpoint",
+    "config", "run",
+)  # fmt: skip
+
+
+def side_names(data: Any, other: Any, columns: Columns) -> tuple[str, str] | None:
+    """Each side's name where the data say it: the first column of
+    :data:`SIDE_LABEL_COLUMNS` (not a role of the call) holding one value on each side, the
+    two values different; None when no such column exists."""
+    roles = set(columns.names())
+    for name in SIDE_LABEL_COLUMNS:
+        if name in roles:
+            continue
+        a, b = _constant_value(data, name), _constant_value(other, name)
+        if a is not None and b is not None and str(a) != str(b):
+            return str(a), str(b)
+    return None
+
+
+def _constant_value(data: Any, name: str) -> Any:
+    """The one value of column (or scalar coordinate) ``name``, or None (absent, missing, or
+    several values)."""
+    if isinstance(data, xr.Dataset):
+        coordinate = data.coords.get(name)
+        return coordinate.item() if coordinate is not None and coordinate.ndim == 0 else None
+    if arrow.is_table(data):
+        if name not in arrow.column_names(data):
+            return None
+        data = arrow.to_pandas(data, [name])
+    elif not hasattr(data, "columns") or name not in data.columns:
+        return None
+    elif dask_adapter.is_dask_frame(data):
+        data = dask_adapter.compute_columns(data, [name])
+    values = data[name]
+    if not isinstance(values, pd.Series) or values.empty or pd.isna(values.iloc[0]):
+        return None
+    first = values.iloc[0]
+    return first if bool((values == first).all()) else None
 
 
 def _weighted_paired_datasets(
@@ -629,6 +701,37 @@ def paired_arrivals(
     if not _is_label(other):
         other = arrow.to_pandas(other, columns.names())
     return _PAIRED_ARRIVALS[backend(data)](data, other, columns, case=case)
+
+
+def slice_arrivals(
+    data: Any,
+    outcome: Hashable,
+    by: Any,
+    *,
+    over: Any,
+    order: Hashable | None,
+    other: Any = None,
+    paired: bool = False,
+    case: Hashable = "case",
+) -> dict[Any, Any]:
+    """Each ``over=`` slice's own arrivals, by slice label: :func:`cluster_arrivals` (or,
+    ``paired``, :func:`paired_arrivals` against ``other``) of that slice's rows alone, so that
+    a cluster label two slices share arrives in each when its rows there are complete (each
+    array by the slice's own cluster codes, in sorted label order)."""
+    slices = comparison_slices(data, over, model=None, case=case)
+    others: dict[Any, Any] = {}
+    if paired and order is not None and not _is_label(other):
+        # with an order column both sides' rows count; without one, only ``data``'s
+        others = dict(comparison_slices(other, over, model=None, case=case))
+    if not paired:
+        return {
+            label: cluster_arrivals(part, outcome, by, order=order, case=case)
+            for label, part in slices
+        }
+    return {
+        label: paired_arrivals(part, others.get(label, other), outcome, by, order=order, case=case)
+        for label, part in slices
+    }
 
 
 # --- the missing rows by reason (missing_report)

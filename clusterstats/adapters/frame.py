@@ -8,6 +8,7 @@ pairing of two sets of rows lives in :mod:`clusterstats.adapters.pairing`.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -575,6 +576,63 @@ def mean_design(data: pd.DataFrame, columns: Columns, *, nest: bool = False) -> 
         responses=responses,
         weights=None if weights is None else str(weights),
     )
+
+
+#: Words of a column name that say it labels what produced the results (a model, a system,
+#: a condition of an experiment): ``model``, ``model_name``, ``system_id``, ``run``...
+PRODUCER_WORDS = frozenset(
+    {"model", "models", "system", "systems", "condition", "conditions", "arm", "variant",
+     "agent", "checkpoint", "config", "run", "method", "treatment", "policy", "solver"}
+)  # fmt: skip
+
+
+def looks_like_producer(column: Hashable) -> bool:
+    """Whether a column's name has a word of :data:`PRODUCER_WORDS`."""
+    return isinstance(column, str) and bool(
+        PRODUCER_WORDS.intersection(re.split(r"[^a-z0-9]+", column.lower()))
+    )
+
+
+def repeated_label(
+    data: pd.DataFrame, by: Sequence[Hashable], named: Sequence[Hashable]
+) -> tuple[Hashable, list[Any]] | None:
+    """A text column named like a model or condition label (:func:`looks_like_producer`),
+    not named in the call, whose 2 to 50 values each hold the same number of rows in every
+    cluster: the clusters' items repeated once per value, as in a frame of several models'
+    results stacked (``(column, its values)``; None when there is none)."""
+    if not by or len(data) < 4:
+        return None
+    codes = None
+    for column in data.columns:
+        if column in named or column in by or not looks_like_producer(column):
+            continue
+        values = data[column]
+        if not (
+            isinstance(values.dtype, pd.CategoricalDtype)
+            or pd.api.types.is_object_dtype(values.dtype)
+            or pd.api.types.is_string_dtype(values.dtype)
+        ):
+            continue
+        try:
+            # more than 50 values in the first rows: more than 50 in all (cheap for item ids)
+            if values.iloc[:1000].nunique(dropna=False) > 50:
+                continue
+            value_codes, labels = pd.factorize(values)
+        except TypeError:  # unhashable cells (lists, dicts): not a label
+            continue
+        if not 2 <= len(labels) <= 50 or (value_codes < 0).any():
+            continue
+        if codes is None:
+            codes = cluster_codes(data, list(by))
+            n_clusters = int(codes.max()) + 1
+            if n_clusters < 2:
+                return None
+        k = len(labels)
+        counts = np.bincount(codes * k + value_codes, minlength=n_clusters * k)
+        counts = counts.reshape(n_clusters, k)
+        if (counts[:, 0] > 0).all() and (counts == counts[:, :1]).all():
+            return column, list(labels)
+    return None
 
 
 def weight_values(column: pd.Series, name: Hashable) -> np.ndarray:

@@ -103,6 +103,46 @@ def _refuse_positions(a: pd.DataFrame, b: pd.DataFrame, on: Any) -> None:
         )
 
 
+def _refuse_unshared_index(
+    data: pd.DataFrame,
+    item_codes: np.ndarray,
+    model_codes: np.ndarray,
+    *,
+    roles: Sequence[Hashable],
+) -> None:
+    """Without ``on=``, the models' rows are matched on the frame's index; when no index
+    value is shared by two models (a frame read from a file has the row numbers) nothing
+    can be paired, and the fix is to name the item key, not ``how="inner"``."""
+    pairs = np.unique(np.column_stack([item_codes, model_codes]), axis=0)
+    if np.bincount(pairs[:, 0]).max(initial=0) > 1:
+        return
+    index = "the row numbers" if _positions(data.index) else "its index"
+    keys = _item_key_candidates(data, model_codes, roles)
+    example = f", e.g. on={keys[0]!r}" if keys else ""
+    found = f" (columns that name one row per model and item: {keys})" if keys else ""
+    raise AlignmentError(
+        f"no item is shared by two models: without on=, rows are matched on the frame's "
+        f"index, which here is {index}; name the item key column with on={example}{found}"
+    )
+
+
+def _item_key_candidates(
+    data: pd.DataFrame, model_codes: np.ndarray, roles: Sequence[Hashable]
+) -> list[Hashable]:
+    """Columns that could key the items: each value once per model, shared by models."""
+    found: list[Hashable] = []
+    for column in data.columns[:50]:
+        if column in roles or data[column].dtype.kind == "f":
+            continue
+        codes, _ = pd.factorize(data[column])
+        if (codes < 0).any():
+            continue
+        pairs = pd.Series(codes).groupby(model_codes).agg(["nunique", "size"])
+        if (pairs["nunique"] == pairs["size"]).all() and codes.max() + 1 < len(codes):
+            found.append(column)
+    return found[:3]
+
+
 def _first_rows(item_codes: np.ndarray, n_items: int) -> np.ndarray:
     """The position of each item's first row (for showing examples in error messages)."""
     first = np.full(n_items, -1)
@@ -392,7 +432,7 @@ def model_matrix(
     (with ``weights``, also each item's weight, which every row of the item must share)."""
     by_labels = as_labels(by)
     check_distinct_roles(outcome, by=by_labels, model=model, on=on, strata=strata)
-    require_columns(data, [outcome, model, *by_labels, *([weights] if weights else [])])
+    require_columns(data, [outcome, model, *by_labels, *([weights] if weights is not None else [])])
     if len(data) == 0:
         raise EmptyDataError("the frame has no rows")
     keys = _keys(data, on)
@@ -403,6 +443,8 @@ def model_matrix(
     n_models = len(models)
     if n_models < 2:
         raise InvalidOptionError(f"compare needs at least two models, found {n_models}")
+    if on is None:
+        _refuse_unshared_index(data, item_codes, model_codes, roles=(outcome, model, *by_labels))
     clusters = cluster_codes(data, by_labels)
 
     def finish(matrix: ComparisonDesign) -> ComparisonDesign:

@@ -630,6 +630,12 @@ def summarize_comparison(
     critical values from ``rank_method``: ``"bootstrap"`` (the shared replicates),
     ``"normal"``, ``"t"`` or ``"guarded"`` (on the pairs' df).
     """
+    n_clusters = int(np.asarray(counts).shape[0])
+    if n_clusters < 2:
+        raise TooFewClustersError(
+            f"found {n_clusters} cluster with items for every model; at least 2 are needed to "
+            "estimate the between-cluster variance of the differences"
+        )
     if memberships is not None:
         return _crossed_comparison(
             cluster_totals,

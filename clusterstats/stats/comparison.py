@@ -4,6 +4,7 @@ every pairwise difference with p-values adjusted across the family, and its buil
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -443,31 +444,50 @@ class Comparison(TableResult):
             )
             for r in self.leaderboard().itertuples()
         )
-        pairs = self.pairs().sort_values("p_adjusted", kind="stable").head(10)
-        shown = tuple(
-            (
-                f"{r.model_a} - {r.model_b}",
-                r.delta,
-                fmt.interval(r.low, r.high),
-                r.p_value,
-                r.p_adjusted,
-            )
-            for r in pairs.itertuples()
-        )
-        turned = ", higher minus lower" if self.orientation == "higher_minus_lower" else ""
-        title = (
-            f"pairwise ({self.method}{turned}, p adjusted by {self.adjust}; "
-            f"{min(10, len(self.delta))} of {len(self.delta)} shown)"
-        )
         header = (
             "model", "score", f"{pct} CI", "naive CI", "rank", "ranks (all)", "rank (alone)",
             "tier",
         )  # fmt: skip
-        return [
-            Table(header, board),
-            Lines(self._rank_sentences()),
-            Table(("a - b", "delta", f"{pct} CI", "p", "p adjusted"), shown, title),
-        ]
+        return [Table(header, board), Lines(self._rank_sentences()), self._pairs_table()]
+
+    def _pairs_table(self) -> Table:
+        """The pairs a reader asks about first: each model against the baseline, or else each
+        place of the order by score against the next, higher minus lower, with whether the
+        simultaneous family separates them (every pair: ``pairs()``)."""
+        pct = f"{self.confidence:.0%}"
+        found = {(a, b): i for i, (a, b) in enumerate(zip(self.pair_a, self.pair_b, strict=True))}
+        if self.baseline is not None:
+            order = self.leaderboard()["model"]
+            chosen = [(model, self.baseline) for model in order if model != self.baseline]
+            what = f"each model - {self.baseline}"
+        else:
+            order = list(self.leaderboard()["model"])
+            chosen = list(itertools.pairwise(order))
+            what = "adjacent places, higher minus lower"
+        rows = []
+        for higher, lower in chosen:
+            if (higher, lower) in found:
+                i, sign = found[(higher, lower)], 1.0
+            else:
+                i, sign = found[(lower, higher)], -1.0
+            low, high = sorted((sign * self.low[i], sign * self.high[i]))
+            rows.append(
+                (
+                    f"{higher} - {lower}",
+                    sign * self.delta[i] + 0.0,
+                    fmt.interval(low, high),
+                    self.p_adjusted[i],
+                    "yes" if {(higher, lower), (lower, higher)} & set(self.separated) else "no",
+                )
+            )
+        turned = ", higher minus lower" if self.orientation == "higher_minus_lower" else ""
+        title = (
+            f"{what} ({self.method}, p adjusted by {self.adjust} over all "
+            f"{len(self.delta)} pairs; separated: by the simultaneous family; every "
+            f"pair{turned}: .pairs())"
+        )
+        header = ("pair", "delta", f"{pct} CI", "p adjusted", "separated")
+        return Table(header, tuple(rows), title)
 
     def _rank_sentences(self) -> tuple[str, ...]:
         if not self.rank_method:

@@ -227,8 +227,8 @@ class PairedDelta(Result):
         >>> b = df[df["model"] == "gemini-1.5-flash-002"]
         >>> d = clusterstats.paired_delta(a, b, "correct", by="src", on="question_id")
         >>> ax = d.plot(margin=0.02)
-        >>> ax.get_yticklabels()[0].get_text(), ax.get_xlabel()
-        ('A − B', 'difference in correct (A − B), 95% CI')
+        >>> ax.get_xlabel()
+        'difference in correct (Meta-Llama-3.1-70B-Instruct − gemini-1.5-flash-002), 95% CI'
         """
         if margin is not None and not (isinstance(margin, (int, float)) and margin >= 0):
             raise InvalidOptionError(f"margin must be a non-negative number, got {margin!r}")
@@ -730,7 +730,12 @@ def paired_delta(
     lonely : {"fail", "adjust", "average", "certainty"}
         With ``strata``: what to do with a stratum of a single cluster.
     labels : (str, str), optional
-        Names of the two sides in the output (default: "A", "B", or the two column names).
+        Names of the two sides in the output. By default the data's own: the two column
+        names when ``other`` is a column; for two tables, the values of the first of the
+        columns ``model``, ``model_name``, ``system``, ``condition``, ``arm``, ``variant``,
+        ``agent``, ``checkpoint``, ``config`` or ``run`` (of a Dataset, a scalar
+        coordinate so named) that holds one value on each side, different on the two;
+        else "A" and "B".
     n_resamples : int
         Bootstrap replicates.
     rng : int, numpy.random.Generator or None

@@ -354,13 +354,22 @@ class Plan(TableResult):
             )
         needed = None if self.clusters_needed is None else math.ceil(self.clusters_needed)
         rows = fmt.size(self.cluster_size)
-        if needed is None:
-            title = f"Half-width by clusters of {rows} rows (today {self.n_clusters:,.0f})"
-        else:
+        powered = None
+        if self.effect is not None and self.clusters_for_power is not None:
+            buys = f"{self.power:.0%} power to detect {fmt.number(self.effect)}"
+            powered = (self.clusters_for_power, buys)
+        if needed is not None:
             title = (
                 f"±{fmt.number(self.target_half_width)} needs {needed:,} clusters of {rows} "
                 f"rows (today {self.n_clusters:,.0f})"
             )
+        elif powered is not None and math.isfinite(powered[0]):
+            title = (
+                f"{powered[1]} needs {math.ceil(powered[0]):,} clusters of {rows} rows "
+                f"(today {self.n_clusters:,.0f})"
+            )
+        else:
+            title = f"Half-width by clusters of {rows} rows (today {self.n_clusters:,.0f})"
         return half_width_curve(
             [k for k, _ in self.projection],
             [h for _, h in self.projection],
@@ -369,6 +378,7 @@ class Plan(TableResult):
             needed=self.clusters_needed,
             ylabel=f"half-width of the {self.confidence:.0%} interval",
             title=title,
+            powered=powered,
             ax=ax,
         )
 

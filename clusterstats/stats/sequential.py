@@ -57,6 +57,15 @@ class SequenceLook(NamedTuple):
     low: float
     high: float
 
+    def __repr__(self) -> str:
+        # the library's number format, not float noise (0.5650000000000001); the fields keep
+        # every digit
+        return (
+            f"SequenceLook(n_clusters={self.n_clusters}, n_rows={self.n_rows}, "
+            f"estimate={fmt.number(float(self.estimate))}, low={fmt.number(float(self.low))}, "
+            f"high={fmt.number(float(self.high))})"
+        )
+
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class ConfidenceSequence(TableResult):
@@ -279,6 +288,8 @@ class ConfidenceSequence(TableResult):
         -------
         matplotlib Axes
         """
+        if threshold is not None:
+            threshold = opt.check_plan_number("threshold", threshold)
         what = self.outcome or "outcome"
         return sequence_bounds(
             list(self.n_clusters),
@@ -696,7 +707,8 @@ def confidence_sequence(
     how : {"strict", "inner"}
         With ``other``: items one side lacks raise ``AlignmentError`` or are left out.
     labels : (str, str), optional
-        With ``other``: the names of the two sides in the output.
+        With ``other``: the names of the two sides in the output (by default the data's own,
+        as in ``paired_delta``).
     estimand : {"pooled", "cluster_mean"}
         The mean of all rows (each cluster weighted by its size) or the mean of the cluster
         means.

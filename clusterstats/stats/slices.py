@@ -21,7 +21,12 @@ from clusterstats import adapters
 from clusterstats._design import ComparisonDesign
 from clusterstats._result import Lines, Table, TableResult, merged_metrics
 from clusterstats.core.paired import adjust_p_values
-from clusterstats.errors import ClusterStatsError, ColumnNotFoundError, FileReadError
+from clusterstats.errors import (
+    ClusterStatsError,
+    ColumnNotFoundError,
+    FileReadError,
+    GroupNotFoundError,
+)
 from clusterstats.stats import _policies as policy
 from clusterstats.stats.comparison import Comparison, build_comparison
 
@@ -101,7 +106,7 @@ class SliceComparison(TableResult):
 
     def __getitem__(self, label: Any) -> Comparison:
         if label not in self.slices:
-            raise KeyError(f"{label!r} is not one of the slices {list(self.slices)}")
+            raise GroupNotFoundError(f"{label!r} is not one of the slices {list(self.slices)}")
         return self.comparisons[self.slices.index(label)]
 
     def leaderboard(self):

@@ -106,10 +106,12 @@ def test_dask_dataframe_gives_the_pandas_numbers(mmlu, mmlu_dask, method, missin
 
 
 def test_dask_dataframe_other_methods(mmlu, mmlu_dask, cruxeval):
-    same(mmlu_dask.eval.icc("correct", "src"), mmlu.eval.icc("correct", by="src"))
+    # the four models pooled on purpose (pandas warns RepeatedItemsWarning; dask is not
+    # read twice to look): the same numbers from both
+    same(mmlu_dask.eval.icc("correct", "src"), quiet(mmlu.eval.icc, "correct", by="src"))
     same(
         mmlu_dask.eval.design_effect("correct", ["category", "src"]),
-        mmlu.eval.design_effect("correct", by=["category", "src"]),
+        quiet(mmlu.eval.design_effect, "correct", by=["category", "src"]),
     )
     options = {"by": "src", "model": "model", "on": "question_id", "how": "inner", "rng": 0}
     pd.testing.assert_frame_equal(
@@ -158,7 +160,7 @@ def test_dask_dataframe_missing_policies(mmlu, mmlu_dask):
         same(got, expected)
     same(
         mmlu_dask.eval.cluster_ci("correct", "src", missing="pass"),
-        mmlu.eval.cluster_ci("correct", by="src", missing="pass"),
+        quiet(mmlu.eval.cluster_ci, "correct", by="src", missing="pass"),
     )
     report = quiet(lazy.eval.missing_report, "correct", "src", responded="answered")
     assert report.n_missing == int((~marked.answered).sum())

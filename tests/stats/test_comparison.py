@@ -416,8 +416,8 @@ def test_higher_minus_lower_turns_each_pair_without_changing_its_inference(metho
         np.testing.assert_array_equal(b[column], a[column])
     assert turned.orientation == "higher_minus_lower"
     assert given.orientation == "as_given"
-    assert "higher minus lower" in repr(turned)
-    assert "higher minus lower" not in repr(given)
+    assert "every pair, higher minus lower: .pairs()" in repr(turned)
+    assert "every pair: .pairs()" in repr(given)
     # and it is paired_delta with the models passed higher first
     top = b.iloc[0]
     delta = quiet(

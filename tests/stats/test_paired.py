@@ -232,8 +232,8 @@ def test_paired_results_display_and_frames(bbh, bbh_wide):
     assert list(comp.to_frame().columns) == list(cs.Comparison.PAIR_COLUMNS)
     assert list(comp.leaderboard().columns) == list(cs.Comparison.LEADERBOARD_COLUMNS)
     assert "Comparison(correct by task" in comp._repr_html_()
-    assert "pairwise" in repr(comp)
-    assert "pairwise" in comp._repr_html_()
+    assert "adjacent places, higher minus lower" in repr(comp)
+    assert "adjacent places, higher minus lower" in comp._repr_html_()
 
 
 def test_frames_filtered_from_one_long_frame_need_on(bbh):

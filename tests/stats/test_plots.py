@@ -9,7 +9,7 @@ import math
 import pytest
 
 import clusterstats as cs
-from clusterstats._plotting import TITLE_LENGTH, short_title
+from clusterstats._plotting import TITLE_LENGTH, TITLE_LINES, short_title
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
@@ -88,7 +88,7 @@ def test_the_paired_difference_against_zero_and_a_margin(mmlu):
     a, b = mmlu[mmlu["model"] == LLAMA], mmlu[mmlu["model"] == GEMINI]
     d = cs.paired_delta(a, b, "correct", by="src", on="question_id")
     ax = d.plot(margin=0.02)
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["A − B"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [f"{LLAMA} − {GEMINI}"]
     verticals = {
         round(float(xs[0]), 6): line.get_linestyle()
         for line in ax.lines
@@ -102,7 +102,12 @@ def test_the_paired_difference_against_zero_and_a_margin(mmlu):
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "margin ±2.0 pts" in legend
     assert "naive (items independent)" in legend
-    assert d.plot().get_title().startswith("correct: A − B, paired on items")
+    assert (
+        d.plot()
+        .get_title()
+        .replace("\n", " ")
+        .startswith(f"correct: {LLAMA} − {GEMINI}, paired on items")
+    )
     with pytest.raises(cs.InvalidOptionError, match="margin must be"):
         d.plot(margin=-1)
 
@@ -161,8 +166,42 @@ def test_the_plan_curve_marks_today_the_target_and_the_clusters_needed(mmlu):
         plan.plot(kind="power")
 
 
-def test_titles_stay_short():
-    long = "x" * 200
-    assert len(short_title(long)) == TITLE_LENGTH
-    assert short_title(long).endswith("…")
+def test_titles_wrap_then_shorten():
     assert short_title("correct by model") == "correct by model"
+    # a long title keeps every word, on lines no longer than TITLE_LENGTH
+    words = " ".join(f"label{i:02d}" for i in range(15))  # 134 characters
+    wrapped = short_title(words)
+    assert wrapped.replace("\n", " ") == words
+    assert 1 < len(wrapped.split("\n")) <= TITLE_LINES
+    assert all(len(line) <= TITLE_LENGTH for line in wrapped.split("\n"))
+    # only past TITLE_LINES lines does it end in an ellipsis
+    long = short_title("x" * 500)
+    assert len(long.split("\n")) == TITLE_LINES
+    assert long.endswith("…")
+    assert all(len(line) <= TITLE_LENGTH for line in long.split("\n"))
+
+
+def test_a_long_paired_title_keeps_the_labels(mmlu):
+    mixtral = mmlu[mmlu.model == "Mixtral-8x7B-Instruct-v0.1"]
+    flash = mmlu[mmlu.model == "gemini-1.5-flash-002"]
+    labels = ("Mixtral-8x7B-Instruct-v0.1 (temperature 0)", "gemini-1.5-flash-002 (default)")
+    ax = cs.paired_delta(
+        mixtral, flash, "correct", by="src", on="question_id", labels=labels
+    ).plot()
+    title = ax.get_title().replace("\n", " ")
+    assert labels[0] in title
+    assert labels[1] in title
+    assert "clustered by src" in title
+
+
+def test_a_power_plan_marks_the_clusters_it_recommends(mmlu):
+    a, b = mmlu[mmlu["model"] == LLAMA], mmlu[mmlu["model"] == GEMINI]
+    plan = a.eval.plan("correct", by="src", other=b, on="question_id", effect=0.02)
+    needed = math.ceil(plan.clusters_for_power)
+    ax = plan.plot()
+    what = f"80% power to detect {plan.effect:.4f}"
+    assert ax.get_title().replace("\n", " ").startswith(f"{what} needs {needed:,} clusters")
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert f"{needed:,} clusters: {what}" in legend
+    assert any(t.get_text().startswith(f"{needed:,} clusters, ±") for t in ax.texts)
+    assert needed in {round(line.get_xdata()[0]) for line in ax.lines if len(line.get_xdata())}

@@ -779,6 +779,7 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
         at_least=args.at_least,
         over=_key(args.over),
         on=on,
+        how=args.how,
         rerun=args.rerun,
         crossed=args.crossed,
         weights=args.weights,
@@ -1327,6 +1328,7 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument(
         "--on", action="append", help="item key column(s) matching the two files (repeat)"
     )
+    _how_option(gate, "one file")
     gate.add_argument(
         "--on-position",
         action="store_true",

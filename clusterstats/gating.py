@@ -326,6 +326,7 @@ def gate(
     at_least: float | None = None,
     over: Hashable | Sequence[Hashable] | None = None,
     on: Hashable | Sequence[Hashable] | None = None,
+    how: opt.How = "strict",
     rerun: Hashable | None = None,
     estimand: opt.Estimand = "pooled",
     method: str = "auto",
@@ -415,6 +416,9 @@ def gate(
         the columns.
     on, rerun : column label(s), optional
         As in ``paired_delta`` (the item key and the run id of frames).
+    how : {"strict", "inner"}
+        With ``baseline``: items one run lacks raise ``AlignmentError`` (``"strict"``) or
+        are left out, and counted in the notes (``"inner"``), as in ``paired_delta``.
     estimand : {"pooled", "cluster_mean"}
         As in ``cluster_ci``.
     method : str
@@ -510,6 +514,9 @@ def gate(
         )
     if baseline is None and margin is not None:
         raise InvalidOptionError("margin= goes with baseline=; a threshold is at_least=")
+    how = opt.check_choice("how", how, opt.ALIGNMENTS)
+    if baseline is None and how != "strict":
+        raise InvalidOptionError("how= goes with baseline= (which items the two runs share)")
     if baseline is not None:
         bound = opt.check_plan_number(
             "margin", margin, at_least=0, why="it is how much worse is still acceptable"
@@ -543,6 +550,7 @@ def gate(
             by,
             baseline=baseline,
             on=on,
+            how=how,
             rerun=rerun,
             bound=float(bound),
             over=over,
@@ -599,7 +607,7 @@ def gate(
             data, outcome, by, options, over=over, responded=responded, case=case
         )
     else:
-        options = opt.paired_options(**shared)
+        options = opt.paired_options(how=how, **shared)
         design = matched_design(
             data,
             baseline,
@@ -699,6 +707,7 @@ def _sequential_gate(
     *,
     baseline: Any,
     on: Any,
+    how: str,
     rerun: Hashable | None,
     bound: float,
     over: Any,
@@ -734,6 +743,7 @@ def _sequential_gate(
             outcome,
             by,
             on=on,
+            how=how,
             rerun=rerun,
             missing=missing,
             case=case,
@@ -763,7 +773,14 @@ def _sequential_gate(
         if baseline is None:
             seq = sequence_of(group, design, options, arrivals=arrived, order=order)
         else:
-            seq = paired_sequence_of(group[1], design, options, arrivals=arrived, order=order)
+            seq = paired_sequence_of(
+                group[1],
+                design,
+                options,
+                arrivals=arrived,
+                order=order,
+                labels=design.default_labels,
+            )
         now = seq.current
         notes = list(seq.notes)
         needed = math.nan

@@ -278,7 +278,8 @@ class ClusterCI(Result):
         >>> matplotlib.use("Agg")
         >>> import clusterstats
         >>> df = clusterstats.load_demo_data()
-        >>> ax = clusterstats.cluster_ci(df, "correct", by="src").plot(values=True)
+        >>> mixtral = df[df["model"] == "Mixtral-8x7B-Instruct-v0.1"]
+        >>> ax = clusterstats.cluster_ci(mixtral, "correct", by="src").plot(values=True)
         >>> ax.get_title(), ax.get_xlabel()
         ('correct, clustered by src', 'correct: pooled mean, 95% CI')
         """

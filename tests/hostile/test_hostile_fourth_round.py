@@ -8,6 +8,8 @@ follow from the data's construction, stated per case. The harness
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import matplotlib
@@ -235,3 +237,33 @@ def test_each_slice_of_a_watching_gate_reads_its_own_arrivals():
         ).gates[0]  # fmt: skip
         assert gate.group == name
         assert (gate.low, gate.high, gate.decided_at) == (alone.low, alone.high, alone.decided_at)
+
+
+@pytest.mark.parametrize("sequential", [False, True])
+def test_a_gate_whose_baseline_lacks_items_can_take_the_advice_it_gives(bbh, sequential):
+    # the baseline lacks the last 50 items: strict refuses and names how='inner', which the
+    # gate takes (before, gate() had no how=: the advice was a dead end)
+    cot, direct = bbh[bbh.condition == "cot"], bbh[bbh.condition == "direct"].iloc[:-50]
+    options = {"baseline": direct, "on": "item_id", "margin": 0.02, "sequential": sequential}
+    with pytest.raises(cs.AlignmentError, match="pass how='inner'"):
+        quiet(cs.gate)(data=cot, outcome="correct", by="task", **options)
+    report = quiet(cs.gate)(data=cot, outcome="correct", by="task", how="inner", **options)
+    notes = report.gates[0].notes
+    assert "how='inner': 50 items only in cot and 0 only in direct were left out" in notes
+    with pytest.raises(cs.InvalidOptionError, match="how= goes with baseline="):
+        cs.gate(cot, "correct", by="task", at_least=0.5, how="inner")
+
+
+def test_the_command_line_gate_names_and_takes_how_inner(bbh, tmp_path):
+    cot, direct = bbh[bbh.condition == "cot"], bbh[bbh.condition == "direct"].iloc[:-50]
+    cot.to_csv(tmp_path / "cot.csv", index=False)
+    direct.to_csv(tmp_path / "direct.csv", index=False)
+    words = [sys.executable, "-m", "clusterstats", "gate", str(tmp_path / "cot.csv"),
+             "--baseline", str(tmp_path / "direct.csv"), "--on", "item_id", "--margin",
+             "0.02", "--outcome", "correct", "--by", "task"]  # fmt: skip
+    strict = subprocess.run(words, capture_output=True, text=True)
+    assert strict.returncode == 3
+    assert "pass --how inner to compare the common items" in strict.stderr
+    inner = subprocess.run([*words, "--how", "inner"], capture_output=True, text=True)
+    assert inner.returncode == 0, inner.stderr
+    assert "50 items only in cot and 0 only in direct were left out" in inner.stdout

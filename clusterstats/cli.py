@@ -780,6 +780,7 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
         over=_key(args.over),
         on=on,
         how=args.how,
+        power=args.power,
         rerun=args.rerun,
         crossed=args.crossed,
         weights=args.weights,
@@ -1357,6 +1358,12 @@ def build_parser() -> argparse.ArgumentParser:
         "row order, each cluster with its last row)",
     )
     gate.add_argument("--budget", type=float, help="with --sequential: the clusters the run plans")
+    gate.add_argument(
+        "--power",
+        type=float,
+        default=0.8,
+        help="an inconclusive gate's plan: the power its 'clusters needed' reaches (default 0.8)",
+    )
     gate.add_argument(
         "--bounds",
         nargs=2,

@@ -697,3 +697,21 @@ def test_a_reader_that_stops_early_is_not_an_error(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
+
+
+def test_gate_takes_the_power_of_its_plan_as_gate_does(tmp_path, capsys):
+    # an inconclusive gate plans the clusters it needs at --power, as gate(power=) does
+    bbh = cs.datasets.load("bbh")
+    small = bbh[bbh["condition"] == "cot"].iloc[:2000]
+    small.to_csv(tmp_path / "small.csv", index=False)
+    needed = {}
+    for power in (0.8, 0.95):
+        words = ["gate", str(tmp_path / "small.csv"), "--outcome", "correct", "--by", "task",
+                 "--at-least", "0.6", "--power", str(power), "--output", "json"]  # fmt: skip
+        code, out, _ = _run(words, capsys)
+        assert code == 2
+        needed[power] = json.loads(out)["gates"][0]["clusters_needed"]
+        with pytest.warns(cs.FewClustersWarning):  # 9 tasks
+            report = cs.gate(small, "correct", by="task", at_least=0.6, power=power)
+        assert needed[power] == report.gates[0].clusters_needed
+    assert needed[0.95] > needed[0.8]

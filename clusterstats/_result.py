@@ -281,6 +281,26 @@ class Result(FieldEquality):
         detail = [line.strip() for line in lines[1:]]
         return fmt.html_result([table, fmt.html_paragraphs(detail)], notes)
 
+    def to_markdown(self) -> str:
+        """The result in Markdown (GitHub's), as its Jupyter HTML shows it: its headline
+        table, its other lines, and its notes as a list, for a pull request or a CI job
+        summary. Numbers are written as the text writes them.
+
+        Returns
+        -------
+        str
+        """
+        text = self._lines()
+        columns = type(self)._html
+        lines = [f"**{fmt.one_line(text[0])}**", ""]
+        lines += fmt.markdown_table(
+            [label for _, label in columns],
+            [[fmt.number(getattr(self, name)) for name, _ in columns]],
+        )
+        lines += ["", *(part for line in text[1:] for part in (line.strip(), ""))]
+        lines += ["", *(f"- {note}" for note in self.notes)]  # type: ignore[attr-defined]
+        return "\n".join(lines).strip("\n") + "\n"
+
     @classmethod
     def _table_columns(cls) -> tuple[tuple[str, str], ...]:
         if cls._grouped is not None:
@@ -683,6 +703,22 @@ class GroupedResults(Generic[R]):
             + fmt.text_table(header, rows)
             + "".join(f"\n  note: {n}" for n in self._notes())
         )
+
+    def to_markdown(self) -> str:
+        """The results in Markdown (GitHub's): the table their text prints, one row per
+        group, under its title, and every group's notes as a list.
+
+        Returns
+        -------
+        str
+        """
+        if not self.results:
+            return f"GroupedResults(over={self.over!r}, empty)\n"
+        header, rows = self._table()
+        lines = [f"**{fmt.one_line(self._title())}**", ""]
+        lines += fmt.markdown_table(header, [[fmt.number(v) for v in row] for row in rows])
+        lines += ["", *(f"- {note}" for note in self._notes())]
+        return "\n".join(lines).strip("\n") + "\n"
 
     def _repr_html_(self) -> str:
         if not self.results:

@@ -106,32 +106,6 @@ def json_output(results: Any) -> str:
     return json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False)
 
 
-def markdown_output(results: Any) -> str:
-    """A result in Markdown (GitHub's): a table result's own ``to_markdown()``; a one-row
-    result as its Jupyter HTML shows it (its headline table, its other lines, its notes as
-    a list); one result per group as the table its text prints, one row per group. Numbers
-    are written as the text tables write them."""
-    if hasattr(results, "to_markdown"):
-        return str(results.to_markdown())
-    if isinstance(results, GroupedResults):
-        header, rows = results._table()
-        lines = [f"**{fmt.one_line(results._title())}**", ""]
-        lines += fmt.markdown_table(header, [[fmt.number(v) for v in row] for row in rows])
-        notes = results._notes()
-    else:
-        text = results._lines()
-        columns = type(results)._html
-        lines = [f"**{fmt.one_line(text[0])}**", ""]
-        lines += fmt.markdown_table(
-            [label for _, label in columns],
-            [[fmt.number(getattr(results, name)) for name, _ in columns]],
-        )
-        lines += ["", *(part for line in text[1:] for part in (line.strip(), ""))]
-        notes = list(results.notes)
-    lines += ["", *(f"- {note}" for note in notes)]
-    return "\n".join(lines).strip("\n") + "\n"
-
-
 def _notes_of(results: Any) -> tuple[str, ...]:
     members = results.results if isinstance(results, GroupedResults) else (results,)
     return tuple(dict.fromkeys(note for r in members for note in getattr(r, "notes", ())))
@@ -415,7 +389,7 @@ def _print_result(result: Any, output: str) -> None:
     if output == "text":
         print(repr(result))
     elif output == "markdown":
-        print(markdown_output(result), end="")
+        print(result.to_markdown(), end="")
     elif output == "csv":
         print(result.to_frame().to_csv(index=False), end="")
     else:
@@ -571,7 +545,7 @@ def _print_table_result(result: Any, output: str) -> tuple[str, ...]:
     if output == "text":
         print(repr(result))
     elif output == "markdown":
-        print(markdown_output(result), end="")
+        print(result.to_markdown(), end="")
     elif output == "csv":
         print(result.to_frame().to_csv(index=False), end="")
     else:

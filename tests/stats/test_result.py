@@ -370,3 +370,18 @@ def test_a_warning_that_groups_share_is_emitted_once_per_call(bbh):
         assert len(result.results) == 2
         for each in result.results:
             assert any(str(few[0].message) in note for note in each.notes), name
+
+
+def test_every_result_writes_markdown_with_its_numbers(demo):
+    mixtral = demo[demo["model"] == "Mixtral-8x7B-Instruct-v0.1"]
+    one = mixtral.eval.cluster_ci("correct", by="src")
+    text = one.to_markdown()
+    assert text.startswith(f"**ClusterCI(correct by src; estimand=pooled, method={one.method})")
+    assert f"| {one.estimate:.4f} |" in text
+    assert all(f"- {note}" in text for note in one.notes)
+    grouped = demo.eval.cluster_ci("correct", by="src", over="model")
+    table = grouped.to_markdown()
+    assert table.startswith("**ClusterCI over model")
+    for model, result in grouped.items():
+        row = next(line for line in table.split("\n") if line.startswith(f"| {model} |"))
+        assert f"| {result.estimate:.4f} |" in row

@@ -701,7 +701,9 @@ case(
     # df=degf(design)) prints 0.455662189161827 0.544337810838173 (tests/r/conventions.R)
     lambda: {"f": below_one_deff()},
     lambda f: cs.cluster_ci(f, "y", by="g", method="korn_graubard", cap_n_eff=False),
-    Returns(check=check_bounds(0.455662189161827, 0.544337810838173, rel=1e-12)),
+    # bounds pass through t and beta quantiles: scipy 1.11 differs from R here by 4.8e-12
+    # relatively, by up to 3e-9 elsewhere (tests/conformance/test_r_agreement.py, BOUND_TOL)
+    Returns(check=check_bounds(0.455662189161827, 0.544337810838173, rel=1e-8)),
 )
 case(
     "a cluster whose outcomes are all missing is dropped, with a note",

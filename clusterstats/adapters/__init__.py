@@ -718,11 +718,19 @@ def slice_arrivals(
     ``paired``, :func:`paired_arrivals` against ``other``) of that slice's rows alone, so that
     a cluster label two slices share arrives in each when its rows there are complete (each
     array by the slice's own cluster codes, in sorted label order)."""
-    slices = comparison_slices(data, over, model=None, case=case)
+    columns = Columns.of(outcome=outcome, by=by, over=over, order=order)
+
+    def sliced(table: Any) -> list[tuple[Any, Any]]:
+        if table is None:
+            return _COMPARISON_SLICES["arrays"]()
+        table = arrow.to_pandas(table, columns.names())
+        return _COMPARISON_SLICES[backend(table)](table, columns, case=case)
+
+    slices = sliced(data)
     others: dict[Any, Any] = {}
     if paired and order is not None and not _is_label(other):
         # with an order column both sides' rows count; without one, only ``data``'s
-        others = dict(comparison_slices(other, over, model=None, case=case))
+        others = dict(sliced(other))
     if not paired:
         return {
             label: cluster_arrivals(part, outcome, by, order=order, case=case)

@@ -103,5 +103,5 @@ def test_accessor_methods_never_modify_the_frame(bbh):
         "correct", by="task", over="condition", method="bootstrap", n_resamples=200, rng=0
     )
     frame.eval.icc("correct", by=["task", "condition"])
-    frame.eval.design_effect("correct", by="task", missing="fail")
+    frame.eval.design_effect("correct", by="task", over="condition", missing="fail")
     pd.testing.assert_frame_equal(frame, before)

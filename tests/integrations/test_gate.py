@@ -502,8 +502,9 @@ def test_a_watching_gate_on_a_growing_file_never_moves_back(bbh_rows, tmp_path):
     ],
 )
 def test_sequential_gate_options_are_checked(bbh_rows, options, message):
+    cot = bbh_rows[bbh_rows.condition == "cot"]
     with pytest.raises(cs.InvalidOptionError, match=message):
-        cs.gate(bbh_rows, "correct", "task", **options)
+        cs.gate(cot, "correct", "task", **options)
 
 
 def test_cli_sequential_gate(bbh_rows, tmp_path):
@@ -520,7 +521,7 @@ def test_cli_sequential_gate(bbh_rows, tmp_path):
     assert [g["low"] for g in payload["gates"]] == [g.low for g in library.gates]
     refused = subprocess.run([*words[:-1], "--order", "item_index"], capture_output=True, text=True)
     assert refused.returncode == 3
-    assert "go with sequential=True" in refused.stderr
+    assert "--order go with --sequential" in refused.stderr
 
 
 def test_a_sequential_gate_is_the_same_on_dask_polars_and_a_dataset():

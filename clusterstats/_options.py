@@ -181,11 +181,11 @@ def check_unit_interval(name: str, value: Any, *, upper_open: bool = False) -> f
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise InvalidOptionError(f"{name} must be a number, got {value!r}") from None
+        raise InvalidOptionError(f"{name} must be a number, got {shown(value)}") from None
     ok = 0.0 <= number < 1.0 if upper_open else 0.0 <= number <= 1.0
     if isinstance(value, bool) or not ok:
         bounds = "[0, 1)" if upper_open else "between 0 and 1"
-        raise InvalidOptionError(f"{name} must be {bounds}, got {value!r}")
+        raise InvalidOptionError(f"{name} must be {bounds}, got {shown(value)}")
     return number
 
 
@@ -664,9 +664,15 @@ def compare_options(
 
 
 def shown(value: Any) -> str:
-    """``repr(value)``, shortened for an integer too long to print."""
+    """``repr(value)``, shortened for an integer too long to print; a numpy scalar as
+    numpy 2 writes it (``np.float32(nan)``) whatever numpy is installed, so that a message
+    reads the same on every supported version."""
     if isinstance(value, numbers.Integral) and abs(int(value)) > 10**30:
         return f"an integer of {len(str(abs(int(value))))} digits"
+    if isinstance(value, np.bool_):
+        return "np.True_" if value else "np.False_"
+    if isinstance(value, np.generic):
+        return f"np.{type(value).__name__}({value.item()!r})"
     return repr(value)
 
 

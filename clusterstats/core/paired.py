@@ -760,7 +760,7 @@ def summarize_comparison(
     se, low, high, p_value, p_adjusted = _without_degenerate(
         degenerate, se, low, high, p_value, adjust
     )
-    rank = m - stats.rankdata(means, method="max") + 1
+    rank = m - stats.rankdata(means, method="max").astype(np.int64) + 1
     return ComparisonSummary(
         pair_a,
         pair_b,
@@ -885,7 +885,7 @@ def _crossed_comparison(
     se, low, high, p_value, p_adjusted = _without_degenerate(
         degenerate, se, low, high, p_value, adjust
     )
-    rank = m - stats.rankdata(found.means, method="max") + 1
+    rank = m - stats.rankdata(found.means, method="max").astype(np.int64) + 1
     ranks = summarize_ranks(
         found.means,
         found.variance,

@@ -60,8 +60,8 @@ def case_moments(values: ArrayLike, ran: ArrayLike | None = None) -> NDArray[np.
     >>> case_moments([[1.0, 0.0, np.nan], [1.0, 1.0, 1.0]])
     array([[2. , 1. , 0.5, 0. , 0. , 0. ],
            [3. , 3. , 0. , 0. , 0. , 0. ]])
-    >>> case_moments([[1.0, np.nan, np.nan]], ran=[[True, True, False]])[0, 4]
-    np.float64(1.0)
+    >>> float(case_moments([[1.0, np.nan, np.nan]], ran=[[True, True, False]])[0, 4])
+    1.0
     """
     array = np.asarray(values)
     mask = None if ran is None else np.asarray(ran, dtype=bool)

@@ -74,8 +74,9 @@ def pilot_case(name, expect, frame=None, **options) -> Case:
 
 def _check_two_clusters(p):
     # the smallest design: t_{1, 0.975} = tan(0.475 π) (Cauchy), σ² = 0.25, deff = 1.9
+    # (1e-10: scipy 1.11's t quantile at one df is 2e-11 from the closed form)
     expected = math.tan(0.475 * math.pi) * math.sqrt(0.25 * 1.9 / 20)
-    assert p.half_width == pytest.approx(expected, rel=1e-12)
+    assert p.half_width == pytest.approx(expected, rel=1e-10)
     assert p.n_clusters == 2
 
 

@@ -84,8 +84,13 @@ def surface() -> dict[str, Any]:
                 entry["fields"] = [f.name for f in dataclasses.fields(obj)]
             if isinstance(getattr(obj, "columns", None), tuple):
                 entry["columns"] = list(obj.columns)
+            # methods of our own, not those a builtin base lends on some Pythons only
+            # (BaseException.add_note is new in 3.11)
+            inherited = set(dir(BaseException)) | set(dir(object))
             entry["methods"] = sorted(
-                m for m in dir(obj) if not m.startswith("_") and callable(getattr(obj, m, None))
+                m
+                for m in dir(obj)
+                if not m.startswith("_") and callable(getattr(obj, m, None)) and m not in inherited
             )
             classes[name] = entry
         elif callable(obj):

@@ -500,6 +500,81 @@ def gate(
     >>> clusterstats.gate(cot, "correct", by="task", at_least=0.9).verdict
     'fail'
     """
+    question = _question(
+        data, baseline=baseline, margin=margin, at_least=at_least, how=how, power=power,
+        confidence=confidence, over=over,
+    )  # fmt: skip
+    watching = _watching(
+        sequential, strata=strata, weights=weights, crossed=crossed, responded=responded,
+        missing=missing,
+        later={
+            "order": order, "budget": budget, "bounds": bounds,
+            "max_cluster_size": max_cluster_size, "cluster_size": cluster_size,
+            "benchmark_clusters": benchmark_clusters, "benchmark_rows": benchmark_rows,
+            "target": None if target == "population" else target,
+        },
+    )  # fmt: skip
+    shared = {
+        "estimand": estimand, "confidence": question.confidence, "missing": missing,
+        "strata": strata, "nest": nest, "lonely": lonely, "n_resamples": n_resamples, "rng": rng,
+        "crossed": crossed, "by": by, "weights": weights,
+        # a watching gate names its sequence in method=; its design needs none
+        "method": "auto" if watching else method,
+    }  # fmt: skip
+    # One reduction of the data into a design, as cluster_ci and paired_delta make it: every
+    # backend and option of the statistics is the gate's too, watching or not.
+    design: MeanDesign | PairedDesign
+    if baseline is None:
+        options: Any = opt.interval_options(**shared)
+        design = interval_design(
+            data, outcome, by, options, over=over, responded=responded, case=case
+        )
+    else:
+        options = opt.paired_options(how=question.how, **shared)
+        design = matched_design(
+            data, baseline, outcome, by, options, on=on, rerun=rerun, responded=responded,
+            case=case, over=over,
+        )  # fmt: skip
+    _check_scale(design, question.kind, question.bound)
+    if watching:
+        return _sequential_gate(
+            data, outcome, by, design, question, baseline=baseline, order=order,
+            budget=budget, bounds=bounds, max_cluster_size=max_cluster_size,
+            cluster_size=cluster_size, method="betting_mixture" if method == "auto" else method,
+            target=target, benchmark_clusters=benchmark_clusters,
+            benchmark_rows=benchmark_rows, estimand=estimand, missing=missing, case=case,
+            over=over,
+        )  # fmt: skip
+    return _fixed_gate(design, options, question, outcome=outcome, missing=missing)
+
+
+@dataclass(frozen=True)
+class _Question:
+    """What a gate asks, validated once before the data are read: ``kind`` (``"at_least"``
+    or ``"not_worse"``), ``bound`` (the threshold or the margin as given), ``boundary``
+    (where an interval must lie at or above to pass: the threshold, or ``-margin``)."""
+
+    kind: str
+    bound: float
+    boundary: float
+    confidence: float
+    power: float
+    how: str
+    dataset: bool
+
+
+def _question(
+    data: Any,
+    *,
+    baseline: Any,
+    margin: Any,
+    at_least: Any,
+    how: Any,
+    power: Any,
+    confidence: Any,
+    over: Any,
+) -> _Question:
+    """The gate's question, or an error that says what it lacks."""
     confidence = opt.check_confidence(confidence)
     if (baseline is None) == (at_least is None):
         raise InvalidOptionError(
@@ -523,20 +598,32 @@ def gate(
         )
     else:
         bound = opt.check_plan_number("at_least", at_least)
-    power = opt.check_plan_number("power", power, above=0, below=1)
-    is_dataset = hasattr(data, "dims") and not hasattr(data, "columns")
-    if over is not None and is_dataset:
+    dataset = adapters.is_dataset(data)
+    if over is not None and dataset:
         raise InvalidOptionError(
             "over= slices a frame; a Dataset's extra dims (e.g. task) are its slices already"
         )
-    boundary = -float(bound) + 0.0 if baseline is not None else float(bound)  # no -0.0
+    return _Question(
+        kind="at_least" if baseline is None else "not_worse",
+        bound=float(bound),
+        boundary=float(bound) if baseline is None else -float(bound) + 0.0,  # no -0.0
+        confidence=confidence,
+        power=opt.check_plan_number("power", power, above=0, below=1),
+        how=how,
+        dataset=dataset,
+    )
+
+
+def _watching(sequential: Any, *, later: dict[str, Any], **design: Any) -> bool:
+    """Whether the gate watches a growing run (``sequential``); the options only a watching
+    gate takes are refused without it, and the designs it does not take yet with it."""
     if opt.check_flag("sequential", sequential):
         unsupported = {
-            "strata": strata is not None,
-            "weights": weights is not None,
-            "crossed": bool(crossed),
-            "responded": responded is not None,
-            "missing='ipw'": missing == "ipw",
+            "strata": design["strata"] is not None,
+            "weights": design["weights"] is not None,
+            "crossed": bool(design["crossed"]),
+            "responded": design["responded"] is not None,
+            "missing='ipw'": design["missing"] == "ipw",
         }
         refused = [name for name, given in unsupported.items() if given]
         if refused:
@@ -544,84 +631,25 @@ def gate(
                 "sequential=True reads a confidence sequence over completed clusters and does "
                 f"not take {', '.join(refused)} yet"
             )
-        return _sequential_gate(
-            data,
-            outcome,
-            by,
-            baseline=baseline,
-            on=on,
-            how=how,
-            rerun=rerun,
-            bound=float(bound),
-            over=over,
-            order=order,
-            budget=budget,
-            bounds=bounds,
-            max_cluster_size=max_cluster_size,
-            cluster_size=cluster_size,
-            method="betting_mixture" if method == "auto" else method,
-            target=target,
-            benchmark_clusters=benchmark_clusters,
-            benchmark_rows=benchmark_rows,
-            estimand=estimand,
-            confidence=confidence,
-            missing=missing,
-            case=case,
-            is_dataset=is_dataset,
-        )
-    watching_only = {
-        "order": order,
-        "budget": budget,
-        "bounds": bounds,
-        "max_cluster_size": max_cluster_size,
-        "cluster_size": cluster_size,
-        "benchmark_clusters": benchmark_clusters,
-        "benchmark_rows": benchmark_rows,
-        "target": None if target == "population" else target,
-    }
-    given = [f"{name}=" for name, value in watching_only.items() if value is not None]
+        return True
+    given = [f"{name}=" for name, value in later.items() if value is not None]
     if given:
         raise InvalidOptionError(f"{', '.join(given)} go with sequential=True")
-    kind = "not_worse" if baseline is not None else "at_least"
-    shared = {
-        "estimand": estimand,
-        "method": method,
-        "confidence": confidence,
-        "missing": missing,
-        "strata": strata,
-        "nest": nest,
-        "lonely": lonely,
-        "n_resamples": n_resamples,
-        "rng": rng,
-        "crossed": crossed,
-        "by": by,
-        "weights": weights,
-    }
-    # One reduction of the data into a design, as cluster_ci and paired_delta make it: every
-    # backend and option of the statistics is the gate's too. Each Holm level, and each
-    # plan of an inconclusive gate, is built from that design.
-    design: MeanDesign | PairedDesign
-    if baseline is None:
-        options: Any = opt.interval_options(**shared)
-        design = interval_design(
-            data, outcome, by, options, over=over, responded=responded, case=case
-        )
-    else:
-        options = opt.paired_options(how=how, **shared)
-        design = matched_design(
-            data,
-            baseline,
-            outcome,
-            by,
-            options,
-            on=on,
-            rerun=rerun,
-            responded=responded,
-            case=case,
-            over=over,
-        )
+    return False
 
-    _check_scale(design, kind, float(bound))
+
+def _fixed_gate(
+    design: MeanDesign | PairedDesign,
+    options: Any,
+    question: _Question,
+    *,
+    outcome: Hashable,
+    missing: Any,
+) -> GateReport:
+    """The gate read once from each group's interval, the groups by Holm's step-down
+    procedure: each level reads only the gates still undecided (a single gate: at
+    ``confidence``), and each plan of an inconclusive gate is built from the same design."""
+    kind, boundary = question.kind, question.boundary
 
     def evaluate(level: float, indices: list[int]) -> dict[int, Any]:
         """The results of the gates ``indices`` at ``level``."""
@@ -634,14 +662,13 @@ def gate(
         found = list(result.results) if isinstance(result, GroupedResults) else [result]
         return dict(zip(indices, found, strict=True))
 
-    alpha = 1.0 - confidence
+    alpha = 1.0 - question.confidence
     n_gates = len(design.groups)
     decided: dict[int, tuple[str, Any, float]] = {}
     while True:
         undecided = [i for i in range(n_gates) if i not in decided]
         if not undecided:
             break
-        # each level reads only the gates still undecided (a single gate: at confidence)
         level = 1.0 - alpha / len(undecided)
         current = evaluate(level, undecided)
         passing = [i for i in undecided if _decide(*_bounds(current[i]), boundary) == "pass"]
@@ -651,7 +678,7 @@ def gate(
             break
         for i in passing:
             decided[i] = ("pass", current[i], level)
-    labels = _gate_labels(design, dataset=is_dataset)
+    labels = _gate_labels(design, dataset=question.dataset)
     gates = []
     for i in range(n_gates):
         verdict, result, level = decided[i]
@@ -666,7 +693,7 @@ def gate(
                 n_clusters=int(result.n_clusters),
                 boundary=boundary,
                 level=level,
-                power=power,
+                power=question.power,
                 outcome=outcome,
                 missing=missing,
                 scaled_only=_plan_scaled_only(options),
@@ -695,7 +722,7 @@ def gate(
     return GateReport(
         gates=tuple(gates),
         verdict=overall,
-        confidence=confidence,
+        confidence=question.confidence,
         adjust="holm" if n_gates > 1 else "none",
     )
 
@@ -704,13 +731,10 @@ def _sequential_gate(
     data: Any,
     outcome: Hashable,
     by: Any,
+    design: MeanDesign | PairedDesign,
+    question: _Question,
     *,
     baseline: Any,
-    on: Any,
-    how: str,
-    rerun: Hashable | None,
-    bound: float,
-    over: Any,
     order: Hashable | None,
     budget: Any,
     bounds: Any,
@@ -721,34 +745,17 @@ def _sequential_gate(
     benchmark_clusters: Any,
     benchmark_rows: Any,
     estimand: Any,
-    confidence: float,
     missing: Any,
     case: Hashable,
-    is_dataset: bool,
+    over: Any,
 ) -> GateReport:
     """``gate(..., sequential=True)``: each slice's confidence sequence over its completed
     clusters, the family's error split by Bonferroni."""
     planned = None
     if budget is not None:
         planned = opt.check_plan_number("budget", budget, at_least=1)
-    kind = "at_least" if baseline is None else "not_worse"
-    boundary = float(bound) if baseline is None else -float(bound) + 0.0
-    design: MeanDesign | PairedDesign
-    if baseline is None:
-        design = adapters.mean_design(data, outcome, by, over=over, case=case)
-    else:
-        design = adapters.paired_design(
-            data,
-            baseline,
-            outcome,
-            by,
-            on=on,
-            how=how,
-            rerun=rerun,
-            missing=missing,
-            case=case,
-            over=over,
-        )
+    kind, boundary, bound = question.kind, question.boundary, question.bound
+    confidence = question.confidence
     k = len(design.groups)
     options = opt.sequence_options(
         method=method,
@@ -762,9 +769,8 @@ def _sequential_gate(
         cluster_size=cluster_size,
         missing=missing,
     )
-    _check_scale(design, kind, bound)
     _check_within_bounds(kind, bound, options.bounds)
-    labels = _gate_labels(design, dataset=is_dataset)
+    labels = _gate_labels(design, dataset=question.dataset)
     arrivals = _arrivals_by_group(
         data, baseline, outcome, by, design=design, over=over, order=order, case=case
     )

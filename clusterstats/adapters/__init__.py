@@ -51,6 +51,7 @@ __all__ = [
     "cluster_arrivals",
     "comparison_design",
     "comparison_slices",
+    "is_dataset",
     "mean_design",
     "missing_reasons",
     "paired_arrivals",
@@ -58,6 +59,12 @@ __all__ = [
     "rows_design",
     "slice_arrivals",
 ]
+
+
+def is_dataset(data: Any) -> bool:
+    """Whether ``data`` is an xarray Dataset laid out as (case, rerun): its slices are its
+    extra dims, not an ``over=`` column."""
+    return isinstance(data, xr.Dataset)
 
 
 def backend(data: Any) -> str:

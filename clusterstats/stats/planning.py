@@ -26,6 +26,7 @@ from clusterstats._result import Lines, Table, TableResult
 from clusterstats.core import intervals as iv
 from clusterstats.core import planning as pl
 from clusterstats.core.grouping import cluster_sums
+from clusterstats.core.score import cluster_score_interval
 from clusterstats.core.summary import (
     constant_up_to_rounding,
     default_design_effect,
@@ -776,17 +777,20 @@ def plan(
 
 
 def _projection(
-    half_width_at: Any, n_clusters: float, needed: float | None
+    half_width_at: Any, n_clusters: float, needed: float | None, *, prepare: Any = None
 ) -> tuple[tuple[float, float], ...]:
     """``(K, half-width at K)`` on a geometric grid from a quarter of the current (or the
     needed, if fewer) clusters, at least 2, to three times the current ones (or 1.25 times
-    the needed ones, if more), the current and needed counts included exactly."""
+    the needed ones, if more), the current and needed counts included exactly; ``prepare``,
+    if given, is handed the whole grid first (:meth:`ScaledDesign.prepare`)."""
     fewest = min(n_clusters, needed) if needed is not None else n_clusters
     bottom = max(2.0, fewest / 4.0)
     top = max(3.0 * n_clusters, 1.25 * needed if needed is not None else 0.0, 2.0 * bottom)
     grid = set(np.geomspace(bottom, top, 60).tolist()) | {float(n_clusters)}
     if needed is not None:
         grid.add(float(needed))
+    if prepare is not None:
+        prepare(grid)
     return tuple((k, float(half_width_at(k))) for k in sorted(grid))
 
 
@@ -1073,7 +1077,7 @@ def build_pilot_plan(
     # oriented towards the effect, taken in the direction of the pilot's estimate
     skewness *= math.copysign(1.0, estimate) if estimate else 0.0
     base_half = None
-    if not paired and method in iv.SCORE_UNIONS:
+    if not paired and method in iv.SCORE_UNIONS and _score_reaches(target, confidence, low, high):
         # Where the cluster score interval reaches beyond the interval it is united with,
         # that reach is a small-sample term: the spread projected is the base interval's.
         base = summarize_interval(
@@ -1211,8 +1215,18 @@ def build_pilot_plan(
         df=scaled.df,
         method=method,
         notes=tuple(notes),
-        projection=_projection(scaled.half_width, float(g), needed),
+        projection=_projection(scaled.half_width, float(g), needed, prepare=scaled.prepare),
     )
+
+
+def _score_reaches(sums: Any, confidence: float, low: float, high: float) -> bool:
+    """Whether the cluster score interval may reach an end of the union ``[low, high]``.
+
+    Where it lies strictly inside on both sides, the union is its base interval to the bit,
+    and the base need not be computed again. The bounds are taken unclipped: clipping to
+    the outcome's range only moves them inwards, so the answer errs towards computing it."""
+    score_low, score_high = cluster_score_interval(sums, "pooled", confidence)
+    return not (score_low > low and score_high < high)
 
 
 def _is_label(a: Any, b: Any) -> bool:

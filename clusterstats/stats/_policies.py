@@ -186,6 +186,19 @@ def zero_weight_note(n_rows: int, n_clusters: int, *, rows: str = "rows") -> str
 
 
 @contextmanager
+def core_errors() -> Iterator[None]:
+    """The core's errors as the library's: its own precise errors pass as they are (e.g.
+    ``DegenerateDataError``), and a ``ValueError`` from its checks of an option becomes an
+    ``InvalidOptionError`` with the same message."""
+    try:
+        yield
+    except ClusterStatsError:
+        raise
+    except ValueError as error:
+        raise InvalidOptionError(str(error)) from None
+
+
+@contextmanager
 def naming_group(label: Any, over: Any, *, kind: str = "group") -> Iterator[None]:
     """Errors about one ``over=`` group (or stratum) name it: "group 'b' of 'task': found 1
     cluster..." rather than a message that could be about any of them."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -37,7 +37,7 @@ from clusterstats.core.summary import (
 from clusterstats.core.summary import summarize_interval as interval
 from clusterstats.core.variance import icc_anova, iid_variance
 from clusterstats.core.weighted import kish_effect, summarize_weighted
-from clusterstats.errors import ClusterStatsError, FewClustersWarning, InvalidOptionError, warn
+from clusterstats.errors import FewClustersWarning, InvalidOptionError, warn
 from clusterstats.stats import _policies as policy
 
 __all__ = [
@@ -518,79 +518,76 @@ def _size_summary(sums: Any) -> dict[str, Any]:
     }
 
 
-def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions) -> ClusterCI:
-    applied = policy.apply_missing(group, design, options.missing)
+@dataclass(frozen=True)
+class _Route:
+    """What one variance design gives an interval: the core's summary, the sizes the result
+    reports (of the clusters that set its df), the notes before and after the summary's
+    own, fields of its design (``weights``, ``crossed``...), and whether a missing rate
+    that varies across clusters is noted."""
+
+    summary: Any
+    sizes: dict[str, Any]
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    fields: dict[str, Any] = field(default_factory=dict)
+    varying_missing: bool = False
+
+
+def _sizes(counts: np.ndarray, n_rows: int, n_clusters: int) -> dict[str, Any]:
+    return {
+        "n_rows": n_rows,
+        "n_clusters": n_clusters,
+        "cluster_size_mean": float(counts.mean()),
+        "cluster_size_min": int(counts.min()),
+        "cluster_size_max": int(counts.max()),
+    }
+
+
+def _one_way(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions, applied: Any):
+    """Clusters of one grouping: the cluster-robust interval of the pooled or cluster-mean
+    estimand (the default design)."""
     n_empty = int((~applied.kept).sum()) if options.missing == "drop" else 0
-    generator = options.rng.generator()
-    if options.crossed:
-        return _crossed_interval_of(group, design, options, applied)
-    if options.weights is not None:
-        return _weighted_interval_of(group, design, options, applied)
-    if applied.strata is not None:
-        policy.check_lonely(applied.strata, applied.strata_labels, options.lonely)
-        try:
-            s = summarize_stratified(
-                applied.sums,
-                applied.strata,
-                estimand=options.estimand,
-                method=options.method,
-                confidence=options.confidence,
-                is_binary=group.is_binary,
-                lonely=options.lonely,
-                n_resamples=options.n_resamples,
-                rng=generator,
-                cap_n_eff=options.cap_n_eff,
-            )
-        except ClusterStatsError:  # already precise (e.g. DegenerateDataError)
-            raise
-        except ValueError as error:  # the core's own checks of an option
-            raise InvalidOptionError(str(error)) from None
-    else:
-        s = summarize_interval(
-            applied.sums,
-            estimand=options.estimand,
-            method=options.method,
-            confidence=options.confidence,
-            is_binary=group.is_binary,
-            icc_prior=options.icc,
-            n_resamples=options.n_resamples,
-            rng=generator,
-            cap_n_eff=options.cap_n_eff,
-            n_empty_clusters=n_empty if options.empty_clusters == "keep" else 0,
-        )
-    notes = list(s.notes)
-    if n_empty:
-        notes.insert(0, policy.empty_clusters_note(n_empty, applied.sums.n_clusters, options))
-    if applied.n_missing:
-        notes.insert(
-            0, policy.missing_note(applied.n_missing, applied.n_missing_clusters, options.missing)
-        )
-        if applied.missing_p_value < 0.05:
-            notes.insert(
-                1, policy.varying_missingness_note(applied.missing_p_value, options.missing)
-            )
-    # cluster_ci tests no null value, so the summary's p_value (for paired_delta) is dropped.
-    fields = {k: v for k, v in s._asdict().items() if k != "p_value"}
-    return ClusterCI(
-        **{**fields, "notes": tuple(notes)},
-        confidence=options.confidence,
+    s = summarize_interval(
+        applied.sums,
         estimand=options.estimand,
-        **_size_summary(applied.sums),
-        cluster_size_min=int(applied.sums.counts.min()),
-        cluster_size_max=int(applied.sums.counts.max()),
-        n_missing=applied.n_missing,
-        n_missing_clusters=applied.n_missing_clusters,
-        outcome=design.outcome,
-        by=design.by,
+        method=options.method,
+        confidence=options.confidence,
+        is_binary=group.is_binary,
+        icc_prior=options.icc,
+        n_resamples=options.n_resamples,
+        rng=options.rng.generator(),
+        cap_n_eff=options.cap_n_eff,
+        n_empty_clusters=n_empty if options.empty_clusters == "keep" else 0,
     )
+    sums = applied.sums
+    empty = (policy.empty_clusters_note(n_empty, sums.n_clusters, options),) if n_empty else ()
+    return _Route(s, _sizes(sums.counts, sums.n_rows, sums.n_clusters), empty, varying_missing=True)
 
 
-def _weighted_interval_of(
-    group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions, applied: Any
-) -> ClusterCI:
-    """One weighted (Hájek) ``ClusterCI`` (``weights=``): the group's weighted sums of the
-    clusters with a usable outcome."""
+def _stratified(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions, applied: Any):
+    """Clusters nested in strata (``strata=``): the stratified (survey) variance."""
+    policy.check_lonely(applied.strata, applied.strata_labels, options.lonely)
+    n_empty = int((~applied.kept).sum()) if options.missing == "drop" else 0
+    s = summarize_stratified(
+        applied.sums,
+        applied.strata,
+        estimand=options.estimand,
+        method=options.method,
+        confidence=options.confidence,
+        is_binary=group.is_binary,
+        lonely=options.lonely,
+        n_resamples=options.n_resamples,
+        rng=options.rng.generator(),
+        cap_n_eff=options.cap_n_eff,
+    )
+    sums = applied.sums
+    empty = (policy.empty_clusters_note(n_empty, sums.n_clusters, options),) if n_empty else ()
+    return _Route(s, _sizes(sums.counts, sums.n_rows, sums.n_clusters), empty, varying_missing=True)
 
+
+def _weighted(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions, applied: Any):
+    """Row weights (``weights=``): the weighted (Hájek) mean of the clusters with a usable
+    outcome, stratified when the design is."""
     ws, ids = group.weighted, group.weighted_ids
     if ws is None or ids is None:  # pragma: no cover - the adapter sets both with weights
         raise InvalidOptionError("weights= needs the weighted sums of the design")
@@ -604,102 +601,102 @@ def _weighted_interval_of(
         strata = strata.ravel()
         labels = tuple(design.strata_labels[i] for i in used)
         policy.check_lonely(strata, labels, options.lonely)
-    try:
-        s = summarize_weighted(
-            ws,
-            method=options.method,
-            confidence=options.confidence,
-            is_binary=group.is_binary,
-            strata=strata,
-            lonely=options.lonely,
-            cap_n_eff=options.cap_n_eff,
-        )
-    except ClusterStatsError:
-        raise
-    except ValueError as error:
-        raise InvalidOptionError(str(error)) from None
+    s = summarize_weighted(
+        ws,
+        method=options.method,
+        confidence=options.confidence,
+        is_binary=group.is_binary,
+        strata=strata,
+        lonely=options.lonely,
+        cap_n_eff=options.cap_n_eff,
+    )
     # Here, not in the core: paired_delta and compare reuse the weighted summary for each
     # side and score, where the warning would repeat.
     g = ws.weighted.n_clusters
-    notes = [*s.notes, *few_clusters_notes(g, s.method)]
     answered = group.table.answered
     zero_weight = policy.zero_weight_note(
         int(answered.sum() - ws.rows.sum()), int((answered > 0).sum()) - g
     )
-    if zero_weight:
-        notes.insert(0, zero_weight)
-    if applied.n_missing:
-        notes.insert(
-            0, policy.missing_note(applied.n_missing, applied.n_missing_clusters, options.missing)
-        )
-    fields = {k: v for k, v in s._asdict().items() if k != "p_value"}
-    sizes = ws.rows
-    return ClusterCI(
-        **{**fields, "notes": tuple(notes)},
-        confidence=options.confidence,
-        estimand=options.estimand,
-        n_rows=int(sizes.sum()),
-        n_clusters=g,
-        cluster_size_mean=float(sizes.mean()),
-        cluster_size_min=int(sizes.min()),
-        cluster_size_max=int(sizes.max()),
-        n_missing=applied.n_missing,
-        n_missing_clusters=applied.n_missing_clusters,
-        outcome=design.outcome,
-        by=design.by,
-        weights=design.weights,
-        weighting_design_effect=kish_effect(ws),
+    return _Route(
+        s,
+        _sizes(ws.rows, int(ws.rows.sum()), g),
+        (zero_weight,) if zero_weight else (),
+        tuple(few_clusters_notes(g, s.method)),
+        {"weights": design.weights, "weighting_design_effect": kish_effect(ws)},
     )
 
 
-def _crossed_interval_of(
-    group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions, applied: Any
-) -> ClusterCI:
-    """One ``ClusterCI`` under crossed clustering (``crossed=True``): the design's clusters
-    are the cells, combinations of the groupings; each cell's code in every grouping comes
-    from the adapter's codes, or from its label when the adapter has none."""
+def _crossed(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions, applied: Any):
+    """Crossed clustering (``crossed=True``): the design's clusters are the cells,
+    combinations of the groupings; each cell's code in every grouping comes from the
+    adapter's codes, or from its label when the adapter has none."""
     cells = group.cluster_ids[applied.kept]
     if design.cluster_groupings is not None:
         memberships = [dense_codes(codes[cells]) for codes in design.cluster_groupings]
     else:
         memberships = memberships_of(design.cluster_names(cells), len(design.by))
-    try:
-        s = summarize_crossed(
-            applied.sums,
-            memberships,
-            names=design.by,
-            method=options.method,
-            confidence=options.confidence,
-            is_binary=group.is_binary,
-            cap_n_eff=options.cap_n_eff,
-        )
-    except ClusterStatsError:
-        raise
-    except ValueError as error:
-        raise InvalidOptionError(str(error)) from None
+    s = summarize_crossed(
+        applied.sums,
+        memberships,
+        names=design.by,
+        method=options.method,
+        confidence=options.confidence,
+        is_binary=group.is_binary,
+        cap_n_eff=options.cap_n_eff,
+    )
     # the grouping with the fewest clusters sets the df: its counts describe the result
     fewest = min(memberships, key=lambda codes: int(codes.max()))  # codes are 0 .. G - 1
     smallest = np.bincount(fewest, weights=applied.sums.counts)
-    notes = list(s.notes)
+    return _Route(s, _sizes(smallest, applied.sums.n_rows, len(smallest)), fields={"crossed": True})
+
+
+#: The variance designs of a ``ClusterCI``, by name (chosen by :func:`variance_design`).
+VARIANCE_DESIGNS = {
+    "one_way": _one_way,
+    "stratified": _stratified,
+    "weighted": _weighted,
+    "crossed": _crossed,
+}
+
+
+def variance_design(options: opt.IntervalOptions, applied: Any) -> str:
+    """The name of the variance design of these options and data: ``"crossed"``
+    (``crossed=True``), ``"weighted"`` (``weights=``, stratified or not), ``"stratified"``
+    (``strata=``) or ``"one_way"``."""
+    if options.crossed:
+        return "crossed"
+    if options.weights is not None:
+        return "weighted"
+    return "stratified" if applied.strata is not None else "one_way"
+
+
+def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions) -> ClusterCI:
+    """One ``ClusterCI``: the group's clusters after the missing-data policy, through the
+    variance design of the options, with the fields every design shares."""
+    applied = policy.apply_missing(group, design, options.missing)
+    with policy.core_errors():
+        route = VARIANCE_DESIGNS[variance_design(options, applied)](group, design, options, applied)
+    notes = [*route.before, *route.summary.notes, *route.after]
     if applied.n_missing:
         notes.insert(
             0, policy.missing_note(applied.n_missing, applied.n_missing_clusters, options.missing)
         )
-    fields = {k: v for k, v in s._asdict().items() if k != "p_value"}
+        if route.varying_missing and applied.missing_p_value < 0.05:
+            notes.insert(
+                1, policy.varying_missingness_note(applied.missing_p_value, options.missing)
+            )
+    # cluster_ci tests no null value, so the summary's p_value (for paired_delta) is dropped.
+    fields = {k: v for k, v in route.summary._asdict().items() if k != "p_value"}
     return ClusterCI(
         **{**fields, "notes": tuple(notes)},
         confidence=options.confidence,
         estimand=options.estimand,
-        n_rows=applied.sums.n_rows,
-        n_clusters=len(smallest),
-        cluster_size_mean=float(smallest.mean()),
-        cluster_size_min=int(smallest.min()),
-        cluster_size_max=int(smallest.max()),
+        **route.sizes,
         n_missing=applied.n_missing,
         n_missing_clusters=applied.n_missing_clusters,
         outcome=design.outcome,
         by=design.by,
-        crossed=True,
+        **route.fields,
     )
 
 
@@ -718,7 +715,7 @@ def _ipw_interval_of(
     )
     fit, observed = fitted.fit, fitted.observed
     n_rows = observed.n_rows
-    try:
+    with policy.core_errors():
         result = mi.ipw_interval(
             fit,
             method=options.method,
@@ -727,10 +724,6 @@ def _ipw_interval_of(
             n_rows=n_rows,
             cap_n_eff=options.cap_n_eff,
         )
-    except ClusterStatsError:  # already precise (e.g. DegenerateDataError)
-        raise
-    except ValueError as error:  # the core's own checks of an option
-        raise InvalidOptionError(str(error)) from None
     notes = [
         f"inverse-probability weighted (Hájek) with {fitted.described}; the variance accounts "
         "for the estimated propensities"

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from clusterstats.core._lazy import special, stats
-from clusterstats.core.bootstrap import CHUNK_ELEMENTS, studentized_bounds
+from clusterstats.core.bootstrap import CHUNK_ELEMENTS
 from clusterstats.core.crossed import crossed_pairwise
 from clusterstats.core.grouping import ClusterSums, cluster_sums
 from clusterstats.core.intervals import auto_method
@@ -162,6 +162,76 @@ def adjust_p_values(p_values: NDArray[np.float64], method: str) -> NDArray[np.fl
     return out
 
 
+#: Draw counts kept (replicates x clusters) for compare's bootstrap-t to go through once per
+#: block of pairs; above this many the draws are made again from the generator's saved state.
+KEPT_DRAW_ELEMENTS = 1 << 22
+#: Elements of one per-pair replicate array (replicates x pairs) in compare's bootstrap-t:
+#: the pairs are studentised a block at a time, so memory does not grow with the models.
+PAIR_BLOCK_ELEMENTS = 1 << 21
+#: Pairs in one matrix product of the draws with the pairs' squared differences. A product's
+#: rounding depends on its shape, so every pair's sums come from a product of this width
+#: (the last padded), and a block is a whole number of them: the answers do not depend on the
+#: block size.
+PAIR_PANEL = 128
+
+
+def _draw_counts(rng: np.random.Generator, g: int, n_resamples: int):
+    """The cluster draws of :func:`shared_replicates`, chunk by chunk: ``(start, stop, counts
+    (rows, g))``, each row how often each cluster was drawn in one replicate."""
+    chunk = max(1, CHUNK_ELEMENTS // g)
+    offsets = (np.arange(chunk) * g)[:, None]
+    for start in range(0, n_resamples, chunk):
+        stop = min(start + chunk, n_resamples)
+        rows = stop - start
+        drawn = rng.integers(0, g, size=(rows, g))
+        drawn += offsets[:rows]  # replicate r counts into cells r*g .. r*g + g - 1
+        yield start, stop, np.bincount(drawn.ravel(), minlength=rows * g).reshape(rows, g)
+
+
+class ClusterDraws:
+    """The shared cluster draws of one ``compare``, to be gone through once per block of pairs.
+
+    The first pass draws from the caller's generator (advancing it as one pass would); later
+    passes give the same counts, kept when they are few (:data:`KEPT_DRAW_ELEMENTS`) and
+    otherwise drawn again from a copy of the generator's state, so memory stays bounded by a
+    chunk of draws whatever the number of clusters.
+    """
+
+    def __init__(self, rng: np.random.Generator, n_clusters: int, n_resamples: int) -> None:
+        self.n_clusters, self.n_resamples = n_clusters, n_resamples
+        self._rng = rng
+        self._state = rng.bit_generator.state
+        self._bit_generator = type(rng.bit_generator)
+        keep = n_resamples * n_clusters <= KEPT_DRAW_ELEMENTS
+        self._kept: list[NDArray[np.float32]] | None = [] if keep else None
+
+    def first(self):
+        """The draws, from the caller's generator."""
+        for start, stop, draws in _draw_counts(self._rng, self.n_clusters, self.n_resamples):
+            if self._kept is not None:  # counts of at most G are exact in single precision
+                self._kept.append(draws.astype(np.float32))
+            yield start, stop, draws
+
+    def again(self):
+        """The same draws once more (kept ones in one piece, for one product per panel)."""
+        if self._kept is not None:
+            if len(self._kept) > 1:
+                self._kept = [np.concatenate(self._kept)]
+            yield 0, self.n_resamples, self._kept[0]
+            return
+        replay = self._bit_generator()
+        replay.state = self._state
+        yield from _draw_counts(np.random.Generator(replay), self.n_clusters, self.n_resamples)
+
+
+def _exact_single(values: NDArray[np.float64], n_clusters: int) -> bool:
+    """Whole numbers whose drawn sums stay below 2^24: exact in single precision."""
+    return (
+        bool(np.all(values == np.rint(values)))
+        and n_clusters * float(np.abs(values).max(initial=0.0)) < 2**24
+    )
+
+
 def shared_replicates(
     cluster_totals: NDArray[np.float64],
     counts: NDArray[np.float64],
@@ -169,6 +239,7 @@ def shared_replicates(
     n_resamples: int,
     rng: np.random.Generator,
     extra: NDArray[np.float64] | None = None,
+    draws: ClusterDraws | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Cluster bootstrap replicates of every model's mean from one set of cluster draws
     shared by all models. Returns ``(replicate means (B, M), replicate sums of the
@@ -177,28 +248,22 @@ def shared_replicates(
     Each chunk of draws becomes a count matrix ``C`` (replicates x clusters), and every
     model's resampled total is ``C @ cluster_totals``: one matrix product, no loop over models.
     The draws are those of :func:`clusterstats.core.bootstrap.resample_cluster_sums` from the
-    same generator state, so one model pair's replicates are ``paired_delta``'s.
+    same generator state, so one model pair's replicates are ``paired_delta``'s. With
+    ``draws`` (made on ``rng``), they are taken from there, to be gone through again.
     """
     g, m = cluster_totals.shape
-    chunk = max(1, CHUNK_ELEMENTS // g)
     extra = np.empty((g, 0)) if extra is None else extra
     stacked = np.column_stack([cluster_totals, counts, extra])
     # Whole-number sums that stay below 2^24 are exact in single precision: the product of
     # the draw counts and the totals (most of the cost) then runs at twice the speed and
     # gives the same numbers bit for bit.
-    exact = bool(np.all(stacked == np.rint(stacked))) and g * float(np.abs(stacked).max()) < 2**24
-    dtype = np.float32 if exact else np.float64
+    dtype = np.float32 if _exact_single(stacked, g) else np.float64
     operand = stacked.astype(dtype)
     means = np.empty((n_resamples, m))
     extra_sums = np.empty((n_resamples, extra.shape[1]))
-    offsets = (np.arange(chunk) * g)[:, None]
-    for start in range(0, n_resamples, chunk):
-        stop = min(start + chunk, n_resamples)
-        rows = stop - start
-        drawn = rng.integers(0, g, size=(rows, g))
-        drawn += offsets[:rows]  # replicate r counts into cells r*g .. r*g + g - 1
-        draws = np.bincount(drawn.ravel(), minlength=rows * g)
-        sums = (draws.reshape(rows, g).astype(dtype) @ operand).astype(np.float64)
+    chunks = _draw_counts(rng, g, n_resamples) if draws is None else draws.first()
+    for start, stop, drawn in chunks:
+        sums = (drawn.astype(dtype) @ operand).astype(np.float64)
         means[start:stop] = sums[:, :m] / sums[:, m : m + 1]
         extra_sums[start:stop] = sums[:, m + 1 :]
     return means, extra_sums
@@ -696,20 +761,17 @@ def summarize_comparison(
             p_value = np.where(se > 0, 2.0 * special.stdtr(df, -np.abs(delta / se)), np.nan)
         q = special.stdtrit(df, 0.5 + confidence / 2)
     if strata is None:
-        extra = None
+        extra = draws = None
         if method == "bootstrap_t":
-            # Each pair's per-cluster difference, centred at the estimate, its square and its
-            # product with the count: the replicate's own CR1 standard error of the pair.
-            centred = (
-                cluster_totals[:, pair_a]
-                - cluster_totals[:, pair_b]
-                - np.outer(counts, means[pair_a] - means[pair_b])
-            )
+            # Every model's totals, the counts, the totals times the counts and the counts
+            # squared: a pair's linear replicate sums are differences of these columns, so
+            # only its sum of squares is drawn per pair, a block of pairs at a time.
             extra = np.column_stack(
-                [centred, centred * centred, centred * counts[:, None], counts * counts, counts]
+                [cluster_totals, counts, cluster_totals * counts[:, None], counts * counts]
             )
+            draws = ClusterDraws(rng, n_clusters, n_resamples)
         replicates, extra_sums = shared_replicates(
-            cluster_totals, counts, n_resamples=n_resamples, rng=rng, extra=extra
+            cluster_totals, counts, n_resamples=n_resamples, rng=rng, extra=extra, draws=draws
         )
     else:
         replicates = stratified_replicates(
@@ -739,6 +801,7 @@ def summarize_comparison(
             p_value,
             q,
             extra_sums,
+            draws,
             cluster_totals,
             counts,
             pair_a,
@@ -921,6 +984,7 @@ def _pairwise_studentized(
     p_value: NDArray[np.float64],
     quantile: float | NDArray[np.float64],
     extra_sums: NDArray[np.float64],
+    draws: ClusterDraws,
     cluster_totals: NDArray[np.float64],
     counts: NDArray[np.float64],
     pair_a: NDArray[np.intp],
@@ -930,40 +994,102 @@ def _pairwise_studentized(
     outcome_range: tuple[float, float] | None,
     estimand: str = "pooled",
     binary_items: bool = False,
+    block_elements: int | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], list[str]]:
     """Each pair's bootstrap-t interval joined with its floor (the ``cr3_ik`` interval), the
     larger of the two p-values, and the notes; ``extra_sums`` holds the replicate sums laid out
-    by ``summarize_comparison``. With ``binary_items`` (``cluster_totals`` count the passes of
-    0/1 items), a side the bootstrap cannot bound is bounded by :func:`discordance_bounds`,
-    with the counts of discordant items bounded by the passes (A alone passes at most
-    ``min(T_A, n − T_B)`` items of a cluster)."""
+    by ``summarize_comparison`` (every model's totals, the counts, the totals times the counts,
+    the counts squared) and ``draws`` the draws they came from. With ``binary_items``
+    (``cluster_totals`` count the passes of 0/1 items), a side the bootstrap cannot bound is
+    bounded by :func:`discordance_bounds`, with the counts of discordant items bounded by the
+    passes (A alone passes at most ``min(T_A, n − T_B)`` items of a cluster).
+
+    The pairs are studentised a block at a time (``block_elements`` replicate values per
+    array, :data:`PAIR_BLOCK_ELEMENTS` by default, a whole number of :data:`PAIR_PANEL`
+    pairs), so memory is bounded whatever the number of models, and the answers are the same
+    whatever the block.
+    """
+    if block_elements is None:
+        block_elements = PAIR_BLOCK_ELEMENTS
     n_pairs = delta.shape[0]
-    g = counts.shape[0]
-    cr1_variance = pairwise_cluster_robust(cluster_totals, counts, "CR1")[1][pair_a, pair_b]
-    gap_sum, square_sum, cross_sum = (
-        extra_sums[:, k * n_pairs : (k + 1) * n_pairs] for k in range(3)
-    )
-    count_square_sum, count_sum = extra_sums[:, -2], extra_sums[:, -1]
+    g, m = cluster_totals.shape
+    n_resamples = extra_sums.shape[0]
+    cr1_se = np.sqrt(pairwise_cluster_robust(cluster_totals, counts, "CR1")[1][pair_a, pair_b])
+    # per model (rows) and replicate (columns), so that a block of pairs gathers whole rows
+    total_sum = np.ascontiguousarray(extra_sums[:, :m].T)
+    product_sum = np.ascontiguousarray(extra_sums[:, m + 1 : 2 * m + 1].T)
+    count_sum, count_square_sum = extra_sums[:, m].copy(), extra_sums[:, -1].copy()
+    # one precision for every block: whole-number squared differences whose drawn sums stay
+    # below 2^24 are exact in single precision
+    widest = float(np.max(cluster_totals.max(axis=1) - cluster_totals.min(axis=1)))
+    exact = bool(np.all(cluster_totals == np.rint(cluster_totals))) and g * widest**2 < 2**24
+    dtype = np.float32 if exact else np.float64
+    quantile = np.broadcast_to(np.asarray(quantile, dtype=np.float64), (n_pairs,))
     low, high = delta - quantile * se, delta + quantile * se
     p_value = p_value.copy()
-    unbounded = clipped = counted = 0
-    for k in range(n_pairs):
-        gap = gap_sum[:, k] / count_sum
-        found = studentized_bounds(
-            float(delta[k]),
-            math.sqrt(cr1_variance[k]),
-            gap,
-            square_sum[:, k] - 2.0 * gap * cross_sum[:, k] + gap * gap * count_square_sum,
-            count_sum,
-            magnitude=square_sum[:, k],
-            n_clusters=g,
-            confidence=confidence,
-            null=0.0,
+    block = max(1, block_elements // max(1, n_resamples) // PAIR_PANEL) * PAIR_PANEL
+    alpha = 1.0 - confidence
+    threshold = 64.0 * np.finfo(float).eps
+    # the order statistics np.quantile(method="inverted_cdf") takes: those quantiles of the
+    # ranks 0 .. B-1 are the ranks themselves
+    places = tuple(
+        int(x)
+        for x in np.quantile(
+            np.arange(n_resamples, dtype=np.float64),
+            [alpha / 2, 1 - alpha / 2],
+            method="inverted_cdf",
         )
-        low[k], high[k] = min(low[k], found.low), max(high[k], found.high)
-        if not math.isnan(found.p_value):
-            p_value[k] = max(p_value[k], found.p_value)
-        if binary_items and (math.isinf(low[k]) or math.isinf(high[k])):
+    )
+    for first in range(0, n_pairs, block):
+        part = slice(first, min(first + block, n_pairs))
+        a, b, shift = pair_a[part], pair_b[part], delta[part, None]
+        difference = cluster_totals[:, a] - cluster_totals[:, b]
+        # (pairs, replicates) arrays, worked in place: the replicate's difference of means,
+        # and the sum over its drawn clusters of the squared residuals about it,
+        # sum (D - mean n)^2 = sum D^2 - mean (2 sum D n - mean sum n^2)
+        spread = _drawn_sums(draws, difference * difference, dtype)
+        drawn_mean = np.subtract(total_sum[a], total_sum[b])
+        drawn_mean /= count_sum
+        work = np.subtract(product_sum[a], product_sum[b])
+        work *= 2.0
+        work -= drawn_mean * count_square_sum
+        work *= drawn_mean
+        # a spread that cancels to rounding noise of the squares subtracted is zero
+        noise = spread * threshold
+        spread -= work
+        np.copyto(spread, 0.0, where=~(spread > noise))
+        del work, noise
+        spread *= g / (g - 1.0)
+        np.sqrt(spread, out=spread)
+        spread /= count_sum  # the replicate's own CR1 standard error
+        gap = drawn_mean
+        gap -= shift
+        spread_out = spread > 0
+        t_stat = np.divide(gap, spread, out=np.full_like(gap, np.nan), where=spread_out)
+        flat = ~spread_out
+        t_stat[flat] = np.sign(gap[flat]) * np.inf
+        del gap, spread, spread_out, flat
+        t_stat[np.isnan(t_stat)] = 0.0
+        own_se = cr1_se[part]
+        has_se = own_se > 0
+        shift = shift[:, 0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_null = (shift / own_se)[:, None]
+        tail = np.minimum(
+            np.count_nonzero(t_stat >= t_null, axis=1), np.count_nonzero(t_stat <= t_null, axis=1)
+        )
+        # the quantiles, as np.quantile's inverted_cdf picks them, by partitioning in place
+        t_stat.partition(places, axis=1)
+        t_low, t_high = t_stat[:, places[0]], t_stat[:, places[1]]
+        found_low = np.where(has_se, shift - t_high * own_se, shift)
+        found_high = np.where(has_se, shift - t_low * own_se, shift)
+        found_p = np.where(has_se, np.minimum(1.0, 2.0 * (tail / n_resamples)), np.nan)
+        low[part] = np.where(found_low < low[part], found_low, low[part])
+        high[part] = np.where(found_high > high[part], found_high, high[part])
+        p_value[part] = np.where(found_p > p_value[part], found_p, p_value[part])
+    counted = 0
+    if binary_items:
+        for k in np.flatnonzero(np.isinf(low) | np.isinf(high)):
             passes_a, passes_b = cluster_totals[:, pair_a[k]], cluster_totals[:, pair_b[k]]
             bound_low, bound_high = discordance_bounds(
                 np.minimum(passes_a, counts - passes_b),
@@ -975,11 +1101,14 @@ def _pairwise_studentized(
             low[k] = bound_low if math.isinf(low[k]) else low[k]
             high[k] = bound_high if math.isinf(high[k]) else high[k]
             counted += 1
-        if outcome_range is None:
-            unbounded += bool(math.isinf(low[k]) or math.isinf(high[k]))
-        elif low[k] < outcome_range[0] or high[k] > outcome_range[1]:
-            low[k], high[k] = max(low[k], outcome_range[0]), min(high[k], outcome_range[1])
-            clipped += 1
+    unbounded = clipped = 0
+    if outcome_range is None:
+        unbounded = int(np.count_nonzero(np.isinf(low) | np.isinf(high)))
+    else:
+        below, above = low < outcome_range[0], high > outcome_range[1]
+        clipped = int(np.count_nonzero(below | above))
+        low = np.where(below, outcome_range[0], low)
+        high = np.where(above, outcome_range[1], high)
     notes = []
     if counted:
         notes.append(
@@ -999,3 +1128,21 @@ def _pairwise_studentized(
             f"[{outcome_range[0]:g}, {outcome_range[1]:g}] and were clipped"
         )
     return low, high, p_value, notes
+
+
+def _drawn_sums(
+    draws: ClusterDraws, values: NDArray[np.float64], dtype: type
+) -> NDArray[np.float64]:
+    """Each replicate's sum of every column of ``values`` (clusters x columns) over its drawn
+    clusters, ``(columns, n_resamples)``, in products of :data:`PAIR_PANEL` columns."""
+    g, n = values.shape
+    panels = -(-n // PAIR_PANEL)
+    operand = np.zeros((panels * PAIR_PANEL, g), dtype=dtype)
+    operand[:n] = values.T
+    out = np.empty((panels * PAIR_PANEL, draws.n_resamples))
+    for start, stop, drawn in draws.again():
+        drawn = drawn.astype(dtype, copy=False)
+        for k in range(panels):
+            rows = slice(k * PAIR_PANEL, (k + 1) * PAIR_PANEL)
+            out[rows, start:stop] = operand[rows] @ drawn.T
+    return out[:n]

@@ -91,40 +91,53 @@ def normal_deviations(
     return draws
 
 
-def _maxima(
-    deviations: NDArray[np.float64],
-    sd: NDArray[np.float64],
-    row_active: NDArray[np.bool_],
-    column_active: NDArray[np.bool_] | None,
+def _model_maxima(
+    columns: NDArray[np.float64],
+    j: int,
+    others: NDArray[np.intp],
+    factors: NDArray[np.float64],
+    *,
+    toward: bool,
+    divide: bool,
 ) -> NDArray[np.float64]:
-    """Per replicate, the largest studentised deviation ``(d_j - d_k) / sd_jk`` over the
-    active ordered pairs: one maximum over all of them (``column_active`` None), or one per
-    model ``j`` over its row pairs ``(j, k)`` and its column pairs ``(k, j)``."""
-    b, m = deviations.shape
-    usable = sd > 0
-    scale = np.where(usable, sd, 1.0)
-    row_mask = row_active & usable
-    chunk = max(1, CHUNK_ELEMENTS // max(1, m * m))
-    if column_active is None:
-        out = np.full(b, -np.inf)
-        rows, cols = np.nonzero(row_mask)
-        if rows.size == 0:
-            return out
-        inverse = 1.0 / scale[rows, cols]
-        chunk = max(1, CHUNK_ELEMENTS // rows.size)
-        for start in range(0, b, chunk):
-            d = deviations[start : start + chunk]
-            out[start : start + chunk] = ((d[:, rows] - d[:, cols]) * inverse).max(axis=1)
-        return out
-    column_mask = column_active & usable.T
-    out = np.full((b, m), -np.inf)
-    for start in range(0, b, chunk):
-        d = deviations[start : start + chunk]
-        studentised = (d[:, :, None] - d[:, None, :]) / scale  # [r, j, k] for the pair (j, k)
-        own = np.where(row_mask, studentised, -np.inf).max(axis=2)
-        other = np.where(column_mask, studentised.transpose(0, 2, 1), -np.inf).max(axis=2)
-        out[start : start + chunk] = np.maximum(own, other)
+    """Per replicate, the largest studentised deviation of model ``j`` against each of
+    ``others``: ``(d_j - d_k)`` (its row pairs ``(j, k)``) or, ``toward``, ``(d_k - d_j)``
+    (its column pairs ``(k, j)``), divided by (``divide``) or multiplied by ``factors``, one
+    per ``k``. ``columns`` is ``(M, B)``, one row of deviations per model; the others are
+    taken a few at a time, so the temporaries stay small whatever the number of models."""
+    n_draws = columns.shape[1]
+    out = np.full(n_draws, -np.inf)
+    step = max(1, CHUNK_ELEMENTS // max(1, n_draws))
+    for start in range(0, others.size, step):
+        chosen = others[start : start + step]
+        gap = columns[chosen] - columns[j] if toward else columns[j] - columns[chosen]
+        factor = factors[start : start + step, None]
+        if divide:
+            gap /= factor
+        else:
+            gap *= factor
+        np.maximum(out, gap.max(axis=0), out=out)
     return out
+
+
+def _refresh(
+    maxima: NDArray[np.float64],
+    stale: NDArray[np.bool_],
+    columns: NDArray[np.float64],
+    mask: NDArray[np.bool_],
+    factors: NDArray[np.float64],
+    *,
+    toward: bool,
+    divide: bool,
+) -> None:
+    """Recompute, in place, the rows of ``maxima`` (``(M, B)``) of the ``stale`` models over
+    the pairs ``mask`` leaves them (``mask[j, k]``, with ``factors[j, k]``): the other rows'
+    pairs have not changed, and a maximum is exact, so they are kept."""
+    for j in np.flatnonzero(stale):
+        others = np.flatnonzero(mask[j])
+        maxima[j] = _model_maxima(
+            columns, j, others, factors[j, others], toward=toward, divide=divide
+        )
 
 
 def rank_sets(
@@ -191,13 +204,24 @@ def rank_sets(
     with np.errstate(divide="ignore", invalid="ignore"):
         difference = estimates[:, None] - estimates[None, :]
     off_diagonal = ~np.eye(m, dtype=bool)
+    n_draws = deviations.shape[0]
+    columns = np.ascontiguousarray(deviations.T)  # one row of deviations per model
+    scale = np.where(usable, sd, 1.0)
     if simultaneous:
+        inverse = 1.0 / scale
         active = off_diagonal.copy()
         rejected = np.zeros((m, m), dtype=bool)
         steps, critical = 0, np.array([np.nan])
+        # each model's largest deviation over its own unrejected pairs, per replicate: the
+        # family's maximum is theirs, and a round recomputes only the models that lost pairs
+        row_maxima = np.full((m, n_draws), -np.inf)
+        stale = np.ones(m, dtype=bool)
         while active.any():
             steps += 1
-            maxima = _maxima(deviations, sd, active, None)
+            _refresh(
+                row_maxima, stale, columns, active & usable, inverse, toward=False, divide=False
+            )
+            maxima = row_maxima.max(axis=0)
             critical = np.array([np.quantile(maxima, confidence)])
             if guard_df is not None:
                 critical = _holm_floor(critical, (active & usable).sum(), guard_df, confidence)
@@ -208,6 +232,7 @@ def rank_sets(
                 break
             rejected |= new
             active &= ~new
+            stale = new.any(axis=1)
         above = rejected
         below_count = above.sum(axis=1)
         above_count = above.sum(axis=0)
@@ -220,10 +245,24 @@ def rank_sets(
     row_rejected = np.zeros((m, m), dtype=bool)  # [j, k]: j above k, in j's family
     column_rejected = np.zeros((m, m), dtype=bool)  # [j, k]: k above j, in j's family
     steps, critical = 0, np.full(m, np.nan)
+    own_maxima = np.full((m, n_draws), -np.inf)  # over j's row pairs (j, k)
+    other_maxima = np.full((m, n_draws), -np.inf)  # over j's column pairs (k, j)
+    stale_rows = stale_columns = np.ones(m, dtype=bool)
     while row_active.any() or column_active.any():
         steps += 1
-        maxima = _maxima(deviations, sd, row_active, column_active)
-        critical = np.quantile(maxima, confidence, axis=0)
+        _refresh(
+            own_maxima, stale_rows, columns, row_active & usable, scale, toward=False, divide=True
+        )
+        _refresh(
+            other_maxima,
+            stale_columns,
+            columns,
+            column_active & usable.T,
+            scale.T,
+            toward=True,
+            divide=True,
+        )
+        critical = np.quantile(np.maximum(own_maxima, other_maxima), confidence, axis=1)
         if guard_df is not None:
             n_open = (row_active & usable).sum(axis=1) + (column_active & usable.T).sum(axis=1)
             critical = _holm_floor(critical, n_open, guard_df, confidence)
@@ -235,6 +274,7 @@ def rank_sets(
             break
         row_active &= ~new_row
         column_active &= ~new_column
+        stale_rows, stale_columns = new_row.any(axis=1), new_column.any(axis=1)
     low = 1 + column_rejected.sum(axis=1)
     high = m - row_rejected.sum(axis=1)
     return RankSets(low.astype(np.int64), high.astype(np.int64), row_rejected, steps, critical)

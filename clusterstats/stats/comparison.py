@@ -24,15 +24,12 @@ from clusterstats._result import (
     merged_metrics,
     numeric_metrics,
 )
-from clusterstats.core.crossed import summarize_crossed
 from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.paired import higher_minus_lower, summarize_comparison
 from clusterstats.core.ranks import separable_neighbours
-from clusterstats.core.strata import summarize_stratified
-from clusterstats.core.summary import summarize_interval
-from clusterstats.core.weighted import summarize_weighted
 from clusterstats.errors import DegenerateDataWarning, InvalidOptionError, warn
 from clusterstats.stats import _policies as policy
+from clusterstats.stats._variance import design_interval, variance_design
 
 __all__ = ["Comparison", "build_comparison"]
 
@@ -627,42 +624,23 @@ def build_comparison(
     with policy.once() as warned:
         for j in range(len(design.models)):
             sums = ClusterSums(counts, totals[:, j], squares[:, j])
-            if weighted is not None:
-                ci = summarize_weighted(
-                    weighted[j],
-                    method="auto",
-                    confidence=options.confidence,
-                    is_binary=is_binary,
-                    strata=design.strata,
-                    lonely=options.lonely,
-                )
-            elif members is not None:
-                ci = summarize_crossed(
-                    sums,
-                    members,
-                    names=design.by,
-                    method="auto",
-                    confidence=options.confidence,
-                    is_binary=is_binary,
-                )
-            elif design.strata is not None:
-                ci = summarize_stratified(
-                    sums,
-                    design.strata,
-                    estimand=options.estimand,
-                    method="auto",
-                    confidence=options.confidence,
-                    is_binary=is_binary,
-                    lonely=options.lonely,
-                )
-            else:
-                ci = summarize_interval(
-                    sums,
-                    estimand=options.estimand,
-                    method="auto",
-                    confidence=options.confidence,
-                    is_binary=is_binary,
-                )
+            name = variance_design(
+                crossed=members is not None,
+                weighted=weighted is not None,
+                stratified=design.strata is not None,
+            )
+            ci = design_interval(
+                name,
+                weighted[j] if weighted is not None else sums,
+                estimand=options.estimand,
+                method="auto",
+                confidence=options.confidence,
+                is_binary=is_binary,
+                strata=design.strata,
+                members=members,
+                names=design.by,
+                lonely=options.lonely,
+            )
             score_low.append(ci.low)
             score_high.append(ci.high)
             naive_low.append(ci.naive_low)

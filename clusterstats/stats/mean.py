@@ -24,21 +24,20 @@ from clusterstats._plotting import intervals_forest
 from clusterstats._result import GroupedResults, Result, label_of
 from clusterstats.core import intervals as iv
 from clusterstats.core import missing as mi
-from clusterstats.core.crossed import memberships_of, summarize_crossed
+from clusterstats.core.crossed import memberships_of
 from clusterstats.core.grouping import dense_codes
 from clusterstats.core.intervals import Method
-from clusterstats.core.strata import summarize_stratified
 from clusterstats.core.summary import (
     few_clusters_notes,
     summarize_design_effect,
     summarize_icc,
-    summarize_interval,
 )
 from clusterstats.core.summary import summarize_interval as interval
 from clusterstats.core.variance import icc_anova, iid_variance
-from clusterstats.core.weighted import kish_effect, summarize_weighted
+from clusterstats.core.weighted import kish_effect
 from clusterstats.errors import FewClustersWarning, InvalidOptionError, warn
 from clusterstats.stats import _policies as policy
+from clusterstats.stats._variance import design_interval, variance_design
 
 __all__ = [
     "ICC",
@@ -547,7 +546,8 @@ def _one_way(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions,
     """Clusters of one grouping: the cluster-robust interval of the pooled or cluster-mean
     estimand (the default design)."""
     n_empty = int((~applied.kept).sum()) if options.missing == "drop" else 0
-    s = summarize_interval(
+    s = design_interval(
+        "one_way",
         applied.sums,
         estimand=options.estimand,
         method=options.method,
@@ -568,9 +568,10 @@ def _stratified(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptio
     """Clusters nested in strata (``strata=``): the stratified (survey) variance."""
     policy.check_lonely(applied.strata, applied.strata_labels, options.lonely)
     n_empty = int((~applied.kept).sum()) if options.missing == "drop" else 0
-    s = summarize_stratified(
+    s = design_interval(
+        "stratified",
         applied.sums,
-        applied.strata,
+        strata=applied.strata,
         estimand=options.estimand,
         method=options.method,
         confidence=options.confidence,
@@ -601,7 +602,8 @@ def _weighted(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions
         strata = strata.ravel()
         labels = tuple(design.strata_labels[i] for i in used)
         policy.check_lonely(strata, labels, options.lonely)
-    s = summarize_weighted(
+    s = design_interval(
+        "weighted",
         ws,
         method=options.method,
         confidence=options.confidence,
@@ -635,9 +637,10 @@ def _crossed(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions,
         memberships = [dense_codes(codes[cells]) for codes in design.cluster_groupings]
     else:
         memberships = memberships_of(design.cluster_names(cells), len(design.by))
-    s = summarize_crossed(
+    s = design_interval(
+        "crossed",
         applied.sums,
-        memberships,
+        members=memberships,
         names=design.by,
         method=options.method,
         confidence=options.confidence,
@@ -650,8 +653,8 @@ def _crossed(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions,
     return _Route(s, _sizes(smallest, applied.sums.n_rows, len(smallest)), fields={"crossed": True})
 
 
-#: The variance designs of a ``ClusterCI``, by name (chosen by :func:`variance_design`).
-VARIANCE_DESIGNS = {
+#: What each variance design (``stats._variance``) adds to a ``ClusterCI``, by its name.
+_ROUTES = {
     "one_way": _one_way,
     "stratified": _stratified,
     "weighted": _weighted,
@@ -659,23 +662,17 @@ VARIANCE_DESIGNS = {
 }
 
 
-def variance_design(options: opt.IntervalOptions, applied: Any) -> str:
-    """The name of the variance design of these options and data: ``"crossed"``
-    (``crossed=True``), ``"weighted"`` (``weights=``, stratified or not), ``"stratified"``
-    (``strata=``) or ``"one_way"``."""
-    if options.crossed:
-        return "crossed"
-    if options.weights is not None:
-        return "weighted"
-    return "stratified" if applied.strata is not None else "one_way"
-
-
 def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions) -> ClusterCI:
     """One ``ClusterCI``: the group's clusters after the missing-data policy, through the
     variance design of the options, with the fields every design shares."""
     applied = policy.apply_missing(group, design, options.missing)
-    with policy.core_errors():
-        route = VARIANCE_DESIGNS[variance_design(options, applied)](group, design, options, applied)
+    name = variance_design(
+        crossed=bool(options.crossed),
+        weighted=options.weights is not None,
+        stratified=applied.strata is not None,
+    )
+    with policy.core_errors():  # the checks of each route (lonely strata, weights)
+        route = _ROUTES[name](group, design, options, applied)
     notes = [*route.before, *route.summary.notes, *route.after]
     if applied.n_missing:
         notes.insert(

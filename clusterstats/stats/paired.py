@@ -21,14 +21,15 @@ from clusterstats._design import PairedDesign, PairedItems
 from clusterstats._plotting import paired_difference
 from clusterstats._result import GroupedResults, Result, label_of
 from clusterstats.core import intervals as iv
-from clusterstats.core.crossed import crossed_variance, summarize_crossed
+from clusterstats.core.crossed import crossed_variance
 from clusterstats.core.grouping import cluster_sums
 from clusterstats.core.missing import hajek_cluster_propensity
 from clusterstats.core.paired import summarize_paired
-from clusterstats.core.strata import stratified_variance, summarize_stratified
-from clusterstats.core.weighted import summarize_weighted, weighted_sums
-from clusterstats.errors import ClusterStatsError, InvalidOptionError
+from clusterstats.core.strata import stratified_variance
+from clusterstats.core.weighted import weighted_sums
+from clusterstats.errors import InvalidOptionError
 from clusterstats.stats import _policies as policy
+from clusterstats.stats._variance import design_interval
 from clusterstats.stats.mean import grouped
 
 __all__ = ["PairedDelta", "build_paired_delta", "paired_delta"]
@@ -390,22 +391,18 @@ def _stratified(s: Any, items: PairedItems, options: opt.PairedOptions) -> Any:
     policy.check_lonely(strata, items.strata_labels, options.lonely)
     sums = cluster_sums(items.a - items.b, items.codes)
     chosen = "cr1" if options.method == "auto" else options.method
-    try:
-        interval = summarize_stratified(
-            sums,
-            strata,
-            estimand=options.estimand,
-            method=chosen,
-            confidence=options.confidence,
-            is_binary=False,
-            lonely=options.lonely,
-            n_resamples=options.n_resamples,
-            rng=options.rng.generator(),
-        )
-    except ClusterStatsError:  # already precise (e.g. DegenerateDataError)
-        raise
-    except ValueError as error:  # the core's own checks of an option
-        raise InvalidOptionError(str(error)) from None
+    interval = design_interval(
+        "stratified",
+        sums,
+        strata=strata,
+        estimand=options.estimand,
+        method=chosen,
+        confidence=options.confidence,
+        is_binary=False,
+        lonely=options.lonely,
+        n_resamples=options.n_resamples,
+        rng=options.rng.generator(),
+    )
     variance = stratified_variance(sums, strata, options.estimand, lonely=options.lonely)
     se = math.sqrt(variance.variance)
     p_value = iv.t_test_p_value(interval.estimate, se, variance.df)
@@ -447,30 +444,27 @@ def _weighted(s: Any, items: PairedItems, options: opt.PairedOptions) -> Any:
     if items.weights is None:  # pragma: no cover - the adapter sets them with weights
         raise InvalidOptionError("weights= needs the items' weights")
     method = "cr1" if options.method == "auto" else options.method
-    try:
-        interval = summarize_weighted(
-            weighted_sums(items.a - items.b, items.weights, items.codes),
-            method=method,
+    interval = design_interval(
+        "weighted",
+        weighted_sums(items.a - items.b, items.weights, items.codes),
+        method=method,
+        confidence=options.confidence,
+        is_binary=False,
+        strata=items.strata,
+        lonely=options.lonely,
+    )
+    sides = [
+        design_interval(
+            "weighted",
+            weighted_sums(side, items.weights, items.codes),
+            method="cr1",
             confidence=options.confidence,
             is_binary=False,
             strata=items.strata,
             lonely=options.lonely,
         )
-        sides = [
-            summarize_weighted(
-                weighted_sums(side, items.weights, items.codes),
-                method="cr1",
-                confidence=options.confidence,
-                is_binary=False,
-                strata=items.strata,
-                lonely=options.lonely,
-            )
-            for side in (items.a, items.b)
-        ]
-    except ClusterStatsError:
-        raise
-    except ValueError as error:
-        raise InvalidOptionError(str(error)) from None
+        for side in (items.a, items.b)
+    ]
     low, high, notes = _clipped(interval, items)
     return s._replace(
         delta=interval.estimate,
@@ -507,19 +501,15 @@ def _crossed(s: Any, items: PairedItems, design: PairedDesign, options: opt.Pair
             "crossed=True needs by= with two or more groupings, each a column of the items"
         )
     sums = cluster_sums(items.a - items.b, items.codes)
-    try:
-        interval = summarize_crossed(
-            sums,
-            items.members,
-            names=design.by,
-            method="cr1" if options.method == "auto" else options.method,
-            confidence=options.confidence,
-            is_binary=False,
-        )
-    except ClusterStatsError:
-        raise
-    except ValueError as error:
-        raise InvalidOptionError(str(error)) from None
+    interval = design_interval(
+        "crossed",
+        sums,
+        members=items.members,
+        names=design.by,
+        method="cr1" if options.method == "auto" else options.method,
+        confidence=options.confidence,
+        is_binary=False,
+    )
     low, high, notes = _clipped(interval, items)
     unpaired = sum(
         crossed_variance(cluster_sums(side, items.codes), items.members, names=design.by).variance

@@ -495,3 +495,47 @@ def test_the_package_defers_exactly_the_names_it_declares():
     deferred = {(m, n) for m, names in clusterstats._DEFERRED.items() for n in names}
     assert typed == deferred
     assert set(clusterstats.__all__) == {n for _, n in deferred} | eager
+
+
+def _module_table() -> list[str]:
+    """The rows of the module table of ``docs/architecture.md`` (below "## The modules")."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## The modules", 1)[1]
+    return [line for line in section.splitlines() if line.startswith("| ") and ".py" in line]
+
+
+def _modules_named(row: str) -> set[str]:
+    """The modules a row of the table names: ``stats/: mean.py, paired.py`` and
+    ``adapters/labels.py, layout.py`` name ``stats/mean.py``... (a bare name belongs to the
+    folder of the list it is in, in its row: a folder followed by a colon, or a module with a
+    folder);
+    a folder alone (``core/``, ``readers/ (...)``) names all of it."""
+    named: set[str] = set()
+    folder = ""  # the description cell speaks of the modules of the list before it
+    for cell in row.split("|"):
+        for token, after in re.findall(r"`([\w/.]+)`(:?)", cell):
+            if token.endswith("/"):
+                folder = token if after else ""
+                named.add(token)
+            elif token.endswith(".py"):
+                if "/" in token:
+                    folder = token.rsplit("/", 1)[0] + "/"
+                    named.add(token)
+                else:
+                    named.add(folder + token)
+    return named
+
+
+def test_the_architecture_page_lists_exactly_the_modules_in_the_tree():
+    named = set().union(*(_modules_named(row) for row in _module_table()))
+    folders = {n for n in named if n.endswith("/")}
+    tree = {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")}
+    missing = sorted(
+        m
+        for m in tree
+        if m not in named
+        and not any(m.startswith(f) for f in folders if f.count("/") == m.count("/"))
+    )
+    assert not missing, f"docs/architecture.md's module table does not list {missing}"
+    gone = sorted(n for n in named if not n.endswith("/") and n not in tree)
+    assert not gone, f"docs/architecture.md's module table lists modules not in the tree: {gone}"

@@ -516,7 +516,8 @@ def _modules_named(row: str) -> set[str]:
         for token, after in re.findall(r"`([\w/.]+)`(:?)", cell):
             if token.endswith("/"):
                 folder = token if after else ""
-                named.add(token)
+                if not after:  # a folder alone, not the head of a list of its modules
+                    named.add(token)
             elif token.endswith(".py"):
                 if "/" in token:
                     folder = token.rsplit("/", 1)[0] + "/"

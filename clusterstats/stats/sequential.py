@@ -406,11 +406,8 @@ def sequence_of(
     *,
     arrivals: np.ndarray | None = None,
     order: Hashable | None = None,
-    size_option: bool = True,
 ) -> ConfidenceSequence:
-    """The sequence of one group of a design (the gate runs one per slice;
-    ``size_option``: whether the caller takes ``max_cluster_size=``, which the notes then
-    suggest)."""
+    """The sequence of one group of a design (the gate runs one per slice)."""
     applied = policy.apply_missing(group, design, options.missing)
     sums = applied.sums
     ids = group.cluster_ids[applied.kept]
@@ -432,7 +429,6 @@ def sequence_of(
         outcome=design.outcome,
         by=design.by,
         notes=notes,
-        size_option=size_option,
     )
 
 
@@ -444,7 +440,6 @@ def paired_sequence_of(
     arrivals: dict[Any, float] | None = None,
     order: Hashable | None = None,
     labels: tuple[str, str] = ("A", "B"),
-    size_option: bool = True,
 ) -> ConfidenceSequence:
     """The sequence of a paired difference ``A - B``: each cluster's sum of the per-item
     differences (runs of an item averaged first), on the items both sides have."""
@@ -482,7 +477,6 @@ def paired_sequence_of(
         by=design.by,
         notes=notes,
         compared=labels,
-        size_option=size_option,
     )
 
 
@@ -501,7 +495,6 @@ def _sequence(
     by: tuple[str, ...],
     notes: list[str],
     compared: tuple[str, str] | None = None,
-    size_option: bool = True,
 ) -> ConfidenceSequence:
     """The sequence on per-cluster sums (``labels``: positions to cluster labels)."""
     kept = np.arange(sizes.shape[0])
@@ -556,7 +549,7 @@ def _sequence(
         notes.append(
             f"the pooled estimand's bets need a bound on the cluster sizes; the largest size "
             f"seen, {int(sizes.max()):,}, is used"
-            + (" (give max_cluster_size= to fix it in advance)" if size_option else "")
+            + " (give max_cluster_size= to fix it in advance)"
         )
     population_size = population_rows = None
     if options.target == "benchmark":

@@ -134,8 +134,9 @@ class Plan(TableResult):
         The degrees of freedom of the current half-width: ``K − 1`` from numbers; from a
         pilot, the df of its uneven cluster sizes (``K − 1`` when sizes are equal). The
         projections move them with the clusters: ``K′ − 1`` for equal sizes, else in
-        proportion to the median df of ``K′`` clusters drawn from the pilot's sizes
-        (:class:`clusterstats.core.planning.ScaledDesign`).
+        proportion to the median df of ``K′`` clusters drawn from the pilot's sizes (for a
+        pilot of more than 400 clusters, beyond 256, to the df of the draw's expected sums;
+        :class:`clusterstats.core.planning.ScaledDesign`).
     method : str
         From a pilot: the method of its interval (``"auto"`` resolved).
     size_cv : float

@@ -129,6 +129,21 @@ def _hash_key(value: Any) -> Any:
     return value
 
 
+def one_number(field: str, what: str) -> property:
+    """The ``estimate`` of a result whose one number has a name of its own (``icc``,
+    ``delta``...): every one-number result has ``estimate``, so code can read any of them
+    alike."""
+
+    def estimate(self: Any) -> float:
+        return getattr(self, field)
+
+    estimate.__doc__ = (
+        f"The result's one number, ``{field}`` ({what}). Every one-number result has "
+        "``estimate``, so code can read any of them alike."
+    )
+    return property(estimate)
+
+
 class FieldEquality:
     """Equality of the frozen result dataclasses: field by field, NaN equal to NaN.
 

@@ -21,7 +21,7 @@ from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import MeanDesign, MeanGroup
 from clusterstats._plotting import intervals_forest
-from clusterstats._result import GroupedResults, Result, label_of
+from clusterstats._result import GroupedResults, Result, label_of, one_number
 from clusterstats.core import intervals as iv
 from clusterstats.core import missing as mi
 from clusterstats.core.crossed import memberships_of
@@ -359,11 +359,7 @@ class ICC(Result):
         (f, f) for f in ("icc", "low", "high", "ci_method", "n_rows", "n_clusters", "n0")
     )
 
-    @property
-    def estimate(self) -> float:
-        """The result's one number, ``icc`` (the intraclass correlation). Every
-        one-number result has ``estimate``, so code can read any of them alike."""
-        return self.icc
+    estimate = one_number("icc", "the intraclass correlation")
 
     def _lines(self) -> list[str]:
         return [
@@ -462,11 +458,7 @@ class DesignEffect(Result):
         )
     )
 
-    @property
-    def estimate(self) -> float:
-        """The result's one number, ``design_effect`` (the design effect). Every
-        one-number result has ``estimate``, so code can read any of them alike."""
-        return self.design_effect
+    estimate = one_number("design_effect", "the design effect")
 
     def _lines(self) -> list[str]:
         return [

@@ -19,7 +19,7 @@ from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import PairedDesign, PairedItems
 from clusterstats._plotting import paired_difference
-from clusterstats._result import GroupedResults, Result, label_of
+from clusterstats._result import GroupedResults, Result, label_of, one_number
 from clusterstats.core import intervals as iv
 from clusterstats.core.crossed import crossed_variance
 from clusterstats.core.grouping import cluster_sums
@@ -183,11 +183,7 @@ class PairedDelta(Result):
         )
     )
 
-    @property
-    def estimate(self) -> float:
-        """The result's one number, ``delta`` (the paired difference, A − B). Every
-        one-number result has ``estimate``, so code can read any of them alike."""
-        return self.delta
+    estimate = one_number("delta", "the paired difference, A − B")
 
     def _label(self) -> str:
         if self.crossed:

@@ -20,7 +20,7 @@ from clusterstats import _display as fmt
 from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import CaseDesign
-from clusterstats._result import GroupedResults, Result, label_of
+from clusterstats._result import GroupedResults, Result, label_of, one_number
 from clusterstats.adapters.layout import from_frame
 from clusterstats.core.grouping import cluster_sums
 from clusterstats.core.reruns import case_sums, effective_runs, flaky_cases
@@ -289,11 +289,7 @@ class Flakiness(Result):
         )
     )
 
-    @property
-    def estimate(self) -> float:
-        """The result's one number, ``flaky_rate`` (the share of flaky cases). Every
-        one-number result has ``estimate``, so code can read any of them alike."""
-        return self.flaky_rate
+    estimate = one_number("flaky_rate", "the share of flaky cases")
 
     def per_case(self):
         """One row per case: ``case``, ``runs``, ``passes``, ``disagreement``, ``flaky``."""

@@ -26,7 +26,6 @@ from clusterstats.core.summary import summarize_interval, uneven_sizes_df
 from clusterstats.core.variance import (
     cluster_robust,
     estimate,
-    moulton_icc_of,
     satterthwaite_df_cr2,
     working_model_df,
 )
@@ -862,14 +861,35 @@ def pairwise_uneven_df(
         own = working_model_df(counts, 0.0, "pooled", jackknife=jackknife)
     else:
         own = counts.shape[0] - 1.0
-    out = np.empty(pair_a.shape[0])
-    for k, (a, b) in enumerate(zip(pair_a, pair_b, strict=True)):
-        totals = cluster_totals[:, a] - cluster_totals[:, b]
-        delta = float(totals.sum()) / n_items
-        squares = item_products[a, a] + item_products[b, b] - 2.0 * item_products[a, b]
-        rho = moulton_icc_of(counts, totals - delta * counts, squares - n_items * delta**2)
-        working = working_model_df(counts, rho, estimand, jackknife=jackknife)
-        out[k] = own if working >= own * (1.0 - 1e-12) else working  # as uneven_sizes_df
+    g = counts.shape[0]
+    n_pairs = pair_a.shape[0]
+    by_model = np.ascontiguousarray(cluster_totals.T)
+    diagonal = np.diag(item_products)
+    # moulton_icc_of, for a block of pairs at once (one row each)
+    pair_count = float(counts @ counts) - n_items
+    out = np.empty(n_pairs)
+    block = max(1, CHUNK_ELEMENTS // max(1, g))
+    for first in range(0, n_pairs, block):
+        a, b = pair_a[first : first + block], pair_b[first : first + block]
+        totals = by_model[a] - by_model[b]
+        delta = totals.sum(axis=1) / n_items
+        squares = diagonal[a] + diagonal[b] - 2.0 * item_products[a, b]
+        residual_squares = squares - n_items * delta**2
+        residual_totals = totals - delta[:, None] * counts
+        rho = np.zeros(a.shape[0])
+        if pair_count > 0:
+            spread = residual_squares > 0
+            covariance = (
+                np.einsum("ij,ij->i", residual_totals, residual_totals) - residual_squares
+            ) / pair_count
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = covariance / (residual_squares / n_items)
+            rho = np.where(spread, np.minimum(np.maximum(ratio, 0.0), 1.0), 0.0)
+        working = working_model_df(
+            np.broadcast_to(counts, (a.shape[0], g)), rho[:, None], estimand, jackknife=jackknife
+        )
+        # as uneven_sizes_df: within rounding of the independent rows' df, that df
+        out[first : first + block] = np.where(working >= own * (1.0 - 1e-12), own, working)
     return out
 
 
@@ -1081,8 +1101,9 @@ def _pairwise_studentized(
         # the quantiles, as np.quantile's inverted_cdf picks them, by partitioning in place
         t_stat.partition(places, axis=1)
         t_low, t_high = t_stat[:, places[0]], t_stat[:, places[1]]
-        found_low = np.where(has_se, shift - t_high * own_se, shift)
-        found_high = np.where(has_se, shift - t_low * own_se, shift)
+        with np.errstate(invalid="ignore"):  # an infinite quantile times a zero se
+            found_low = np.where(has_se, shift - t_high * own_se, shift)
+            found_high = np.where(has_se, shift - t_low * own_se, shift)
         found_p = np.where(has_se, np.minimum(1.0, 2.0 * (tail / n_resamples)), np.nan)
         low[part] = np.where(found_low < low[part], found_low, low[part])
         high[part] = np.where(found_high > high[part], found_high, high[part])

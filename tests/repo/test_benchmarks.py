@@ -39,6 +39,7 @@ REPO = Path(__file__).resolve().parents[2]
         ("studies/coverage_sequential.py", "worst time-uniform miss rate"),
         ("benchmarks/sequential.py", "ratio trajectory / one interval"),
         ("studies/sequential_decisions.py", "price of watching"),
+        ("benchmarks/plan_scale.py", "worst plan / cluster_ci ratio"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):

@@ -1060,43 +1060,54 @@ def _pairwise_studentized(
             method="inverted_cdf",
         )
     )
+    # work buffers reused by every block: fresh arrays this large cost more in first-touch
+    # page faults than the arithmetic done on them
+    shape = (min(block, n_pairs), n_resamples)
+    spread_buffer, mean_buffer, work_buffer, other_buffer = (np.empty(shape) for _ in range(4))
+    mask_buffer = np.empty(shape, dtype=bool)
+    scratch = np.empty((PAIR_PANEL, n_resamples), dtype=dtype)
     for first in range(0, n_pairs, block):
         part = slice(first, min(first + block, n_pairs))
         a, b, shift = pair_a[part], pair_b[part], delta[part, None]
+        rows = a.shape[0]
+        spread, drawn_mean = spread_buffer[:rows], mean_buffer[:rows]
+        work, other, mask = work_buffer[:rows], other_buffer[:rows], mask_buffer[:rows]
         difference = cluster_totals[:, a] - cluster_totals[:, b]
         # (pairs, replicates) arrays, worked in place: the replicate's difference of means,
         # and the sum over its drawn clusters of the squared residuals about it,
         # sum (D - mean n)^2 = sum D^2 - mean (2 sum D n - mean sum n^2)
-        spread = _drawn_sums(draws, difference * difference, dtype)
-        drawn_mean = np.subtract(total_sum[a], total_sum[b])
+        _drawn_sums(draws, difference * difference, spread, scratch)
+        np.take(total_sum, a, axis=0, out=drawn_mean, mode="clip")
+        drawn_mean -= np.take(total_sum, b, axis=0, out=other, mode="clip")
         drawn_mean /= count_sum
-        work = np.subtract(product_sum[a], product_sum[b])
+        np.take(product_sum, a, axis=0, out=work, mode="clip")
+        work -= np.take(product_sum, b, axis=0, out=other, mode="clip")
         work *= 2.0
-        work -= drawn_mean * count_square_sum
+        work -= np.multiply(drawn_mean, count_square_sum, out=other)
         work *= drawn_mean
         # a spread that cancels to rounding noise of the squares subtracted is zero
-        noise = spread * threshold
+        noise = np.multiply(spread, threshold, out=other)
         spread -= work
-        np.copyto(spread, 0.0, where=~(spread > noise))
-        del work, noise
+        np.copyto(spread, 0.0, where=np.logical_not(np.greater(spread, noise, out=mask), out=mask))
         spread *= g / (g - 1.0)
         np.sqrt(spread, out=spread)
         spread /= count_sum  # the replicate's own CR1 standard error
         gap = drawn_mean
         gap -= shift
-        spread_out = spread > 0
-        t_stat = np.divide(gap, spread, out=np.full_like(gap, np.nan), where=spread_out)
-        flat = ~spread_out
-        t_stat[flat] = np.sign(gap[flat]) * np.inf
-        del gap, spread, spread_out, flat
-        t_stat[np.isnan(t_stat)] = 0.0
+        # gap / se, or +-inf on the side of the gap where the replicate has no spread
+        t_stat = work
+        with np.errstate(invalid="ignore"):
+            np.multiply(np.sign(gap, out=t_stat), np.inf, out=t_stat)
+        np.divide(gap, spread, out=t_stat, where=np.greater(spread, 0.0, out=mask))
+        np.copyto(t_stat, 0.0, where=np.isnan(t_stat, out=mask))
         own_se = cr1_se[part]
         has_se = own_se > 0
         shift = shift[:, 0]
         with np.errstate(divide="ignore", invalid="ignore"):
             t_null = (shift / own_se)[:, None]
         tail = np.minimum(
-            np.count_nonzero(t_stat >= t_null, axis=1), np.count_nonzero(t_stat <= t_null, axis=1)
+            np.count_nonzero(np.greater_equal(t_stat, t_null, out=mask), axis=1),
+            np.count_nonzero(np.less_equal(t_stat, t_null, out=mask), axis=1),
         )
         # the quantiles, as np.quantile's inverted_cdf picks them, by partitioning in place
         t_stat.partition(places, axis=1)
@@ -1152,18 +1163,23 @@ def _pairwise_studentized(
 
 
 def _drawn_sums(
-    draws: ClusterDraws, values: NDArray[np.float64], dtype: type
-) -> NDArray[np.float64]:
+    draws: ClusterDraws,
+    values: NDArray[np.float64],
+    out: NDArray[np.float64],
+    scratch: NDArray[np.floating],
+) -> None:
     """Each replicate's sum of every column of ``values`` (clusters x columns) over its drawn
-    clusters, ``(columns, n_resamples)``, in products of :data:`PAIR_PANEL` columns."""
+    clusters, into ``out`` ``(columns, n_resamples)``, in products of :data:`PAIR_PANEL`
+    columns in the precision of ``scratch`` ``(PAIR_PANEL, n_resamples)``."""
     g, n = values.shape
     panels = -(-n // PAIR_PANEL)
-    operand = np.zeros((panels * PAIR_PANEL, g), dtype=dtype)
+    operand = np.zeros((panels * PAIR_PANEL, g), dtype=scratch.dtype)
     operand[:n] = values.T
-    out = np.empty((panels * PAIR_PANEL, draws.n_resamples))
     for start, stop, drawn in draws.again():
-        drawn = drawn.astype(dtype, copy=False)
+        drawn = drawn.astype(scratch.dtype, copy=False)
+        product = scratch[:, : stop - start]
         for k in range(panels):
-            rows = slice(k * PAIR_PANEL, (k + 1) * PAIR_PANEL)
-            out[rows, start:stop] = operand[rows] @ drawn.T
-    return out[:n]
+            first = k * PAIR_PANEL
+            np.matmul(operand[first : first + PAIR_PANEL], drawn.T, out=product)
+            last = min(first + PAIR_PANEL, n)
+            out[first:last, start:stop] = product[: last - first]

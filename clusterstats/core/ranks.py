@@ -104,13 +104,19 @@ def _model_maxima(
     ``others``: ``(d_j - d_k)`` (its row pairs ``(j, k)``) or, ``toward``, ``(d_k - d_j)``
     (its column pairs ``(k, j)``), divided by (``divide``) or multiplied by ``factors``, one
     per ``k``. ``columns`` is ``(M, B)``, one row of deviations per model; the others are
-    taken a few at a time, so the temporaries stay small whatever the number of models."""
+    taken a few at a time into one buffer, so the temporaries stay small whatever the number
+    of models."""
     n_draws = columns.shape[1]
     out = np.full(n_draws, -np.inf)
     step = max(1, CHUNK_ELEMENTS // max(1, n_draws))
+    buffer = np.empty((min(step, others.size), n_draws))
     for start in range(0, others.size, step):
         chosen = others[start : start + step]
-        gap = columns[chosen] - columns[j] if toward else columns[j] - columns[chosen]
+        gap = np.take(columns, chosen, axis=0, out=buffer[: chosen.size], mode="clip")
+        if toward:
+            gap -= columns[j]
+        else:
+            np.subtract(columns[j], gap, out=gap)
         factor = factors[start : start + step, None]
         if divide:
             gap /= factor

@@ -163,7 +163,7 @@ def adjust_p_values(p_values: NDArray[np.float64], method: str) -> NDArray[np.fl
 
 #: Draw counts kept (replicates x clusters) for compare's bootstrap-t to go through once per
 #: block of pairs; above this many the draws are made again from the generator's saved state.
-KEPT_DRAW_ELEMENTS = 1 << 22
+KEPT_DRAW_ELEMENTS = 1 << 24
 #: Elements of one per-pair replicate array (replicates x pairs) in compare's bootstrap-t:
 #: the pairs are studentised a block at a time, so memory does not grow with the models.
 PAIR_BLOCK_ELEMENTS = 1 << 21

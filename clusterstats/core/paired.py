@@ -762,12 +762,9 @@ def summarize_comparison(
     if strata is None:
         extra = draws = None
         if method == "bootstrap_t":
-            # Every model's totals, the counts, the totals times the counts and the counts
-            # squared: a pair's linear replicate sums are differences of these columns, so
-            # only its sum of squares is drawn per pair, a block of pairs at a time.
-            extra = np.column_stack(
-                [cluster_totals, counts, cluster_totals * counts[:, None], counts * counts]
-            )
+            # The counts squared and the counts; each pair's own sums are drawn a block of
+            # pairs at a time from the same draws (_pairwise_studentized).
+            extra = np.column_stack([counts * counts, counts])
             draws = ClusterDraws(rng, n_clusters, n_resamples)
         replicates, extra_sums = shared_replicates(
             cluster_totals, counts, n_resamples=n_resamples, rng=rng, extra=extra, draws=draws
@@ -1017,12 +1014,14 @@ def _pairwise_studentized(
     block_elements: int | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], list[str]]:
     """Each pair's bootstrap-t interval joined with its floor (the ``cr3_ik`` interval), the
-    larger of the two p-values, and the notes; ``extra_sums`` holds the replicate sums laid out
-    by ``summarize_comparison`` (every model's totals, the counts, the totals times the counts,
-    the counts squared) and ``draws`` the draws they came from. With ``binary_items``
-    (``cluster_totals`` count the passes of 0/1 items), a side the bootstrap cannot bound is
-    bounded by :func:`discordance_bounds`, with the counts of discordant items bounded by the
-    passes (A alone passes at most ``min(T_A, n − T_B)`` items of a cluster).
+    larger of the two p-values, and the notes; ``extra_sums`` ends with the replicate sums of the
+    counts squared and of the counts, and ``draws`` are the draws they came from: each pair's
+    per-cluster differences centred at its estimate, their squares and their products with the
+    counts are summed over the same draws, so each pair's interval is ``paired_delta``'s.
+    With ``binary_items`` (``cluster_totals`` count the passes of 0/1 items), a side the
+    bootstrap cannot bound is bounded by :func:`discordance_bounds`, with the counts of
+    discordant items bounded by the passes (A alone passes at most ``min(T_A, n − T_B)`` items
+    of a cluster).
 
     The pairs are studentised a block at a time (``block_elements`` replicate values per
     array, :data:`PAIR_BLOCK_ELEMENTS` by default, a whole number of :data:`PAIR_PANEL`
@@ -1032,18 +1031,10 @@ def _pairwise_studentized(
     if block_elements is None:
         block_elements = PAIR_BLOCK_ELEMENTS
     n_pairs = delta.shape[0]
-    g, m = cluster_totals.shape
+    g = cluster_totals.shape[0]
     n_resamples = extra_sums.shape[0]
     cr1_se = np.sqrt(pairwise_cluster_robust(cluster_totals, counts, "CR1")[1][pair_a, pair_b])
-    # per model (rows) and replicate (columns), so that a block of pairs gathers whole rows
-    total_sum = np.ascontiguousarray(extra_sums[:, :m].T)
-    product_sum = np.ascontiguousarray(extra_sums[:, m + 1 : 2 * m + 1].T)
-    count_sum, count_square_sum = extra_sums[:, m].copy(), extra_sums[:, -1].copy()
-    # one precision for every block: whole-number squared differences whose drawn sums stay
-    # below 2^24 are exact in single precision
-    widest = float(np.max(cluster_totals.max(axis=1) - cluster_totals.min(axis=1)))
-    exact = bool(np.all(cluster_totals == np.rint(cluster_totals))) and g * widest**2 < 2**24
-    dtype = np.float32 if exact else np.float64
+    count_square_sum, count_sum = extra_sums[:, -2].copy(), extra_sums[:, -1].copy()
     quantile = np.broadcast_to(np.asarray(quantile, dtype=np.float64), (n_pairs,))
     low, high = delta - quantile * se, delta + quantile * se
     p_value = p_value.copy()
@@ -1063,37 +1054,38 @@ def _pairwise_studentized(
     # work buffers reused by every block: fresh arrays this large cost more in first-touch
     # page faults than the arithmetic done on them
     shape = (min(block, n_pairs), n_resamples)
-    spread_buffer, mean_buffer, work_buffer, other_buffer = (np.empty(shape) for _ in range(4))
+    spread_buffer, mean_buffer, work_buffer, other_buffer, gap_buffer = (
+        np.empty(shape) for _ in range(5)
+    )
     mask_buffer = np.empty(shape, dtype=bool)
-    scratch = np.empty((PAIR_PANEL, n_resamples), dtype=dtype)
+    scratch = np.empty((PAIR_PANEL, n_resamples))
     for first in range(0, n_pairs, block):
         part = slice(first, min(first + block, n_pairs))
         a, b, shift = pair_a[part], pair_b[part], delta[part, None]
         rows = a.shape[0]
-        spread, drawn_mean = spread_buffer[:rows], mean_buffer[:rows]
         work, other, mask = work_buffer[:rows], other_buffer[:rows], mask_buffer[:rows]
-        difference = cluster_totals[:, a] - cluster_totals[:, b]
-        # (pairs, replicates) arrays, worked in place: the replicate's difference of means,
-        # and the sum over its drawn clusters of the squared residuals about it,
-        # sum (D - mean n)^2 = sum D^2 - mean (2 sum D n - mean sum n^2)
-        _drawn_sums(draws, difference * difference, spread, scratch)
-        np.take(total_sum, a, axis=0, out=drawn_mean, mode="clip")
-        drawn_mean -= np.take(total_sum, b, axis=0, out=other, mode="clip")
-        drawn_mean /= count_sum
-        np.take(product_sum, a, axis=0, out=work, mode="clip")
-        work -= np.take(product_sum, b, axis=0, out=other, mode="clip")
-        work *= 2.0
-        work -= np.multiply(drawn_mean, count_square_sum, out=other)
-        work *= drawn_mean
+        # each pair's per-cluster difference centred at its estimate, its square and its
+        # product with the count, summed over every replicate's drawn clusters: the
+        # replicate's departure from the estimate and its own CR1 standard error
+        centred = cluster_totals[:, a] - cluster_totals[:, b] - np.outer(counts, shift[:, 0])
+        gap, square, cross = gap_buffer[:rows], spread_buffer[:rows], work
+        _drawn_sums(draws, centred, gap, scratch)
+        _drawn_sums(draws, centred * centred, square, scratch)
+        _drawn_sums(draws, centred * counts[:, None], cross, scratch)
+        gap /= count_sum
+        # square - 2 gap cross + gap^2 sum(n^2), in place
+        spread = np.subtract(
+            square,
+            np.multiply(np.multiply(gap, 2.0, out=other), cross, out=other),
+            out=mean_buffer[:rows],
+        )
+        spread += np.multiply(np.multiply(gap, gap, out=other), count_square_sum, out=other)
         # a spread that cancels to rounding noise of the squares subtracted is zero
-        noise = np.multiply(spread, threshold, out=other)
-        spread -= work
+        noise = np.multiply(square, threshold, out=other)
         np.copyto(spread, 0.0, where=np.logical_not(np.greater(spread, noise, out=mask), out=mask))
         spread *= g / (g - 1.0)
         np.sqrt(spread, out=spread)
         spread /= count_sum  # the replicate's own CR1 standard error
-        gap = drawn_mean
-        gap -= shift
         # gap / se, or +-inf on the side of the gap where the replicate has no spread
         t_stat = work
         with np.errstate(invalid="ignore"):

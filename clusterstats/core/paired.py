@@ -202,7 +202,7 @@ class ClusterDraws:
         self._state = rng.bit_generator.state
         self._bit_generator = type(rng.bit_generator)
         keep = n_resamples * n_clusters <= KEPT_DRAW_ELEMENTS
-        self._kept: list[NDArray[np.float32]] | None = [] if keep else None
+        self._kept: list[NDArray[np.floating]] | None = [] if keep else None
 
     def first(self):
         """The draws, from the caller's generator."""
@@ -211,11 +211,12 @@ class ClusterDraws:
                 self._kept.append(draws.astype(np.float32))
             yield start, stop, draws
 
-    def again(self):
-        """The same draws once more (kept ones in one piece, for one product per panel)."""
+    def again(self, dtype: type = np.float64):
+        """The same draws once more, in ``dtype`` (kept ones in one piece, converted once, for
+        one product per panel)."""
         if self._kept is not None:
-            if len(self._kept) > 1:
-                self._kept = [np.concatenate(self._kept)]
+            if len(self._kept) > 1 or self._kept[0].dtype != dtype:
+                self._kept = [np.concatenate(self._kept).astype(dtype, copy=False)]
             yield 0, self.n_resamples, self._kept[0]
             return
         replay = self._bit_generator()
@@ -1167,7 +1168,7 @@ def _drawn_sums(
     panels = -(-n // PAIR_PANEL)
     operand = np.zeros((panels * PAIR_PANEL, g), dtype=scratch.dtype)
     operand[:n] = values.T
-    for start, stop, drawn in draws.again():
+    for start, stop, drawn in draws.again(scratch.dtype):
         drawn = drawn.astype(scratch.dtype, copy=False)
         product = scratch[:, : stop - start]
         for k in range(panels):

@@ -40,6 +40,7 @@ REPO = Path(__file__).resolve().parents[2]
         ("benchmarks/sequential.py", "ratio trajectory / one interval"),
         ("studies/sequential_decisions.py", "price of watching"),
         ("benchmarks/plan_scale.py", "worst plan / cluster_ci ratio"),
+        ("benchmarks/leaderboard_scale.py", "s per 1,000 pairs"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):

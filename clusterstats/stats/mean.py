@@ -534,10 +534,23 @@ def _sizes(counts: np.ndarray, n_rows: int, n_clusters: int) -> dict[str, Any]:
     }
 
 
+def _n_empty(applied: Any, options: opt.IntervalOptions) -> int:
+    """Clusters left without a row by ``missing="drop"``."""
+    return int((~applied.kept).sum()) if options.missing == "drop" else 0
+
+
+def _unweighted(s: Any, applied: Any, options: opt.IntervalOptions, n_empty: int) -> _Route:
+    """The route of a design on the clusters' own sums (one-way or stratified): their sizes,
+    and the note of the clusters ``missing="drop"`` emptied."""
+    sums = applied.sums
+    empty = (policy.empty_clusters_note(n_empty, sums.n_clusters, options),) if n_empty else ()
+    return _Route(s, _sizes(sums.counts, sums.n_rows, sums.n_clusters), empty, varying_missing=True)
+
+
 def _one_way(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions, applied: Any):
     """Clusters of one grouping: the cluster-robust interval of the pooled or cluster-mean
     estimand (the default design)."""
-    n_empty = int((~applied.kept).sum()) if options.missing == "drop" else 0
+    n_empty = _n_empty(applied, options)
     s = design_interval(
         "one_way",
         applied.sums,
@@ -551,15 +564,13 @@ def _one_way(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions,
         cap_n_eff=options.cap_n_eff,
         n_empty_clusters=n_empty if options.empty_clusters == "keep" else 0,
     )
-    sums = applied.sums
-    empty = (policy.empty_clusters_note(n_empty, sums.n_clusters, options),) if n_empty else ()
-    return _Route(s, _sizes(sums.counts, sums.n_rows, sums.n_clusters), empty, varying_missing=True)
+    return _unweighted(s, applied, options, n_empty)
 
 
 def _stratified(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions, applied: Any):
     """Clusters nested in strata (``strata=``): the stratified (survey) variance."""
     policy.check_lonely(applied.strata, applied.strata_labels, options.lonely)
-    n_empty = int((~applied.kept).sum()) if options.missing == "drop" else 0
+    n_empty = _n_empty(applied, options)
     s = design_interval(
         "stratified",
         applied.sums,
@@ -573,9 +584,7 @@ def _stratified(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptio
         rng=options.rng.generator(),
         cap_n_eff=options.cap_n_eff,
     )
-    sums = applied.sums
-    empty = (policy.empty_clusters_note(n_empty, sums.n_clusters, options),) if n_empty else ()
-    return _Route(s, _sizes(sums.counts, sums.n_rows, sums.n_clusters), empty, varying_missing=True)
+    return _unweighted(s, applied, options, n_empty)
 
 
 def _weighted(group: MeanGroup, design: MeanDesign, options: opt.IntervalOptions, applied: Any):

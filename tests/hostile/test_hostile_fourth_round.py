@@ -267,3 +267,38 @@ def test_the_command_line_gate_names_and_takes_how_inner(bbh, tmp_path):
     inner = subprocess.run([*words, "--how", "inner"], capture_output=True, text=True)
     assert inner.returncode == 0, inner.stderr
     assert "50 items only in cot and 0 only in direct were left out" in inner.stdout
+
+
+def test_every_backend_names_the_sides_from_the_data():
+    # the same two models as pandas, polars, pyarrow, dask and a Dataset with a scalar
+    # ``model`` coordinate: each names its sides from the data, with the same numbers
+    import dask.dataframe as dd
+    import polars as pl
+
+    frame = mmlu()
+    a, b = frame[frame["model"] == MIXTRAL], frame[frame["model"] == FLASH]
+    options = {"by": "src", "on": "question_id", "method": "cr2"}
+    results = {
+        "pandas": cs.paired_delta(a, b, "correct", **options),
+        "polars": cs.paired_delta(pl.from_pandas(a), pl.from_pandas(b), "correct", **options),
+        "pyarrow": cs.paired_delta(
+            pl.from_pandas(a).to_arrow(), pl.from_pandas(b).to_arrow(), "correct", **options
+        ),
+        "dask": cs.paired_delta(
+            dd.from_pandas(a, npartitions=3),
+            dd.from_pandas(b, npartitions=2),
+            "correct",
+            **options,
+        ),
+    }
+    for name, result in results.items():
+        assert (result.label_a, result.label_b) == (MIXTRAL, FLASH), name
+        assert result.delta == pytest.approx(results["pandas"].delta, rel=1e-12), name
+        assert result.se == pytest.approx(results["pandas"].se, rel=1e-12), name
+    runs = cs.to_case_rerun(
+        frame.assign(run=0), case="question_id", rerun="run", outcome="correct", dims=["model"]
+    )
+    paired = cs.paired_delta(
+        runs.sel(model=MIXTRAL), runs.sel(model=FLASH), "correct", by="src", method="cr2"
+    )
+    assert (paired.label_a, paired.label_b) == (MIXTRAL, FLASH)

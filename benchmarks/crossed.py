@@ -62,7 +62,8 @@ def timed(frame: pd.DataFrame, repeats: int, label: str) -> None:
         calls[f"crossed {method}"] = lambda m=method: cs.cluster_ci(
             frame, "y", by=["id", "item"], crossed=True, method=m
         )
-    calls["cells only"] = lambda: adapters.mean_design(frame, "y", ["id", "item"])
+    columns = adapters.columns_of(frame, "y", ["id", "item"])
+    calls["cells only"] = lambda: adapters.mean_design(frame, columns)
     times: dict[str, list[float]] = {name: [] for name in calls}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cs.ClusterStatsWarning)

@@ -10,7 +10,7 @@ computes a statistic.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +61,10 @@ class MeanGroup:
     # ``weighted_ids`` among ``cluster_ids``.
     weighted: WeightedSums | None = None
     weighted_ids: NDArray[np.intp] | None = None
+    # When asked for (a confidence sequence's order of arrival): when each cluster of
+    # ``cluster_ids`` was complete, read from this group's own rows: the largest value of
+    # the design's ``order`` column among them, or without one its last row's position.
+    arrivals: NDArray[np.float64] | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,7 @@ class MeanDesign:
     responses: tuple[ResponseRows, ...] | None = field(default=None, repr=False)
     weights: str | None = None
     cluster_groupings: tuple[NDArray[np.intp], ...] | None = field(default=None, repr=False)
+    order: Hashable | None = None  # the column the groups' ``arrivals`` were read from
 
     @property
     def is_binary(self) -> bool:
@@ -142,6 +147,9 @@ class PairedItems:
     n_zero_weight_items: int = 0  # items of weight zero, left out of a weighted difference
     # The label of each cluster code (None with strata, which renumber the clusters).
     cluster_labels: tuple[Any, ...] | None = None
+    # When asked for: when each cluster code was complete, on either side (as
+    # :attr:`MeanGroup.arrivals`; without an order column, by the first side's positions).
+    arrivals: NDArray[np.float64] | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +162,8 @@ class PairedDesign:
     over: str | tuple[str, ...] | None
     groups: tuple[tuple[Any, PairedItems], ...]
     default_labels: tuple[str, str] = ("A", "B")
+    weights: str | None = None  # the weight column, when the items carry weights
+    order: Hashable | None = None  # the column the items' ``arrivals`` were read from
 
 
 @dataclass(frozen=True)
@@ -187,6 +197,7 @@ class ComparisonDesign:
     # values; each pair's sum of squared differences, for its Moulton ICC.
     products: NDArray[np.float64] | None = None
     n_zero_weight_items: int = 0  # items of weight zero, left out of weighted scores
+    weights: str | None = None  # the weight column, when ``weighted`` is given
 
 
 def over_of(extra_dims: tuple[str, ...]) -> str | tuple[str, ...] | None:

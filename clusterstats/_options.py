@@ -21,7 +21,7 @@ import math
 import numbers
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from clusterstats.core.sequential import SEQUENCE_METHODS
 from clusterstats.core.variance import ESTIMANDS
 from clusterstats.core.weighted import WEIGHTED_METHODS
 from clusterstats.errors import InvalidOptionError
+
+if TYPE_CHECKING:
+    from clusterstats.adapters.labels import Columns
 
 __all__ = [
     "ADJUSTMENTS",
@@ -261,9 +264,7 @@ class IntervalOptions:
     confidence: float = 0.95
     missing: str = "drop"
     propensity: str = "cluster"
-    covariates: tuple[Hashable, ...] = ()
     min_propensity: float = 0.05
-    strata: Hashable | None = None
     nest: bool = False
     lonely: str = "fail"
     icc: float | None = None
@@ -272,7 +273,11 @@ class IntervalOptions:
     cap_n_eff: bool = True
     empty_clusters: str = "drop"
     crossed: bool = False
-    weights: Hashable | None = None
+
+
+def _role(columns: Columns | None, role: str) -> Any:
+    """The ``role`` of a call's columns as the caller gave it (None without columns)."""
+    return None if columns is None else columns.given(role)
 
 
 def check_weights(
@@ -314,15 +319,16 @@ CROSSED_PAIRED_METHODS = ("auto", "naive", "cr1")
 
 def check_crossed(
     crossed: Any,
+    columns: Columns | None,
     *,
-    by: Any,
     estimand: Any,
-    strata: Any,
     missing: Any,
     method: Any,
     methods: Sequence[str] | None = None,
 ) -> bool:
-    """``crossed`` as a flag, and the options it does not go with as errors naming them."""
+    """``crossed`` as a flag, and the options (and the roles of ``columns``: two or more
+    cluster columns, no strata) it does not go with as errors naming them."""
+    by, strata = _role(columns, "by"), _role(columns, "strata")
 
     allowed = CROSSED_METHODS if methods is None else tuple(methods)
     crossed = check_flag("crossed", crossed)
@@ -350,15 +356,14 @@ def check_crossed(
 
 
 def interval_options(
+    columns: Columns | None = None,
     *,
     estimand: Any = "pooled",
     method: Any = "auto",
     confidence: Any = 0.95,
     missing: Any = "drop",
     propensity: Any = "cluster",
-    covariates: Any = None,
     min_propensity: Any = 0.05,
-    strata: Hashable | None = None,
     nest: Any = False,
     lonely: Any = "fail",
     icc: Any = None,
@@ -367,10 +372,10 @@ def interval_options(
     cap_n_eff: Any = True,
     empty_clusters: Any = "drop",
     crossed: Any = False,
-    by: Any = None,
-    weights: Any = None,
 ) -> IntervalOptions:
-    """Validate the options of ``cluster_ci`` (``by`` only to check ``crossed``)."""
+    """Validate the options of ``cluster_ci`` against the roles of its ``columns`` (the
+    strata, weights, covariates and clusters the options go with)."""
+    strata, covariates = _role(columns, "strata"), _role(columns, "covariates")
     level = check_confidence(confidence)
     check_choice("estimand", estimand, STRATIFIED_ESTIMANDS if strata is not None else ESTIMANDS)
     check_choice("method", method, METHODS)
@@ -419,15 +424,13 @@ def interval_options(
         min_propensity = check_unit_interval("min_propensity", min_propensity, upper_open=True)
     elif covariates is not None or propensity != "cluster":
         raise InvalidOptionError("propensity= and covariates= apply to missing='ipw' only")
-    return IntervalOptions(
+    options = IntervalOptions(
         estimand=estimand,
         method=method,
         confidence=level,
         missing=missing,
         propensity=propensity,
-        covariates=covariate_labels,
         min_propensity=float(min_propensity),
-        strata=strata,
         nest=nest,
         lonely=lonely,
         icc=icc,
@@ -435,13 +438,13 @@ def interval_options(
         rng=check_seed(rng),
         cap_n_eff=check_flag("cap_n_eff", cap_n_eff),
         empty_clusters=empty_clusters,
-        crossed=check_crossed(
-            crossed, by=by, estimand=estimand, strata=strata, missing=missing, method=method
-        ),
-        weights=check_weights(
-            weights, estimand=estimand, missing=missing, method=method, crossed=crossed, icc=icc
-        ),
+        crossed=check_crossed(crossed, columns, estimand=estimand, missing=missing, method=method),
     )
+    check_weights(
+        _role(columns, "weights"), estimand=estimand, missing=missing, method=method,
+        crossed=crossed, icc=icc,
+    )  # fmt: skip
+    return options
 
 
 @dataclass(frozen=True)
@@ -453,34 +456,34 @@ class PairedOptions:
     method: str = "auto"
     confidence: float = 0.95
     missing: str = "drop"
-    strata: Hashable | None = None
     nest: bool = False
     lonely: str = "fail"
     adjust: str = "holm"
     n_resamples: int = 9999
     rng: Seed = Seed(None)
     crossed: bool = False
-    weights: Hashable | None = None
     orientation: str = "as_given"
     rank_method: str = "auto"
     top: int = 1
 
 
 def _pairing_options(
+    columns: Columns | None,
     *,
     estimands: Sequence[str],
     methods: Sequence[str],
+    crossed_methods: Sequence[str],
     how: Any,
     estimand: Any,
     method: Any,
     adjust: Any,
     confidence: Any,
     missing: Any,
-    strata: Hashable | None,
     nest: Any,
     lonely: Any,
     n_resamples: Any,
     rng: Any,
+    crossed: Any,
     always_resamples: bool,
 ) -> PairedOptions:
     """The checks that ``paired_delta`` and ``compare`` share (``compare`` always resamples,
@@ -492,7 +495,7 @@ def _pairing_options(
     check_choice("adjust", adjust, ADJUSTMENTS)
     check_choice("missing", missing, MISSING_OR_IPW)
     check_choice("lonely", lonely, LONELY)
-    if strata is not None and missing == "ipw":
+    if _role(columns, "strata") is not None and missing == "ipw":
         raise InvalidOptionError("strata= and missing='ipw' cannot be combined yet")
     return PairedOptions(
         how=how,
@@ -500,7 +503,6 @@ def _pairing_options(
         method=method,
         confidence=level,
         missing=missing,
-        strata=strata,
         nest=check_flag("nest", nest),
         lonely=lonely,
         adjust=adjust,
@@ -509,78 +511,64 @@ def _pairing_options(
             n_resamples, level, resampling=always_resamples or str(method).startswith("bootstrap")
         ),
         rng=check_seed(rng),
-    )
+        crossed=check_crossed(
+            crossed, columns, estimand=estimand, missing=missing, method=method,
+            methods=crossed_methods,
+        ),
+    )  # fmt: skip
+
+
+def _check_pairing_weights(columns: Columns | None, options: PairedOptions) -> None:
+    """``weights=`` and the options of a paired difference or a leaderboard it does not go
+    with."""
+    weights = _role(columns, "weights")
+    if weights is None:
+        return
+    if options.missing == "ipw":
+        raise InvalidOptionError("weights= and missing='ipw' cannot be combined yet")
+    check_weights(
+        weights, estimand=options.estimand, missing=options.missing, method=options.method,
+        crossed=options.crossed, icc=None,
+    )  # fmt: skip
 
 
 def paired_options(
+    columns: Columns | None = None,
     *,
     how: Any = "strict",
     estimand: Any = "pooled",
     method: Any = "auto",
     confidence: Any = 0.95,
     missing: Any = "drop",
-    strata: Hashable | None = None,
     nest: Any = False,
     lonely: Any = "fail",
     n_resamples: Any = 9999,
     rng: Any = None,
     crossed: Any = False,
-    by: Any = None,
-    weights: Any = None,
 ) -> PairedOptions:
-    """Validate the options of ``paired_delta`` (``by`` only to check ``crossed``)."""
+    """Validate the options of ``paired_delta`` against the roles of its ``columns``."""
     options = _pairing_options(
-        estimands=ESTIMANDS,
-        methods=PAIRED_METHODS,
-        how=how,
-        estimand=estimand,
-        method=method,
-        adjust="holm",
-        confidence=confidence,
-        missing=missing,
-        strata=strata,
-        nest=nest,
-        lonely=lonely,
-        n_resamples=n_resamples,
-        rng=rng,
-        always_resamples=False,
-    )
+        columns, estimands=ESTIMANDS, methods=PAIRED_METHODS,
+        crossed_methods=CROSSED_PAIRED_METHODS, how=how, estimand=estimand, method=method,
+        adjust="holm", confidence=confidence, missing=missing, nest=nest, lonely=lonely,
+        n_resamples=n_resamples, rng=rng, crossed=crossed, always_resamples=False,
+    )  # fmt: skip
     if missing == "ipw" and (estimand != "pooled" or method != "auto"):
         raise InvalidOptionError(
             "missing='ipw' estimates the pooled difference with its stacked sandwich "
             "variance: leave estimand and method at their defaults"
         )
-    if strata is not None and method not in STRATIFIED_PAIRED_METHODS:
+    if _role(columns, "strata") is not None and method not in STRATIFIED_PAIRED_METHODS:
         raise InvalidOptionError(
             "with strata, a paired difference takes method 'auto' (= 'cr1', the stratified "
             f"linearised variance), 'cr1' or 'bootstrap' (Rao–Wu within strata), not {method!r}"
         )
-    if check_crossed(
-        crossed,
-        by=by,
-        estimand=estimand,
-        strata=strata,
-        missing=missing,
-        method=method,
-        methods=CROSSED_PAIRED_METHODS,
-    ):
-        options = dataclasses.replace(options, crossed=True)
-    if weights is not None:
-        if missing == "ipw":
-            raise InvalidOptionError("weights= and missing='ipw' cannot be combined yet")
-        label = check_weights(
-            weights,
-            estimand=estimand,
-            missing=missing,
-            method=method,
-            crossed=crossed,
-            icc=None,
-        )
-        options = dataclasses.replace(options, weights=label)
+    _check_pairing_weights(columns, options)
     return options
 
 
 def compare_options(
+    columns: Columns | None = None,
     *,
     how: Any = "strict",
     estimand: Any = "pooled",
@@ -588,19 +576,16 @@ def compare_options(
     adjust: Any = "holm",
     confidence: Any = 0.95,
     missing: Any = "drop",
-    strata: Hashable | None = None,
     nest: Any = False,
     lonely: Any = "fail",
     n_resamples: Any = 9999,
     rng: Any = None,
     crossed: Any = False,
-    by: Any = None,
-    weights: Any = None,
     orientation: Any = "as_given",
     rank_method: Any = "auto",
     top: Any = 1,
 ) -> PairedOptions:
-    """Validate the options of ``compare`` (``by`` only to check ``crossed``)."""
+    """Validate the options of ``compare`` against the roles of its ``columns``."""
     check_choice("orientation", orientation, ORIENTATIONS)
     check_choice("rank_method", rank_method, RANK_METHODS)
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
@@ -610,51 +595,26 @@ def compare_options(
             "rank_method='bootstrap' has no crossed form (the cluster bootstrap resamples one "
             "grouping); with crossed=True the rank sets use 'guarded' ('auto')"
         )
+    stratified = _role(columns, "strata") is not None
     options = _pairing_options(
-        estimands=STRATIFIED_ESTIMANDS if strata is not None else ESTIMANDS,
-        methods=COMPARE_METHODS,
-        how=how,
-        estimand=estimand,
-        method=method,
-        adjust=adjust,
-        confidence=confidence,
-        missing=missing,
-        strata=strata,
-        nest=nest,
-        lonely=lonely,
-        n_resamples=n_resamples,
-        rng=rng,
-        always_resamples=True,
-    )
-    if strata is not None and method in ("cr2", "cr2_ik", "cr3", "cr3_ik", "bootstrap_t"):
+        columns, estimands=STRATIFIED_ESTIMANDS if stratified else ESTIMANDS,
+        methods=COMPARE_METHODS, crossed_methods=("auto", "cr1"), how=how, estimand=estimand,
+        method=method, adjust=adjust, confidence=confidence, missing=missing, nest=nest,
+        lonely=lonely, n_resamples=n_resamples, rng=rng, crossed=crossed, always_resamples=True,
+    )  # fmt: skip
+    if stratified and method in ("cr2", "cr2_ik", "cr3", "cr3_ik", "bootstrap_t"):
         raise InvalidOptionError(
             "with strata, compare uses the stratified linearised variance (method 'auto' or "
             f"'cr1') or the Rao–Wu bootstrap within strata ('bootstrap'), not {method!r}"
         )
     if missing == "ipw" and estimand != "pooled":
         raise InvalidOptionError("missing='ipw' estimates pooled scores; use estimand='pooled'")
-    if check_crossed(
-        crossed,
-        by=by,
-        estimand=estimand,
-        strata=strata,
-        missing=missing,
-        method=method,
-        methods=("auto", "cr1"),
-    ):
-        options = dataclasses.replace(options, crossed=True)
-    if weights is not None:
-        if method not in ("auto", "cr1"):
-            raise InvalidOptionError(
-                f"method {method!r} has no weighted form in compare; with weights= use "
-                "'auto' (= 'cr1') or 'cr1'"
-            )
-        if missing == "ipw":
-            raise InvalidOptionError("weights= and missing='ipw' cannot be combined yet")
-        label = check_weights(
-            weights, estimand=estimand, missing=missing, method=method, crossed=crossed, icc=None
+    if _role(columns, "weights") is not None and method not in ("auto", "cr1"):
+        raise InvalidOptionError(
+            f"method {method!r} has no weighted form in compare; with weights= use "
+            "'auto' (= 'cr1') or 'cr1'"
         )
-        options = dataclasses.replace(options, weights=label)
+    _check_pairing_weights(columns, options)
     return dataclasses.replace(
         options, orientation=orientation, rank_method=rank_method, top=int(top)
     )

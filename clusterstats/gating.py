@@ -44,7 +44,7 @@ from clusterstats._result import (
 from clusterstats.core._lazy import special
 from clusterstats.core.planning import ScaledDesign
 from clusterstats.errors import ClusterStatsError, InvalidOptionError, OverBudgetWarning, warn
-from clusterstats.stats.mean import build_cluster_ci, interval_design
+from clusterstats.stats.mean import build_cluster_ci
 from clusterstats.stats.paired import build_paired_delta, matched_design
 from clusterstats.stats.planning import build_pilot_plan
 from clusterstats.stats.sequential import (
@@ -504,11 +504,14 @@ def gate(
         data, baseline=baseline, margin=margin, at_least=at_least, how=how, power=power,
         confidence=confidence, over=over,
     )  # fmt: skip
+    columns = adapters.columns_of(
+        data, outcome, by, over=over, on=on, rerun=rerun, responded=responded, strata=strata,
+        weights=weights, order=order, layout=(case, "rerun"),
+    )  # fmt: skip
     watching = _watching(
-        sequential, strata=strata, weights=weights, crossed=crossed, responded=responded,
-        missing=missing,
+        sequential, columns, crossed=crossed, missing=missing,
         later={
-            "order": order, "budget": budget, "bounds": bounds,
+            "budget": budget, "bounds": bounds,
             "max_cluster_size": max_cluster_size, "cluster_size": cluster_size,
             "benchmark_clusters": benchmark_clusters, "benchmark_rows": benchmark_rows,
             "target": None if target == "population" else target,
@@ -516,8 +519,8 @@ def gate(
     )  # fmt: skip
     shared = {
         "estimand": estimand, "confidence": question.confidence, "missing": missing,
-        "strata": strata, "nest": nest, "lonely": lonely, "n_resamples": n_resamples, "rng": rng,
-        "crossed": crossed, "by": by, "weights": weights,
+        "nest": nest, "lonely": lonely, "n_resamples": n_resamples, "rng": rng,
+        "crossed": crossed,
         # a watching gate names its sequence in method=; its design needs none
         "method": "auto" if watching else method,
     }  # fmt: skip
@@ -525,25 +528,19 @@ def gate(
     # backend and option of the statistics is the gate's too, watching or not.
     design: MeanDesign | PairedDesign
     if baseline is None:
-        options: Any = opt.interval_options(**shared)
-        design = interval_design(
-            data, outcome, by, options, over=over, responded=responded, case=case
-        )
+        options: Any = opt.interval_options(columns, **shared)
+        design = adapters.mean_design(data, columns, nest=options.nest, arrivals=watching)
     else:
-        options = opt.paired_options(how=question.how, **shared)
-        design = matched_design(
-            data, baseline, outcome, by, options, on=on, rerun=rerun, responded=responded,
-            case=case, over=over,
-        )  # fmt: skip
+        options = opt.paired_options(columns, how=question.how, **shared)
+        design = matched_design(data, baseline, columns, options, arrivals=watching)
     _check_scale(design, question.kind, question.bound)
     if watching:
         return _sequential_gate(
-            data, outcome, by, design, question, baseline=baseline, order=order,
-            budget=budget, bounds=bounds, max_cluster_size=max_cluster_size,
-            cluster_size=cluster_size, method="betting_mixture" if method == "auto" else method,
-            target=target, benchmark_clusters=benchmark_clusters,
-            benchmark_rows=benchmark_rows, estimand=estimand, missing=missing, case=case,
-            over=over,
+            data, columns, design, question, baseline=baseline, budget=budget, bounds=bounds,
+            max_cluster_size=max_cluster_size, cluster_size=cluster_size,
+            method="betting_mixture" if method == "auto" else method, target=target,
+            benchmark_clusters=benchmark_clusters, benchmark_rows=benchmark_rows,
+            estimand=estimand, missing=missing,
         )  # fmt: skip
     return _fixed_gate(design, options, question, outcome=outcome, missing=missing)
 
@@ -614,16 +611,19 @@ def _question(
     )
 
 
-def _watching(sequential: Any, *, later: dict[str, Any], **design: Any) -> bool:
+def _watching(
+    sequential: Any, columns: Any, *, crossed: Any, missing: Any, later: dict[str, Any]
+) -> bool:
     """Whether the gate watches a growing run (``sequential``); the options only a watching
-    gate takes are refused without it, and the designs it does not take yet with it."""
+    gate takes (``later``, and ``order=``) are refused without it, and the designs it does
+    not take yet with it."""
     if opt.check_flag("sequential", sequential):
         unsupported = {
-            "strata": design["strata"] is not None,
-            "weights": design["weights"] is not None,
-            "crossed": bool(design["crossed"]),
-            "responded": design["responded"] is not None,
-            "missing='ipw'": design["missing"] == "ipw",
+            "strata": bool(columns.strata),
+            "weights": bool(columns.weights),
+            "crossed": bool(crossed),
+            "responded": bool(columns.responded),
+            "missing='ipw'": missing == "ipw",
         }
         refused = [name for name, given in unsupported.items() if given]
         if refused:
@@ -632,6 +632,7 @@ def _watching(sequential: Any, *, later: dict[str, Any], **design: Any) -> bool:
                 f"not take {', '.join(refused)} yet"
             )
         return True
+    later = {"order": columns.given("order"), **later}
     given = [f"{name}=" for name, value in later.items() if value is not None]
     if given:
         raise InvalidOptionError(f"{', '.join(given)} go with sequential=True")
@@ -696,7 +697,7 @@ def _fixed_gate(
                 power=question.power,
                 outcome=outcome,
                 missing=missing,
-                scaled_only=_plan_scaled_only(options),
+                scaled_only=_plan_scaled_only(design, options),
             )
         gates.append(
             Gate(
@@ -729,13 +730,11 @@ def _fixed_gate(
 
 def _sequential_gate(
     data: Any,
-    outcome: Hashable,
-    by: Any,
+    columns: Any,
     design: MeanDesign | PairedDesign,
     question: _Question,
     *,
     baseline: Any,
-    order: Hashable | None,
     budget: Any,
     bounds: Any,
     max_cluster_size: Any,
@@ -746,8 +745,6 @@ def _sequential_gate(
     benchmark_rows: Any,
     estimand: Any,
     missing: Any,
-    case: Hashable,
-    over: Any,
 ) -> GateReport:
     """``gate(..., sequential=True)``: each slice's confidence sequence over its completed
     clusters, the family's error split by Bonferroni."""
@@ -771,22 +768,12 @@ def _sequential_gate(
     )
     _check_within_bounds(kind, bound, options.bounds)
     labels = _gate_labels(design, dataset=question.dataset)
-    arrivals = _arrivals_by_group(
-        data, baseline, outcome, by, design=design, over=over, order=order, case=case
-    )
     gates = []
-    for group, label, arrived in zip(design.groups, labels, arrivals, strict=True):
+    for group, label in zip(design.groups, labels, strict=True):
         if baseline is None:
-            seq = sequence_of(group, design, options, arrivals=arrived, order=order)
+            seq = sequence_of(group, design, options)
         else:
-            seq = paired_sequence_of(
-                group[1],
-                design,
-                options,
-                arrivals=arrived,
-                order=order,
-                labels=design.default_labels,
-            )
+            seq = paired_sequence_of(group[1], design, options, labels=design.default_labels)
         now = seq.current
         notes = list(seq.notes)
         needed = math.nan
@@ -863,42 +850,6 @@ def _sequential_gate(
     )
 
 
-def _arrivals_by_group(
-    data: Any,
-    baseline: Any,
-    outcome: Hashable,
-    by: Any,
-    *,
-    design: MeanDesign | PairedDesign,
-    over: Any,
-    order: Hashable | None,
-    case: Hashable,
-) -> list[Any]:
-    """When each cluster of each gated group was complete, read from that group's own rows
-    (a cluster label shared by two ``over=`` slices arrives in each slice when its rows there
-    are done, not when the last of them anywhere is), in the order of ``design.groups``."""
-    paired = baseline is not None
-    if over is None:
-        if paired:
-            whole = adapters.paired_arrivals(data, baseline, outcome, by, order=order, case=case)
-        else:
-            whole = adapters.cluster_arrivals(data, outcome, by, order=order, case=case)
-        return [whole] * len(design.groups)
-    own = adapters.slice_arrivals(
-        data, outcome, by, over=over, order=order, other=baseline, paired=paired, case=case
-    )
-    if paired:
-        return [own[label] for label, _ in design.groups]
-    # the slice's arrivals are by its own cluster codes; the design's by codes of every slice
-    n_codes = max(int(g.cluster_ids.max()) + 1 for g in design.groups if g.cluster_ids.size)
-    arrivals = []
-    for group in design.groups:
-        by_code = np.full(n_codes, -np.inf)
-        by_code[np.sort(group.cluster_ids)] = own[group.label]
-        arrivals.append(by_code)
-    return arrivals
-
-
 def _check_within_bounds(kind: str, bound: float, bounds: tuple[float, float] | None) -> None:
     """A threshold outside the range the outcome is known to lie in, or a margin as wide as
     it, decides a watching gate whatever the data: refused."""
@@ -971,10 +922,10 @@ def _gate_labels(design: Any, *, dataset: bool) -> list[str | None]:
     return labels
 
 
-def _plan_scaled_only(options: Any) -> str | None:
+def _plan_scaled_only(design: Any, options: Any) -> str | None:
     """Why the plan of an inconclusive gate scales the run's standard error instead of
     projecting a pilot plan (the pilot plans neither weighted means nor crossed groupings)."""
-    if options.weights is not None:
+    if design.weights is not None:
         return "weights="
     if options.crossed:
         return "crossed=True"

@@ -60,8 +60,12 @@ def compute_columns(data: Any, labels: Iterable[Hashable]) -> pd.DataFrame:
     return data[wanted].compute()
 
 
-def mean_design(data: Any, columns: Columns, *, nest: bool = False) -> MeanDesign:
-    """Per-cluster statistics from one lazy grouped aggregation over (over, by..., strata)."""
+def mean_design(
+    data: Any, columns: Columns, *, nest: bool = False, arrivals: bool = False
+) -> MeanDesign:
+    """Per-cluster statistics from one lazy grouped aggregation over (over, by..., strata);
+    with ``arrivals``, the cluster and order columns are computed in the same pass, for when
+    each cluster was complete."""
     import dask
 
     outcome, by_labels = columns.given("outcome"), as_labels(columns.given("by"))
@@ -69,7 +73,7 @@ def mean_design(data: Any, columns: Columns, *, nest: bool = False) -> MeanDesig
     responded, weights = columns.given("responded"), columns.given("weights")
     if columns.covariates:  # a response model needs the rows
         frame = compute_columns(data, columns.names())
-        return frame_adapter.mean_design(frame, columns, nest=nest)
+        return frame_adapter.mean_design(frame, columns, nest=nest, arrivals=arrivals)
     keys = [*dict.fromkeys((*columns.by, *columns.over, *columns.strata))]  # as names() orders
     for column in columns.names():
         if column not in data.columns:
@@ -126,7 +130,10 @@ def mean_design(data: Any, columns: Columns, *, nest: bool = False) -> MeanDesig
     missing_ids = data[keys].isna().sum()
     lazy = [table, infinite, missing_ids, *weight_checks]
     lazy += [contradicting] if contradicting is not None else []
+    # the rows' clusters and order in computed order: their positions are the rows'
+    lazy += [data[[*dict.fromkeys((*keys, *columns.order))]]] if arrivals else []
     table, has_inf, missing_ids, *checks = dask.compute(*lazy)
+    rows = checks.pop() if arrivals else None
     if weights is not None:
         _raise_bad_weights(weights, checks[: len(weight_checks)])
         checks = checks[len(weight_checks) :]
@@ -146,9 +153,10 @@ def mean_design(data: Any, columns: Columns, *, nest: bool = False) -> MeanDesig
     cells = table.index.to_frame(index=False)
     cells.columns = keys  # the caller's names again, in a frame that holds nothing else
     sums = {name: table[name].to_numpy(dtype=np.float64) for name in table.columns}
-    return _design_from_table(
+    design = _design_from_table(
         cells, sums, outcome, by_labels, over, strata, nest, shift, weights=weights
     )
+    return design if rows is None else frame_adapter.with_arrivals(design, rows, columns)
 
 
 def _lazy_weights(column: Any, name: Hashable) -> tuple[Any, list[Any]]:

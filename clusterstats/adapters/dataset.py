@@ -14,6 +14,7 @@ missing), or ``responded=`` (a variable that is False where a run gave no usable
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -41,9 +42,12 @@ from clusterstats.adapters.frame import (
     stratify,
     time_windows,
 )
+from clusterstats.adapters.frame import mean_design as frame_mean_design
 from clusterstats.adapters.labels import Columns, as_labels
 from clusterstats.adapters.layout import RAN_ATTRIBUTE
-from clusterstats.adapters.pairing import complete_items, sums_by_cluster
+from clusterstats.adapters.pairing import comparison_design as compare_frames
+from clusterstats.adapters.pairing import complete_items, sums_by_cluster, with_arrivals
+from clusterstats.adapters.pairing import paired_design as pair_frames
 from clusterstats.core.crossed import memberships_of
 from clusterstats.core.reruns import MOMENTS, case_moments, case_table, impute_runs
 from clusterstats.errors import (
@@ -301,10 +305,124 @@ def _case_strata(
     return stratify(cases, per_case, str(strata), nest=nest)
 
 
-def mean_design(
-    data: Any, columns: Columns, *, case: Hashable, rerun: Hashable, nest: bool = False
+def mean_or_weighted_design(
+    data: Any, columns: Columns, *, nest: bool = False, arrivals: bool = False
 ) -> MeanDesign:
-    """Per-cluster statistics of the runs for each combination of the extra dims."""
+    """:func:`mean_design`, or with ``weights=`` (a weight per case) the design of the runs
+    as a long frame, its cases the clusters' members."""
+    if not columns.weights:
+        return mean_design(data, columns, nest=nest, arrivals=arrivals)
+    if columns.responded:
+        raise InvalidOptionError("weights= with responded= is not available for Datasets yet")
+    runs, long = _weighted_runs(data, columns, columns.layout[1])
+    return frame_mean_design(runs, long, nest=nest)
+
+
+def _weighted_runs(
+    data: Any, columns: Columns, rerun: Hashable, weights: Hashable | str | None = "given"
+) -> tuple[pd.DataFrame, Columns]:
+    """The runs of a Dataset with a weight per case as a long frame (:func:`weighted_runs_frame`,
+    ``weights`` the weights' label or "given" for the call's), and the columns naming its
+    outcome, clusters, extra dims (as ``over``), strata and weights."""
+    case = columns.layout[0]
+    strata = columns.given("strata")
+    runs, cluster_columns, extra = weighted_runs_frame(
+        data, columns.given("outcome"), columns.given("by"), case=case, rerun=rerun,
+        weights=columns.given("weights") if weights == "given" else weights, strata=strata,
+    )  # fmt: skip
+    long = Columns.of(
+        columns.given("outcome"), _one_or_several(cluster_columns),
+        over=_one_or_several(extra) if extra else None, strata=strata,
+        weights=columns.given("weights"),
+    )  # fmt: skip
+    return runs, long
+
+
+def _one_or_several(labels: Sequence[Hashable]) -> Any:
+    return labels[0] if len(labels) == 1 else list(labels)
+
+
+def paired_or_weighted_design(
+    data: Any,
+    other: Any,
+    columns: Columns,
+    *,
+    how: str,
+    missing: str,
+    nest: bool,
+    labels: Any,
+    arrivals: bool = False,
+) -> PairedDesign:
+    """:func:`paired_design` of two Datasets, or with ``weights=`` (a weight per case, read
+    from the first) the long frames of their runs, the cases the items."""
+    if columns.over:
+        raise InvalidOptionError(
+            "over= slices a frame; a Dataset's extra dims (e.g. task) are its slices already"
+        )
+    rerun = columns.given("rerun") or "rerun"
+    if not columns.weights:
+        design = paired_design(
+            data, other, columns, how=how, missing=missing, nest=nest, case=columns.layout[0],
+            rerun=rerun, labels=labels or ("A", "B"),
+        )  # fmt: skip
+        if not arrivals:
+            return design
+        by, order, case = columns.given("by"), columns.given("order"), columns.layout[0]
+        found = label_arrivals([data, other], by, order, case=case)
+        groups = tuple((label, with_arrivals(items, found)) for label, items in design.groups)
+        return replace(design, groups=groups, order=order)
+    if columns.responded or columns.on:
+        raise InvalidOptionError(
+            "weights= on Datasets takes neither responded= nor on= yet (their cases are the items)"
+        )
+    sides = [_weighted_runs(data, columns, rerun), _weighted_runs(other, columns, rerun, None)]
+    long = sides[0][1]
+    if long.over:
+        raise InvalidOptionError(
+            f"weights= on Datasets with extra dims {list(long.over)} is not available for "
+            "paired_delta yet: select one label of each first"
+        )
+    case = str(columns.layout[0])
+    long = replace(long, on=(case,), rerun=(str(rerun),))
+    design = pair_frames(sides[0][0], sides[1][0], long, how=how, missing=missing, nest=nest)
+    return replace(design, default_labels=("A", "B"))
+
+
+def comparison_or_weighted_design(
+    data: Any, columns: Columns, *, how: str, missing: str, nest: bool
+) -> ComparisonDesign:
+    """:func:`comparison_design`, or with ``weights=`` (a weight per case) the long frame of
+    the runs with the models along one extra dim."""
+    case = columns.layout[0]
+    rerun = columns.given("rerun") or "rerun"
+    if not columns.weights:
+        return comparison_design(
+            data, columns, case=case, rerun=rerun, how=how, missing=missing, nest=nest
+        )
+    if columns.responded or columns.on:
+        raise InvalidOptionError(
+            "weights= on a Dataset takes neither responded= nor on= yet (its cases are the items)"
+        )
+    model = columns.given("model")
+    runs, long = _weighted_runs(data, columns, rerun)
+    if list(long.over) != [str(model)]:
+        raise InvalidOptionError(
+            f"compare needs the models along one extra dim {model!r}; the outcome has "
+            f"extra dims {list(long.over)}"
+        )
+    long = replace(long, over=(), model=(model,), on=(str(case),), rerun=(str(rerun),))
+    return compare_frames(runs, long, how=how, missing=missing, nest=nest)
+
+
+def mean_design(
+    data: Any, columns: Columns, *, nest: bool = False, arrivals: bool = False
+) -> MeanDesign:
+    """Per-cluster statistics of the runs for each combination of the extra dims; with
+    ``arrivals``, when each cluster was complete (:func:`cluster_arrivals`)."""
+    case, rerun = columns.layout
+    arrived = None
+    if arrivals:
+        arrived = cluster_arrivals(data, columns.given("by"), columns.given("order"), case=case)
     outcome, by, over = columns.given("outcome"), columns.given("by"), columns.given("over")
     responded, strata = columns.given("responded"), columns.given("strata")
     covariates = columns.covariates
@@ -332,6 +450,7 @@ def mean_design(
                 cluster_ids=ids,
                 is_binary=not bool(m[:, 3].any()),
                 strata=None if stratum_of_cluster is None else stratum_of_cluster[ids],
+                arrivals=None if arrived is None else arrived[ids],
             )
         )
     responses = None
@@ -345,6 +464,7 @@ def mean_design(
         strata_labels=tuple(stratum_labels),
         cluster_names=names,
         responses=responses,
+        order=columns.given("order") if arrivals else None,
     )
 
 
@@ -660,17 +780,16 @@ def _dim_alias(array: xr.DataArray, name: Hashable, case: Hashable, rerun: Hasha
 
 def rows_design(
     data: Any,
-    outcome: Hashable,
+    columns: Columns,
     groupings: Sequence[tuple[str, Sequence[Hashable]]],
     *,
     missing: str,
-    case: Hashable,
-    rerun: Hashable,
-    time: Hashable | None = None,
     window: str | None = None,
 ) -> RowsDesign:
     """The runs one by one, each with the cluster code of every candidate grouping: a dim
     (``case``, ``rerun``) or any coordinate whose dims the outcome has."""
+    outcome, time = columns.given("outcome"), columns.given("time")
+    case, rerun = columns.layout
     array = outcome_array(data, outcome, case=case, rerun=rerun)
     if array.ndim != 2:
         raise DimensionError(
@@ -694,9 +813,9 @@ def rows_design(
     else:
         keep = happened & ~np.isnan(y)
     coded = []
-    for name, columns in groupings:
+    for name, labels in groupings:
         per_cell = []
-        for column in columns:
+        for column in labels:
             column = _dim_alias(array, column, case, rerun)
             if column in (case, rerun):
                 variable = array[column]
@@ -725,17 +844,10 @@ def rows_design(
     return RowsDesign(outcome=str(outcome), values=y[keep], groupings=tuple(coded))
 
 
-def missing_reasons(
-    data: Any,
-    outcome: Hashable,
-    by: Any,
-    *,
-    reason: Hashable,
-    responded: Hashable | None,
-    case: Hashable,
-    rerun: Hashable,
-) -> tuple[tuple[Any, int, int], ...]:
-    """The missing runs by ``reason`` (a variable of the outcome's dims, or along case)."""
+def missing_reasons(data: Any, columns: Columns) -> tuple[tuple[Any, int, int], ...]:
+    """The missing runs by the ``reason`` variable (of the outcome's dims, or along case)."""
+    outcome, by, reason = (columns.given(role) for role in ("outcome", "by", "reason"))
+    responded, (case, rerun) = columns.given("responded"), columns.layout
     array = outcome_array(data, outcome, case=case, rerun=rerun)
     values, ran = _ran_and_outcome(data, array, responded)
     if ran is None:

@@ -40,6 +40,8 @@ from clusterstats.errors import (
     InvalidOptionError,
     InvalidOutcomeError,
     MissingOutcomeError,
+    RepeatedItemsWarning,
+    warn,
 )
 
 _NUMERIC_OBJECT_KINDS = {"integer", "floating", "mixed-integer-float", "boolean", "empty"}
@@ -493,19 +495,24 @@ def impute_missing(values: np.ndarray, missing: str, is_binary: bool) -> np.ndar
     return np.where(is_missing, 0.0 if missing == "fail" else 1.0, values)
 
 
-def arrays_mean_design(outcome: Any, by: Any, **roles: Any) -> MeanDesign:
+def arrays_mean_design(columns: Columns, **options: Any) -> MeanDesign:
     """:func:`mean_design` of ``data=None``: array-like outcome and cluster values, paired by
     position (the other roles would name columns, which arrays do not have)."""
-    if roles.get("weights") is not None:
+    if columns.weights:
         raise InvalidOptionError("weights= names a column: pass a DataFrame, not arrays")
-    frame, outcome_label, by_labels = as_frame(None, outcome, by)
-    columns = Columns.of(outcome=outcome_label, by=by_labels, **roles)
-    return replace(mean_design(frame, columns), outcome=None, by=())
+    if columns.order:
+        raise InvalidInputError("order= names a column: give the rows as a DataFrame, not arrays")
+    frame, outcome_label, by_labels = as_frame(None, columns.given("outcome"), columns.given("by"))
+    named = replace(columns, outcome=(outcome_label,), by=tuple(by_labels), arrays=False)
+    return replace(mean_design(frame, named, **options), outcome=None, by=())
 
 
-def mean_design(data: pd.DataFrame, columns: Columns, *, nest: bool = False) -> MeanDesign:
+def mean_design(
+    data: pd.DataFrame, columns: Columns, *, nest: bool = False, arrivals: bool = False
+) -> MeanDesign:
     """Validate a DataFrame and reduce each ``over`` group to per-cluster statistics, before
-    any missing-data policy (see :class:`~clusterstats._design.MeanDesign`)."""
+    any missing-data policy (see :class:`~clusterstats._design.MeanDesign`); with
+    ``arrivals``, when each group's clusters were complete, in the same pass."""
     over, strata = columns.given("over"), columns.given("strata")
     responded, weights = columns.given("responded"), columns.given("weights")
     covariates = columns.covariates
@@ -536,6 +543,10 @@ def mean_design(data: pd.DataFrame, columns: Columns, *, nest: bool = False) -> 
     )
     binary = _binary_by_group(values, group_codes, len(group_labels))
     row_weights = None if weights is None else weight_values(frame[weights], weights)
+    arrived = None
+    if arrivals:
+        key = codes if group_codes is None else group_codes * n_clusters + codes
+        arrived = latest(key, row_arrivals(frame, columns.given("order")), n_clusters)
     groups = []
     for index, (label, (table, ids), is_binary) in enumerate(
         zip(group_labels, tables, binary, strict=True)
@@ -560,6 +571,7 @@ def mean_design(data: pd.DataFrame, columns: Columns, *, nest: bool = False) -> 
                 strata=None if stratum_of_cluster is None else stratum_of_cluster[ids],
                 weighted=weighted,
                 weighted_ids=weighted_ids,
+                arrivals=None if arrived is None else arrived[index * n_clusters + ids],
             )
         )
     responses = None
@@ -575,6 +587,7 @@ def mean_design(data: pd.DataFrame, columns: Columns, *, nest: bool = False) -> 
         cluster_groupings=groupings,
         responses=responses,
         weights=None if weights is None else str(weights),
+        order=columns.given("order") if arrivals else None,
     )
 
 
@@ -769,16 +782,16 @@ def _response_rows(
 
 def rows_design(
     data: Any,
-    outcome: Hashable,
+    columns: Columns,
     groupings: Sequence[tuple[str, Sequence[Hashable]]],
     *,
     missing: str,
-    time: Hashable | None = None,
     window: str | None = None,
 ) -> RowsDesign:
     """The usable outcomes row by row (missing ones dropped, or counted as 0 or 1), with
     every candidate grouping's cluster codes, and last the windows of ``window`` of the
-    timestamps in ``time``, for ``check_clustering``."""
+    timestamps in the ``time`` column, for ``check_clustering``."""
+    outcome, time = columns.given("outcome"), columns.given("time")
     if not isinstance(data, pd.DataFrame):
         raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     named = [outcome, *(label for _, labels in groupings for label in labels)]
@@ -808,19 +821,13 @@ def time_windows(stamps: Any, window: str | None) -> np.ndarray:
         raise InvalidOptionError(f"window={window!r} is not a pandas frequency: {error}") from None
 
 
-def missing_reasons(
-    data: pd.DataFrame,
-    outcome: Hashable,
-    by: Any,
-    *,
-    reason: Hashable,
-    responded: Hashable | None = None,
-) -> tuple[tuple[Any, int, int], ...]:
-    """The missing rows by ``reason``: ``(reason, rows, clusters)``, most frequent first."""
-    by_labels = as_labels(by)
-    require_columns(data, [outcome, reason, *by_labels])
-    values = outcome_with_responses(data, outcome, responded)
-    codes = cluster_codes(data, by_labels)
+def missing_reasons(data: pd.DataFrame, columns: Columns) -> tuple[tuple[Any, int, int], ...]:
+    """The missing rows by the ``reason`` column: ``(reason, rows, clusters)``, most frequent
+    first."""
+    outcome, reason = columns.given("outcome"), columns.given("reason")
+    require_columns(data, [outcome, reason, *columns.by])
+    values = outcome_with_responses(data, outcome, columns.given("responded"))
+    codes = cluster_codes(data, list(columns.by))
     is_missing = np.isnan(values)
     labels = pd.Series(data[reason].to_numpy()[is_missing])
     return reason_counts(labels, codes[is_missing])
@@ -889,20 +896,35 @@ def arrival_values(values: Any, order: Hashable) -> np.ndarray:
     return numbers
 
 
-def cluster_arrivals(
-    data: pd.DataFrame, by: Sequence[Hashable], order: Hashable | None
-) -> np.ndarray:
-    """When each cluster was complete: the largest ``order`` among its rows (its last row's
-    position without one), by cluster code (sorted label order, as :func:`cluster_codes`
-    numbers them)."""
-    require_columns(data, [*by] if order is None else [*by, order])
-    codes = cluster_codes(data, by)
-    # without an order column, a row arrives at its position
-    values = (
-        np.arange(len(data), dtype=float) if order is None else arrival_values(data[order], order)
+def row_arrivals(data: pd.DataFrame, order: Hashable | None) -> np.ndarray:
+    """When each row arrived: its ``order`` value, or without one its position (a file that
+    grows by appending)."""
+    if order is None:
+        return np.arange(len(data), dtype=float)
+    require_columns(data, [order])
+    return arrival_values(data[order], order)
+
+
+def with_arrivals(design: MeanDesign, rows: pd.DataFrame, columns: Columns) -> MeanDesign:
+    """``design`` with each group's arrivals, from ``rows``: the cluster, ``over`` and
+    ``order`` columns of the rows it was reduced from, in their order."""
+    codes = cluster_codes(rows, list(columns.by))
+    n_clusters = int(codes.max()) + 1
+    key = codes
+    if columns.over:
+        key = over_groups(rows, columns.given("over"))[0] * n_clusters + codes
+    arrived = latest(key, row_arrivals(rows, columns.given("order")), n_clusters)
+    groups = tuple(
+        replace(group, arrivals=arrived[index * n_clusters + group.cluster_ids])
+        for index, group in enumerate(design.groups)
     )
-    arrivals = np.full(int(codes.max()) + 1 if codes.size else 0, -np.inf)
-    np.maximum.at(arrivals, codes, values)
+    return replace(design, groups=groups, order=columns.given("order"))
+
+
+def latest(codes: np.ndarray, arrived: np.ndarray, minlength: int = 0) -> np.ndarray:
+    """The latest arrival of each code (-inf for a code without rows)."""
+    arrivals = np.full(max(int(codes.max()) + 1 if codes.size else 0, minlength), -np.inf)
+    np.maximum.at(arrivals, codes, arrived)
     return arrivals
 
 
@@ -915,12 +937,27 @@ def label_arrivals(
     the first frame (the run that grows; the other is a finished baseline)."""
     parts = []
     for part in frames if order is not None else frames[:1]:
-        require_columns(part, [*by] if order is None else [*by, order])
-        if order is None:
-            values = np.arange(len(part), dtype=float)
-        else:
-            values = arrival_values(part[order], order)
-        parts.append(part[list(by)].assign(_arrival=values))
+        require_columns(part, list(by))
+        parts.append(part[list(by)].assign(_arrival=row_arrivals(part, order)))
     rows = pd.concat(parts, ignore_index=True)
     latest = rows.groupby(list(by), sort=False, dropna=False)["_arrival"].max()
     return dict(zip(latest.index.tolist(), latest.to_numpy(), strict=True))
+
+
+def warn_repeated_items(data: pd.DataFrame, columns: Columns) -> None:
+    """A ``RepeatedItemsWarning`` when the clusters' rows repeat once per value of a text
+    column the call does not name (several models' results stacked in one frame): the
+    statistic would pool them without a word."""
+    found = repeated_label(data, list(columns.by), columns.names())
+    if found is None:
+        return
+    column, values = found
+    shown = ", ".join(repr(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
+    warn(
+        f"column {column!r} repeats every cluster's rows for each of its {len(values)} values "
+        f"({shown}): the statistic pools them, each item counted once per value; pass "
+        f"over={column!r} for one result per value, or keep one value's rows "
+        f"(df[df[{column!r}] == {values[0]!r}]); to pool on purpose, filter "
+        "RepeatedItemsWarning",
+        RepeatedItemsWarning,
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -71,30 +71,48 @@ class Columns:
     other: tuple[Hashable, ...] = ()
     groupings: tuple[Hashable, ...] = ()
     order: tuple[Hashable, ...] = ()
+    #: The dims of a Dataset laid out as (case, rerun): names of dims, not of columns, so
+    #: never among :meth:`names`.
+    layout: tuple[Hashable, Hashable] = ("case", "rerun")
+    #: Whether ``outcome`` and ``by`` hold the values themselves (``data=None``), not labels.
+    arrays: bool = False
     #: The roles given as a list or a tuple (several columns), with that type, so
     #: :meth:`given` returns each role in the form the caller wrote it.
     listed: frozenset[tuple[str, type]] = frozenset()
 
     @classmethod
-    def of(cls, **roles: Any) -> Columns:
+    def of(
+        cls,
+        outcome: Any = None,
+        by: Any = None,
+        *,
+        layout: tuple[Hashable, Hashable] = ("case", "rerun"),
+        **roles: Any,
+    ) -> Columns:
         """The columns of ``roles`` (``role=label``, or a list or tuple of labels; None for
-        a role not used), checked."""
+        a role not used), checked; ``layout`` names a Dataset's (case, rerun) dims."""
         unknown = sorted(set(roles) - set(_ROLES))
         if unknown:  # a programming slip inside the package, not a user's
             raise TypeError(f"unknown column roles {unknown}")
         values: dict[str, Any] = {}
         listed = set()
-        for role, labels in roles.items():
+        for role, labels in {"outcome": outcome, "by": by, **roles}.items():
             if labels is None:
                 values[role] = ()
                 continue
+            if role in _ONE_COLUMN and (
+                isinstance(labels, (list, tuple, set, dict)) or not is_hashable(labels)
+            ):
+                raise InvalidOptionError(
+                    f"{role}= names one column of {role}, got {type(labels).__name__}"
+                )
             several = isinstance(labels, (list, tuple))
             if several:
                 listed.add((role, type(labels)))
             for label in labels if several else [labels]:
                 check_label(label, role)
             values[role] = tuple(labels) if several else (labels,)
-        columns = cls(**values, listed=frozenset(listed))
+        columns = cls(**values, layout=layout, listed=frozenset(listed))
         for outcome in columns.outcome:
             for role in ("by", "over", "strata", "on", "model", "weights", "order"):
                 if outcome in getattr(columns, role):
@@ -113,6 +131,14 @@ class Columns:
                     wanted.append(label)
         return wanted
 
+    @classmethod
+    def of_values(cls, outcome: Any, by: Any, **roles: Any) -> Columns:
+        """The columns of a call with ``data=None``: ``outcome`` and ``by`` are the values
+        themselves (array-likes, paired by position; checked where they are read), the other
+        roles labels, checked."""
+        columns = cls.of(**roles)
+        return replace(columns, outcome=(outcome,), by=(by,), arrays=True)
+
     def given(self, role: str) -> Any:
         """The ``role`` as the caller gave it: None when unused, a list (or tuple) when the
         caller listed columns (even one), else the one label."""
@@ -123,7 +149,9 @@ class Columns:
         return labels[0] if labels else None
 
 
-_ROLES = tuple(f.name for f in fields(Columns) if f.name != "listed")
+_ROLES = tuple(f.name for f in fields(Columns) if f.name not in ("layout", "arrays", "listed"))
+#: Roles that name one column only (a weight per row).
+_ONE_COLUMN = ("weights",)
 
 
 def as_labels(by: Hashable | Sequence[Hashable], role: str = "by") -> list[Hashable]:

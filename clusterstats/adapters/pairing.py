@@ -24,6 +24,7 @@ from clusterstats.adapters.frame import (
     factorize_labels,
     impute_missing,
     in_row_slices,
+    label_arrivals,
     label_codes,
     outcome_and_binary,
     outcome_values,
@@ -196,18 +197,17 @@ def align(
     b: pd.DataFrame,
     outcome_a: Hashable,
     outcome_b: Hashable,
-    by: Hashable | Sequence[Hashable],
+    columns: Columns,
     *,
-    on: Any,
     how: str,
     missing: str,
-    rerun: Hashable | None = None,
-    strata: Hashable | None = None,
     nest: bool = False,
-    weights: Hashable | None = None,
 ) -> PairedItems:
-    """Per-item values of ``a[outcome_a]`` and ``b[outcome_b]`` on the items both have (and,
-    with ``weights``, each item's weight, read from ``a``)."""
+    """Per-item values of ``a[outcome_a]`` and ``b[outcome_b]`` on the items both have,
+    matched on the ``on`` columns (or the index) and clustered by the ``by`` columns of
+    ``columns`` (and, with ``weights``, each item's weight, read from ``a``)."""
+    by, on, rerun = columns.given("by"), columns.given("on"), columns.given("rerun")
+    strata, weights = columns.given("strata"), columns.given("weights")
     by_labels = as_labels(by)
     for side_outcome in (outcome_a, outcome_b):
         check_distinct_roles(side_outcome, by=by_labels, on=on, strata=strata)
@@ -415,21 +415,13 @@ def _joint_codes(frame: pd.DataFrame, what: str) -> tuple[np.ndarray, int]:
 
 
 def model_matrix(
-    data: pd.DataFrame,
-    outcome: Hashable,
-    by: Hashable | Sequence[Hashable],
-    *,
-    model: Hashable,
-    on: Any,
-    how: str,
-    missing: str,
-    rerun: Hashable | None = None,
-    strata: Hashable | None = None,
-    nest: bool = False,
-    weights: Hashable | None = None,
+    data: pd.DataFrame, columns: Columns, *, how: str, missing: str, nest: bool = False
 ) -> ComparisonDesign:
     """Reduce long results (one row per model x item x run) to a models x items matrix
     (with ``weights``, also each item's weight, which every row of the item must share)."""
+    outcome, by, model = columns.given("outcome"), columns.given("by"), columns.given("model")
+    on, rerun, strata = columns.given("on"), columns.given("rerun"), columns.given("strata")
+    weights = columns.given("weights")
     by_labels = as_labels(by)
     check_distinct_roles(outcome, by=by_labels, model=model, on=on, strata=strata)
     require_columns(data, [outcome, model, *by_labels, *([weights] if weights is not None else [])])
@@ -888,15 +880,21 @@ def _mask_unanswered(
 
 
 def paired_design(
-    data: Any, other: Any, columns: Columns, *, how: str, missing: str, nest: bool
+    data: Any,
+    other: Any,
+    columns: Columns,
+    *,
+    how: str,
+    missing: str,
+    nest: bool,
+    arrivals: bool = False,
 ) -> PairedDesign:
     """Two frames matched on ``on`` (or the index), or two columns of one frame, as matched
     items; with ``over``, the items of each group of the ``over`` column(s), which both
     frames need. ``missing="ipw"`` keeps the items answered on both sides (and counts the
-    rest)."""
+    rest). With ``arrivals``, when each group's clusters were complete, from its own rows."""
     outcome, by, on = columns.given("outcome"), columns.given("by"), columns.given("on")
-    rerun, strata, over = columns.given("rerun"), columns.given("strata"), columns.given("over")
-    responded, weights = columns.given("responded"), columns.given("weights")
+    over, responded = columns.given("over"), columns.given("responded")
     if not isinstance(data, pd.DataFrame):
         raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if isinstance(other, pd.DataFrame):
@@ -913,20 +911,15 @@ def paired_design(
             frame_b = _mask_unanswered(frame_b, [outcome_b], responded)
 
     def matched(a: pd.DataFrame, b: pd.DataFrame) -> PairedItems:
-        return align(
-            a,
-            b,
-            outcome_a,
-            outcome_b,
-            by,
-            on=on,
-            how=how,
-            missing="drop" if missing == "ipw" else missing,
-            rerun=rerun,
-            strata=strata,
-            nest=nest,
-            weights=weights,
-        )
+        items = aligned(a, b)
+        if not arrivals:
+            return items
+        sides = [a] if b is a else [a, b]
+        return with_arrivals(items, label_arrivals(sides, as_labels(by), columns.given("order")))
+
+    def aligned(a: pd.DataFrame, b: pd.DataFrame) -> PairedItems:
+        missed = "drop" if missing == "ipw" else missing
+        return align(a, b, outcome_a, outcome_b, columns, how=how, missing=missed, nest=nest)
 
     if over is None:
         groups: tuple[tuple[Any, PairedItems], ...] = ((None, matched(data, frame_b)),)
@@ -939,7 +932,16 @@ def paired_design(
         over=over_name(over),
         groups=groups,
         default_labels=default_labels,
+        order=columns.given("order") if arrivals else None,
     )
+
+
+def with_arrivals(items: PairedItems, found: dict[Any, float]) -> PairedItems:
+    """The items with the arrival of each of their clusters, from arrivals by cluster label."""
+    names = items.cluster_labels
+    if names is None:
+        names = tuple(range(int(items.codes.max()) + 1))
+    return replace(items, arrivals=np.array([found[label] for label in names], dtype=float))
 
 
 @contextmanager
@@ -1001,23 +1003,9 @@ def comparison_design(
     data: Any, columns: Columns, *, how: str, missing: str, nest: bool
 ) -> ComparisonDesign:
     """Long results (one row per model, item and run) as a models x items matrix."""
-    outcome, by, model = columns.given("outcome"), columns.given("by"), columns.given("model")
-    on, rerun, strata = columns.given("on"), columns.given("rerun"), columns.given("strata")
-    responded, weights = columns.given("responded"), columns.given("weights")
     if not isinstance(data, pd.DataFrame):
         raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-    if responded is not None:
-        data = _mask_unanswered(data, [outcome], responded)
-    return model_matrix(
-        data,
-        outcome,
-        by,
-        model=model,
-        on=on,
-        how=how,
-        missing="drop" if missing == "ipw" else missing,
-        rerun=rerun,
-        strata=strata,
-        nest=nest,
-        weights=weights,
-    )
+    if columns.responded:
+        data = _mask_unanswered(data, [columns.given("outcome")], columns.given("responded"))
+    missing = "drop" if missing == "ipw" else missing
+    return model_matrix(data, columns, how=how, missing=missing, nest=nest)

@@ -569,13 +569,13 @@ def build_comparison(
             )
         baseline_index = design.models.index(baseline)
     n_clusters = int(design.counts.shape[0])
-    if options.weights is not None:
-        policy.check_weighted_clusters(n_clusters, options.weights, [])
+    if design.weights is not None:
+        policy.check_weighted_clusters(n_clusters, design.weights, [])
     counts, totals, squares = design.counts, design.totals, design.squares
     # missing="ipw": each cluster's items answered by every model stand for all its items
     # (weights n_g / r_g, cluster fixed-effect propensities, for which the cluster-robust
     # variance of the weighted sums is exactly the stacked sandwich).
-    weighted = design.weighted if options.weights is not None else None
+    weighted = design.weighted if design.weights is not None else None
     if weighted is not None:
         # the linearised variances of weighted means are those of the weighted sums
         counts = weighted[0].weighted.counts
@@ -732,6 +732,6 @@ def build_comparison(
         by=design.by,
         notes=tuple(notes),
         crossed=options.crossed,
-        weights=None if options.weights is None else str(options.weights),
+        weights=design.weights,
         orientation=options.orientation,
     )

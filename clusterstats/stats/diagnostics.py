@@ -344,9 +344,10 @@ def report(
     options = opt.interval_options(
         estimand=estimand, method=method, confidence=confidence, missing=missing, rng=0
     )
-    design = adapters.mean_design(
-        data, outcome, by, over=over, responded=responded, case=case, rerun=rerun
+    columns = adapters.columns_of(
+        data, outcome, by, over=over, responded=responded, layout=(case, rerun)
     )
+    design = adapters.mean_design(data, columns)
     by_labels = [] if by is None else opt.check_labels("by", by)
     if any(_same_label(label, outcome) for label in by_labels):
         raise InvalidOptionError(
@@ -650,9 +651,11 @@ def check_clustering(
         _check_window(window)
     if not groupings and time is None:
         raise InvalidOptionError("name at least one candidate grouping (or time= and window=)")
-    design = adapters.rows_design(
-        data, outcome, groupings, missing=missing, time=time, window=window, case=case, rerun=rerun
+    candidates = [label for _, labels in groupings for label in labels]
+    columns = adapters.columns_of(
+        data, outcome, time=time, groupings=candidates, layout=(case, rerun)
     )
+    design = adapters.rows_design(data, columns, groupings, missing=missing, window=window)
     for name, labels in groupings:
         if any(_same_label(label, outcome) for label in labels):
             raise InvalidOptionError(

@@ -669,7 +669,7 @@ def _interval_of(group: MeanGroup, design: MeanDesign, options: opt.IntervalOpti
     applied = policy.apply_missing(group, design, options.missing)
     name = variance_design(
         crossed=bool(options.crossed),
-        weighted=options.weights is not None,
+        weighted=design.weights is not None,
         stratified=applied.strata is not None,
     )
     with policy.core_errors():  # the checks of each route (lonely strata, weights)
@@ -1081,15 +1081,18 @@ def cluster_ci(
     >>> res.method, res.estimand, round(res.estimate, 3)
     ('korn_graubard_hybrid', 'pooled', 0.6)
     """
+    columns = adapters.columns_of(
+        data, outcome, by, over=over, responded=responded, strata=strata, weights=weights,
+        covariates=covariates, layout=(case, rerun),
+    )  # fmt: skip
     options = opt.interval_options(
+        columns,
         estimand=estimand,
         method=method,
         confidence=confidence,
         missing=missing,
         propensity=propensity,
-        covariates=covariates,
         min_propensity=min_propensity,
-        strata=strata,
         nest=nest,
         lonely=lonely,
         icc=icc,
@@ -1098,40 +1101,8 @@ def cluster_ci(
         cap_n_eff=cap_n_eff,
         empty_clusters=empty_clusters,
         crossed=crossed,
-        by=by,
-        weights=weights,
     )
-    design = interval_design(
-        data, outcome, by, options, over=over, responded=responded, case=case, rerun=rerun
-    )
-    return build_cluster_ci(design, options)
-
-
-def interval_design(
-    data: Any,
-    outcome: Hashable,
-    by: Any,
-    options: opt.IntervalOptions,
-    *,
-    over: Any = None,
-    responded: Hashable | None = None,
-    case: Hashable = "case",
-    rerun: Hashable = "rerun",
-) -> MeanDesign:
-    """The design ``cluster_ci`` reduces ``data`` to for ``options`` (also the gate's)."""
-    return adapters.mean_design(
-        data,
-        outcome,
-        by,
-        weights=options.weights,
-        over=over,
-        responded=responded,
-        strata=options.strata,
-        nest=options.nest,
-        covariates=options.covariates,
-        case=case,
-        rerun=rerun,
-    )
+    return build_cluster_ci(adapters.mean_design(data, columns, nest=options.nest), options)
 
 
 def icc(
@@ -1192,10 +1163,10 @@ def icc(
     """
     level = opt.check_confidence(confidence)
     opt.check_choice("missing", missing, opt.MISSING)
-    design = adapters.mean_design(
-        data, outcome, by, over=over, responded=responded, case=case, rerun=rerun
+    columns = adapters.columns_of(
+        data, outcome, by, over=over, responded=responded, layout=(case, rerun)
     )
-    return build_icc(design, confidence=level, missing=missing)
+    return build_icc(adapters.mean_design(data, columns), confidence=level, missing=missing)
 
 
 def design_effect(
@@ -1262,7 +1233,9 @@ def design_effect(
     """
     opt.check_choice("estimand", estimand, opt.ESTIMANDS)
     opt.check_choice("missing", missing, opt.MISSING)
-    design = adapters.mean_design(
-        data, outcome, by, over=over, responded=responded, case=case, rerun=rerun
+    columns = adapters.columns_of(
+        data, outcome, by, over=over, responded=responded, layout=(case, rerun)
     )
-    return build_design_effect(design, estimand=estimand, missing=missing)
+    return build_design_effect(
+        adapters.mean_design(data, columns), estimand=estimand, missing=missing
+    )

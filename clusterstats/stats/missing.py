@@ -274,7 +274,10 @@ def missing_report(
     (True, ['complete_case', 'ipw', 'missing_as_fail', 'missing_as_pass'])
     """
     level = opt.check_confidence(confidence)
-    design = adapters.mean_design(data, outcome, by, responded=responded, case=case, rerun=rerun)
+    columns = adapters.columns_of(
+        data, outcome, by, responded=responded, reason=reason, layout=(case, rerun)
+    )
+    design = adapters.mean_design(data, columns)
     group = design.groups[0]
     table = group.table
     n_missing = table.n_missing
@@ -309,9 +312,7 @@ def missing_report(
     )
     reasons: tuple[tuple[Any, int, int], ...] = ()
     if reason is not None:
-        reasons = adapters.missing_reasons(
-            data, outcome, by, reason=reason, responded=responded, case=case, rerun=rerun
-        )
+        reasons = adapters.missing_reasons(data, columns)
     notes = []
     if p_value < 0.05:
         notes.append(

@@ -534,8 +534,8 @@ def _paired_of(
 
     label_a, label_b = labels
     stratified = items.strata is not None
-    if options.weights is not None:
-        policy.check_weighted_clusters(int(items.codes.max()) + 1, options.weights, [])
+    if design.weights is not None:
+        policy.check_weighted_clusters(int(items.codes.max()) + 1, design.weights, [])
     s = summarize_paired(
         items.a,
         items.b,
@@ -543,7 +543,7 @@ def _paired_of(
         estimand=options.estimand,
         # with strata or crossed groupings the interval is replaced below: skip a bootstrap
         method="cr1"
-        if stratified or options.crossed or options.weights is not None
+        if stratified or options.crossed or design.weights is not None
         else options.method,
         confidence=options.confidence,
         single_run_binary=items.single_run_binary,
@@ -554,11 +554,11 @@ def _paired_of(
         n_resamples=options.n_resamples,
         rng=options.rng.generator(),
     )
-    if stratified and options.weights is None:
+    if stratified and design.weights is None:
         s = _stratified(s, items, options)
     if options.crossed:
         s = _crossed(s, items, design, options)
-    if options.weights is not None:
+    if design.weights is not None:
         s = _weighted(s, items, options)
     notes = list(s.notes)
     if items.n_dropped_a or items.n_dropped_b:
@@ -585,7 +585,7 @@ def _paired_of(
         **_item_fields(items, label_a, label_b, design),
         n_clusters=n_clusters,
         crossed=options.crossed,
-        weights=None if options.weights is None else str(options.weights),
+        weights=design.weights,
     )
 
 
@@ -778,68 +778,40 @@ def paired_delta(
     >>> d.label_a, d.label_b, round(d.delta, 4), d.method
     ('new', 'old', 0.0833, 'bootstrap_t')
     """
+    columns = adapters.columns_of(
+        data, outcome, by, on=on, rerun=rerun, responded=responded, strata=strata,
+        weights=weights, over=over, layout=(case, "rerun"),
+    )  # fmt: skip
     options = opt.paired_options(
+        columns,
         how=how,
         estimand=estimand,
         method=method,
         confidence=confidence,
         missing=missing,
-        strata=strata,
         nest=nest,
         lonely=lonely,
         n_resamples=n_resamples,
         rng=rng,
         crossed=crossed,
-        by=by,
-        weights=weights,
     )
     labels = opt.check_side_labels(labels)
-    design = matched_design(
-        data,
-        other,
-        outcome,
-        by,
-        options,
-        on=on,
-        rerun=rerun,
-        responded=responded,
-        case=case,
-        labels=labels,
-        over=over,
-    )
+    design = matched_design(data, other, columns, options, labels=labels)
     return build_paired_delta(design, options, labels=labels)
 
 
 def matched_design(
     data: Any,
     other: Any,
-    outcome: Hashable,
-    by: Any,
+    columns: Any,
     options: opt.PairedOptions,
     *,
-    on: Any = None,
-    rerun: Hashable | None = None,
-    responded: Hashable | None = None,
-    case: Hashable = "case",
     labels: tuple[str, str] | None = None,
-    over: Any = None,
+    arrivals: bool = False,
 ) -> PairedDesign:
     """The design ``paired_delta`` reduces two sets of results to for ``options`` (also the
-    gate's and the paired pilot plan's)."""
+    gate's and the paired pilot plan's; ``arrivals`` for a watching gate)."""
     return adapters.paired_design(
-        data,
-        other,
-        outcome,
-        by,
-        on=on,
-        rerun=rerun,
-        how=options.how,
-        missing=options.missing,
-        responded=responded,
-        strata=options.strata,
-        nest=options.nest,
-        case=case,
-        labels=labels,
-        weights=options.weights,
-        over=over,
-    )
+        data, other, columns, how=options.how, missing=options.missing, nest=options.nest,
+        labels=labels, arrivals=arrivals,
+    )  # fmt: skip

@@ -951,21 +951,15 @@ def pilot_plan(
         target_half_width=target_half_width,
         effect=effect,
     )
+    columns = adapters.columns_of(
+        data, outcome, by, on=None if other is None else on, responded=responded,
+        layout=(case, rerun),
+    )  # fmt: skip
     if other is None:
-        design: MeanDesign | PairedDesign = adapters.mean_design(
-            data, outcome, by, responded=responded, case=case, rerun=rerun
-        )
+        design: MeanDesign | PairedDesign = adapters.mean_design(data, columns)
     else:
-        design = matched_design(
-            data,
-            other,
-            outcome,
-            by,
-            opt.paired_options(how="inner", missing=missing),
-            on=on,
-            responded=responded,
-            case=case,
-        )
+        options = opt.paired_options(columns, how="inner", missing=missing)
+        design = matched_design(data, other, columns, options)
     if by is not None and any(_is_label(label, outcome) for label in opt.check_labels("by", by)):
         raise InvalidOptionError(
             f"by= names the outcome column {outcome!r} itself: cluster the pilot by the columns "

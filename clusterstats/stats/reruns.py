@@ -548,8 +548,7 @@ def _pass_statistic(
     """The front of ``pass_at_k`` and ``pass_hat_k``: the options checked for each ``k``,
     the labels checked, the data reduced once, the statistic built for each ``k``."""
     per_k = [pass_options(k=each, **options) for each in _ks(k)]
-    _check_labels(outcome, case=columns["case"], rerun=columns["rerun"], over=columns["over"])
-    design = adapters.case_design(data, outcome, **columns)
+    design = _case_design(data, outcome, columns)
     return build_over_k(statistic, design, per_k, several=not _is_one_k(k))
 
 
@@ -711,6 +710,13 @@ def build_flakiness(
         )
 
     return _grouped(design, [build(label, m) for label, m in design.groups()])
+
+
+def _case_design(data: Any, outcome: Any, roles: dict[str, Any]) -> CaseDesign:
+    """The data of a rerun statistic reduced once, its names (``roles``: by, case, rerun,
+    over) checked first."""
+    _check_labels(outcome, **{role: roles[role] for role in ("case", "rerun", "over")})
+    return adapters.case_design(data, adapters.columns_of(data, outcome, **roles))
 
 
 def _check_labels(outcome: Any, *, case: Any, rerun: Any, over: Any) -> None:
@@ -1011,6 +1017,5 @@ def flakiness(
     (16, 24, 0.25)
     """
     options = flakiness_options(method=method, confidence=confidence)
-    _check_labels(outcome, case=case, rerun=rerun, over=over)
-    design = adapters.case_design(data, outcome, by=by, case=case, rerun=rerun, over=over)
-    return build_flakiness(design, options)
+    columns = {"by": by, "case": case, "rerun": rerun, "over": over}
+    return build_flakiness(_case_design(data, outcome, columns), options)

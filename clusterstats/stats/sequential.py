@@ -364,50 +364,29 @@ def _arrival_order(n: int, arrivals: np.ndarray | None, options: opt.SequenceOpt
 
 @policy.warns_once
 def build_confidence_sequence(
-    design: MeanDesign,
-    options: opt.SequenceOptions,
-    *,
-    arrivals: np.ndarray | None = None,
-    order: Hashable | None = None,
+    design: MeanDesign, options: opt.SequenceOptions
 ) -> ConfidenceSequence | GroupedResults[ConfidenceSequence]:
-    """``confidence_sequence`` on a design, one sequence per group (``arrivals``: when each
-    cluster code was complete, or None for a random order)."""
-    return grouped(
-        design,
-        [sequence_of(g, design, options, arrivals=arrivals, order=order) for g in design.groups],
-    )
+    """``confidence_sequence`` on a design, one sequence per group (in order of the groups'
+    ``arrivals``, or at random without them)."""
+    return grouped(design, [sequence_of(g, design, options) for g in design.groups])
 
 
 @policy.warns_once
 def build_paired_sequence(
-    design: PairedDesign,
-    options: opt.SequenceOptions,
-    *,
-    arrivals: dict[Any, float] | None = None,
-    order: Hashable | None = None,
-    labels: tuple[str, str] = ("A", "B"),
+    design: PairedDesign, options: opt.SequenceOptions, *, labels: tuple[str, str] = ("A", "B")
 ) -> ConfidenceSequence | GroupedResults[ConfidenceSequence]:
     """``confidence_sequence(..., other=...)`` on a paired design, one sequence per group."""
     return grouped(
         design,
-        [
-            paired_sequence_of(
-                items, design, options, arrivals=arrivals, order=order, labels=labels
-            )
-            for _, items in design.groups
-        ],
+        [paired_sequence_of(items, design, options, labels=labels) for _, items in design.groups],
     )
 
 
 def sequence_of(
-    group: MeanGroup,
-    design: MeanDesign,
-    options: opt.SequenceOptions,
-    *,
-    arrivals: np.ndarray | None = None,
-    order: Hashable | None = None,
+    group: MeanGroup, design: MeanDesign, options: opt.SequenceOptions
 ) -> ConfidenceSequence:
-    """The sequence of one group of a design (the gate runs one per slice)."""
+    """The sequence of one group of a design (the gate runs one per slice), its clusters in
+    order of the group's ``arrivals`` (at random without them)."""
     applied = policy.apply_missing(group, design, options.missing)
     sums = applied.sums
     ids = group.cluster_ids[applied.kept]
@@ -421,11 +400,11 @@ def sequence_of(
         sizes=sums.counts,
         present=group.table.rows[applied.kept],
         labels=lambda picked: design.cluster_names(ids[picked]),
-        arrivals=None if arrivals is None else arrivals[ids],
+        arrivals=None if group.arrivals is None else group.arrivals[applied.kept],
         default_bounds=(0.0, 1.0) if group.is_binary else None,
         what=f"outcome {design.outcome!r} is not 0/1",
         options=options,
-        order=order,
+        order=design.order,
         outcome=design.outcome,
         by=design.by,
         notes=notes,
@@ -437,20 +416,16 @@ def paired_sequence_of(
     design: PairedDesign,
     options: opt.SequenceOptions,
     *,
-    arrivals: dict[Any, float] | None = None,
-    order: Hashable | None = None,
     labels: tuple[str, str] = ("A", "B"),
 ) -> ConfidenceSequence:
     """The sequence of a paired difference ``A - B``: each cluster's sum of the per-item
-    differences (runs of an item averaged first), on the items both sides have."""
+    differences (runs of an item averaged first), on the items both sides have, in order
+    of the items' ``arrivals`` (at random without them)."""
     codes = items.codes
     n = int(codes.max()) + 1
     sizes = np.bincount(codes, minlength=n).astype(float)
     totals = np.bincount(codes, weights=items.a - items.b, minlength=n)
     names = items.cluster_labels if items.cluster_labels is not None else tuple(range(n))
-    arrival = None
-    if arrivals is not None:
-        arrival = np.array([arrivals[label] for label in names], dtype=float)
     notes = []
     if items.n_dropped_a or items.n_dropped_b:
         notes.append(
@@ -467,12 +442,12 @@ def paired_sequence_of(
         sizes=sizes,
         present=sizes,
         labels=lambda picked: [names[i] for i in np.asarray(picked)],
-        arrivals=arrival,
+        arrivals=items.arrivals,
         default_bounds=(-1.0, 1.0) if items.single_run_binary else None,
         what="the two sides are not 0/1 with one run per item (a difference of 0/1 runs "
         "averaged lies in [-1, 1])",
         options=options,
-        order=order,
+        order=design.order,
         outcome=design.outcome,
         by=design.by,
         notes=notes,
@@ -803,36 +778,23 @@ def confidence_sequence(
         rng=rng,
         breaks=breaks,
     )
-    arrivals = None
-    if not shuffle and other is None:
-        arrivals = adapters.cluster_arrivals(data, outcome, by, order=order, case=case)
-    if other is not None:
+    paired = other is not None
+    columns = adapters.columns_of(
+        data, outcome, by, over=over, order=order, on=on, rerun=rerun if paired else None,
+        layout=(case, "rerun" if rerun is None else rerun),
+    )  # fmt: skip
+    if paired:
         opt.check_choice("how", how, opt.ALIGNMENTS)
-        paired = adapters.paired_design(
-            data,
-            other,
-            outcome,
-            by,
-            on=on,
-            rerun=rerun,
-            how=how,
-            missing=options.missing,
-            case=case,
-            labels=labels,
-            over=over,
-        )
-        found = None
-        if not shuffle:
-            found = adapters.paired_arrivals(data, other, outcome, by, order=order, case=case)
-        return build_paired_sequence(
-            paired, options, arrivals=found, order=order, labels=labels or paired.default_labels
-        )
+        design = adapters.paired_design(
+            data, other, columns, how=how, missing=options.missing, labels=labels,
+            arrivals=not shuffle,
+        )  # fmt: skip
+        return build_paired_sequence(design, options, labels=labels or design.default_labels)
     if on is not None or labels is not None or how != "strict":
         raise InvalidOptionError("on=, how= and labels= go with other= (a paired difference)")
-    design = adapters.mean_design(
-        data, outcome, by, over=over, case=case, rerun="rerun" if rerun is None else rerun
+    return build_confidence_sequence(
+        adapters.mean_design(data, columns, arrivals=not shuffle), options
     )
-    return build_confidence_sequence(design, options, arrivals=arrivals, order=order)
 
 
 # -- how many clusters a watching decision needs ----------------------------------------------
@@ -1204,13 +1166,16 @@ def sequence_plan(
     )
     count = int(opt.check_plan_number("runs", runs, at_least=10, at_most=100_000, whole=True))
     planned = None if budget is None else opt.check_plan_number("budget", budget, at_least=1)
+    paired = baseline is not None
+    columns = adapters.columns_of(
+        data, outcome, by, on=on, rerun=rerun if paired else None,
+        layout=(case, "rerun" if rerun is None else rerun),
+    )  # fmt: skip
     if baseline is None:
         if margin is not None:
             raise InvalidOptionError("margin= goes with baseline=; a threshold is at_least=")
         boundary = opt.check_plan_number("at_least", at_least)
-        design = adapters.mean_design(
-            data, outcome, by, case=case, rerun="rerun" if rerun is None else rerun
-        )
+        design = adapters.mean_design(data, columns)
         totals, sizes, default = group_sums(design.groups[0], design, options)
         what = f"outcome {design.outcome!r} is not 0/1"
         labels = (design.outcome, design.by)
@@ -1219,13 +1184,10 @@ def sequence_plan(
             raise InvalidOptionError("baseline= needs margin=: how much worse is still acceptable")
         boundary = -opt.check_plan_number("margin", margin, at_least=0) + 0.0
         opt.check_choice("how", how, opt.ALIGNMENTS)
-        paired = adapters.paired_design(
-            data, baseline, outcome, by, on=on, rerun=rerun, how=how, missing=options.missing,
-            case=case,
-        )  # fmt: skip
-        totals, sizes, default = paired_sums(paired.groups[0][1])
+        matched = adapters.paired_design(data, baseline, columns, how=how, missing=options.missing)
+        totals, sizes, default = paired_sums(matched.groups[0][1])
         what = "the two sides are not 0/1 with one run per item"
-        labels = (paired.outcome, paired.by)
+        labels = (matched.outcome, matched.by)
     chosen_bounds = options.bounds if options.bounds is not None else default
     if chosen_bounds is None:
         raise InvalidOptionError(f"{what}: give bounds=(low, high), as in confidence_sequence")

@@ -7,8 +7,7 @@ that "model A leads on subset X" is said only when it survives every slice looke
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -22,15 +21,12 @@ from clusterstats._design import ComparisonDesign
 from clusterstats._result import Lines, Table, TableResult, merged_metrics
 from clusterstats.core.paired import adjust_p_values
 from clusterstats.errors import (
-    ClusterStatsError,
-    ColumnNotFoundError,
-    FileReadError,
     GroupNotFoundError,
 )
 from clusterstats.stats import _policies as policy
 from clusterstats.stats.comparison import Comparison, build_comparison
 
-__all__ = ["SliceComparison", "build_slice_comparison", "compare", "family_p_values", "in_slice"]
+__all__ = ["SliceComparison", "build_slice_comparison", "compare", "family_p_values"]
 
 
 def family_p_values(p_values: list[tuple[float, ...]], adjust: str) -> list[tuple[float, ...]]:
@@ -244,21 +240,9 @@ class SliceComparison(TableResult):
         ]
 
 
-@contextmanager
-def in_slice(over: Any, label: Any) -> Iterator[None]:
-    """Errors raised while a slice is read or compared say which slice (a missing column is
-    the same in every slice and keeps its own message)."""
-    try:
-        yield
-    except (ColumnNotFoundError, FileReadError):
-        raise
-    except ClusterStatsError as error:
-        raise type(error)(f"slice {over}={label!r}: {error}") from None
-
-
 @policy.warns_once
 def build_slice_comparison(
-    parts: list[tuple[Any, ComparisonDesign]],
+    parts: Sequence[tuple[Any, ComparisonDesign]],
     options: opt.PairedOptions,
     *,
     baseline: Any,
@@ -269,7 +253,7 @@ def build_slice_comparison(
     each = dataclasses.replace(options, confidence=level)
     comparisons = []
     for label, design in parts:
-        with in_slice(over, label):
+        with adapters.in_slice(over, label):
             comparisons.append(build_comparison(design, each, baseline=baseline))
     p_family = family_p_values([c.p_value for c in comparisons], options.adjust)
     n_family = int(sum(np.isfinite(p).sum() for p in map(np.asarray, p_family)))
@@ -469,47 +453,30 @@ def compare(
     >>> len(res.pairs())
     6
     """
+    columns = adapters.columns_of(
+        data, outcome, by, model=model, on=on, rerun=rerun, responded=responded, strata=strata,
+        weights=weights, over=over, layout=(case, "rerun"),
+    )  # fmt: skip
     options = opt.compare_options(
+        columns,
         how=how,
         estimand=estimand,
         method=method,
         adjust=adjust,
         confidence=confidence,
         missing=missing,
-        strata=strata,
         nest=nest,
         lonely=lonely,
         n_resamples=n_resamples,
         rng=rng,
         crossed=crossed,
-        by=by,
-        weights=weights,
         orientation=orientation,
         rank_method=rank_method,
         top=top,
     )
-
-    def design_of(rows: Any) -> ComparisonDesign:
-        return adapters.comparison_design(
-            rows,
-            outcome,
-            by,
-            model=model,
-            on=on,
-            rerun=rerun,
-            how=options.how,
-            missing=options.missing,
-            responded=responded,
-            strata=strata,
-            nest=options.nest,
-            case=case,
-            weights=options.weights,
-        )
-
+    parts = adapters.comparison_designs(
+        data, columns, how=options.how, missing=options.missing, nest=options.nest
+    )
     if over is None:
-        return build_comparison(design_of(data), options, baseline=baseline)
-    parts = []
-    for label, rows in adapters.comparison_slices(data, over, model=model, on=on, case=case):
-        with in_slice(over, label):
-            parts.append((label, design_of(rows)))
+        return build_comparison(parts[0][1], options, baseline=baseline)
     return build_slice_comparison(parts, options, baseline=baseline, over=over)

@@ -152,27 +152,15 @@ def stratum_table(
     ['pooled', 'cluster_mean', 'stratum_mean']
     """
     opt.check_choice("missing", missing, opt.MISSING)
+    columns = adapters.columns_of(
+        data, outcome, by, responded=responded, strata=strata, weights=weights,
+        layout=(case, rerun),
+    )  # fmt: skip
     base = opt.interval_options(
-        method=method,
-        confidence=confidence,
-        missing=missing,
-        strata=strata,
-        nest=nest,
-        lonely=lonely,
-        weights=weights,
+        columns, method=method, confidence=confidence, missing=missing, nest=nest, lonely=lonely
     )
-    design = adapters.mean_design(
-        data,
-        outcome,
-        by,
-        responded=responded,
-        strata=strata,
-        nest=base.nest,
-        case=case,
-        rerun=rerun,
-        weights=base.weights,
-    )
-    estimands = ("pooled",) if base.weights is not None else opt.STRATIFIED_ESTIMANDS
+    design = adapters.mean_design(data, columns, nest=base.nest)
+    estimands = ("pooled",) if design.weights is not None else opt.STRATIFIED_ESTIMANDS
     with policy.once(reemit=False) as notes:
         # The overall rows first: they apply the lonely-stratum policy (lonely="fail" names
         # the strata with a single cluster).
@@ -180,15 +168,10 @@ def stratum_table(
             estimand: build_cluster_ci(design, dataclasses.replace(base, estimand=estimand))
             for estimand in estimands
         }
-        per_options = dataclasses.replace(base, strata=None)
         per_design = _per_stratum(design)
         lonely_groups = [g for g in per_design.groups if g.table.n_clusters < 2]
         kept = tuple(g for g in per_design.groups if g.table.n_clusters >= 2)
-        per = (
-            build_cluster_ci(dataclasses.replace(per_design, groups=kept), per_options)
-            if kept
-            else None
-        )
+        per = build_cluster_ci(dataclasses.replace(per_design, groups=kept), base) if kept else None
     summaries = [] if per is None else list(zip(per.groups, per.results, strict=True))
     weight_of: dict[Any, float] = {}
     for group in per_design.groups:

@@ -410,8 +410,8 @@ def test_every_column_parameter_is_a_role():
 
 def test_each_design_dispatches_through_one_table():
     """``adapters/__init__.py`` looks each backend up in one table per kind of design
-    (``pandas``, ``arrays``, ``dask``, ``xarray``) rather than testing ``kind ==`` in a chain;
-    every entry function builds the call's ``Columns`` once."""
+    rather than testing ``kind ==`` in a chain (``compare``'s table holds the two layouts it
+    slices and reduces: a dask DataFrame is computed and arrays refused before it)."""
     from clusterstats import adapters
 
     source = (ADAPTERS / "__init__.py").read_text(encoding="utf-8")
@@ -422,16 +422,36 @@ def test_each_design_dispatches_through_one_table():
         if re.fullmatch(r"_[A-Z_]+", name) and isinstance(table, dict)
     }
     backends = {"pandas", "arrays", "dask", "xarray"}
-    assert len(tables) == 9, sorted(tables)
+    assert len(tables) == 6, sorted(tables)
     for name, table in tables.items():
-        # the mean design takes arrays before the table (outcome and by are the values)
-        expected = backends - {"arrays"} if name == "_MEAN_DESIGNS" else backends
+        expected = {"pandas", "xarray"} if name == "_COMPARISON_DESIGNS" else backends
         assert set(table) == expected, name
-    for name in adapters.__all__:
-        if name in ("backend", "is_dataset"):  # what the data is, not a design of it
+
+
+def test_the_columns_travel_as_one_value_from_the_front():
+    """Each public statistic builds its call's ``Columns`` once, at its front
+    (``adapters.columns_of``), and every design entry of the adapters takes it as one value
+    (``columns``) instead of the roles one by one; the options hold options only."""
+    from clusterstats import adapters
+    from clusterstats.adapters.labels import _ROLES
+
+    entries = set(adapters.__all__) - {"backend", "is_dataset", "columns_of", "in_slice"}
+    for name in entries:
+        parameters = inspect.signature(getattr(adapters, name)).parameters
+        assert "columns" in parameters, name
+        assert not {"outcome", "by", "strata", "weights", "over", "case"} & set(parameters), name
+    fronts = 0
+    for name in PUBLIC_FUNCTIONS:
+        if "." in name:  # the datasets' functions read no results
             continue
-        body = inspect.getsource(getattr(adapters, name))
-        assert body.count("Columns.of(") >= 1, name
+        body = inspect.getsource(getattr(clusterstats, name))
+        if re.search(r"adapters\.(" + "|".join(sorted(entries)) + r")\(", body):
+            assert body.count("columns_of(") == 1, name
+            fronts += 1
+    assert fronts >= 10
+    for options in (opt.IntervalOptions, opt.PairedOptions, opt.SequenceOptions):
+        roles = {f.name for f in dataclasses.fields(options)} & set(_ROLES)
+        assert not roles, f"{options.__name__} holds column roles {roles}"
 
 
 def _loaded_after(code: str) -> list[str]:

@@ -419,7 +419,7 @@ def test_the_adapters_grouping_codes_are_the_labels_groupings(seed):
         }
     )
     by = ["q", "t", "s"]
-    design = adapters.mean_design(frame, "y", by)
+    design = adapters.mean_design(frame, adapters.columns_of(frame, "y", by))
     ids = design.groups[0].cluster_ids
     from_labels = memberships_of(design.cluster_names(ids), 3)
     for column, labelled in zip(design.cluster_groupings, from_labels, strict=True):

@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 import clusterstats
+from clusterstats.adapters.labels import Columns
 from clusterstats.adapters.pairing import model_matrix
 from clusterstats.core.paired import (
     pairwise_cluster_robust,
@@ -142,10 +143,10 @@ def main(argv=None) -> int:
             one, "y", by="cluster", method="bootstrap_bca", n_resamples=n_resamples, rng=0
         )
 
+    columns = Columns.of("y", "cluster", model="model", on="item")
+
     def run_reduce():
-        return model_matrix(
-            frame, "y", "cluster", model="model", on="item", how="strict", missing="drop"
-        )
+        return model_matrix(frame, columns, how="strict", missing="drop")
 
     reduced = run_reduce()
     counts, totals = reduced.counts, reduced.totals

@@ -619,10 +619,10 @@ def _watching(
     not take yet with it."""
     if opt.check_flag("sequential", sequential):
         unsupported = {
-            "strata": bool(columns.strata),
-            "weights": bool(columns.weights),
+            "strata": columns.strata is not None,
+            "weights": columns.weights is not None,
             "crossed": bool(crossed),
-            "responded": bool(columns.responded),
+            "responded": columns.responded is not None,
             "missing='ipw'": missing == "ipw",
         }
         refused = [name for name, given in unsupported.items() if given]
@@ -632,7 +632,7 @@ def _watching(
                 f"not take {', '.join(refused)} yet"
             )
         return True
-    later = {"order": columns.given("order"), **later}
+    later = {"order": columns.order, **later}
     given = [f"{name}=" for name, value in later.items() if value is not None]
     if given:
         raise InvalidOptionError(f"{', '.join(given)} go with sequential=True")

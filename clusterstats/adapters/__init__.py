@@ -202,7 +202,7 @@ _PAIRED_DESIGNS: dict[str, Callable[..., PairedDesign]] = {
 
 def _second(columns: Columns) -> Columns:
     """The columns read from the second side: the weights are read from the first only."""
-    return replace(columns, other=(), weights=())
+    return replace(columns, other=None, weights=None)
 
 
 def paired_design(
@@ -241,7 +241,7 @@ def paired_design(
 
 def _weights_label(columns: Columns) -> str | None:
     """The weight column as a design names it."""
-    return str(columns.weights[0]) if columns.weights else None
+    return None if columns.weights is None else str(columns.weights)
 
 
 def _roles(columns: Columns) -> dict[str, Any]:
@@ -331,11 +331,11 @@ def in_slice(over: Any, label: Any) -> Iterator[None]:
 def _cases_of_frame(data: Any, columns: Columns) -> CaseDesign:
     # the clusters must be a coordinate along the cases: named, so that a by= column that
     # varies within a case is an error that says so
-    outcome, by = columns.given("outcome"), columns.given("by")
+    outcome, by = columns.outcome, columns.given("by")
     laid_out = layout.from_frame(
         data,
-        case=columns.given("case"),
-        rerun=columns.given("rerun"),
+        case=columns.case,
+        rerun=columns.rerun,
         outcome=outcome,
         dims=list(columns.over),
         coords="auto" if by is None else list(columns.by),
@@ -348,13 +348,13 @@ def _cases_of_dataset(data: Any, columns: Columns) -> CaseDesign:
         raise InvalidOptionError(
             "over= is for DataFrames; a Dataset's extra dims are used as they are"
         )
-    if not columns.rerun:
+    if columns.rerun is None:
         raise InvalidOptionError(
             "rerun=None (number the runs) is for DataFrames; name the rerun dim"
         )
-    case, rerun = columns.given("case"), columns.given("rerun")
+    case, rerun = columns.case, columns.rerun
     return dataset.case_design(
-        data, columns.given("outcome"), by=columns.given("by"), case=case, rerun=rerun
+        data, columns.outcome, by=columns.given("by"), case=case, rerun=rerun
     )
 
 
@@ -398,8 +398,8 @@ def rows_design(
     """The usable outcomes row by row, with each candidate grouping's codes (and, with a
     ``time`` column and ``window``, the codes of the time windows, last); ``columns`` names
     the candidate groupings' columns as ``groupings``."""
-    if columns.time and window is not None:
-        check_time_column(data, columns.given("time"), window)
+    if columns.time is not None and window is not None:
+        check_time_column(data, columns.time, window)
     build, data = _dispatch(_ROWS_DESIGNS, data, columns)
     return build(data, columns, groupings, missing=missing, window=window)
 

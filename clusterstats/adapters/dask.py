@@ -68,13 +68,15 @@ def mean_design(
     each cluster was complete."""
     import dask
 
-    outcome, by_labels = columns.given("outcome"), as_labels(columns.given("by"))
-    over, strata = columns.given("over"), columns.given("strata")
-    responded, weights = columns.given("responded"), columns.given("weights")
+    outcome, by_labels = columns.outcome, as_labels(columns.given("by"))
+    over, strata = columns.given("over"), columns.strata
+    responded, weights = columns.responded, columns.weights
     if columns.covariates:  # a response model needs the rows
         frame = compute_columns(data, columns.names())
         return frame_adapter.mean_design(frame, columns, nest=nest, arrivals=arrivals)
-    keys = [*dict.fromkeys((*columns.by, *columns.over, *columns.strata))]  # as names() orders
+    keys = [
+        *dict.fromkeys((*columns.by, *columns.over, *columns.labels("strata")))
+    ]  # as names() orders
     for column in columns.names():
         if column not in data.columns:
             raise ColumnNotFoundError(column, list(data.columns))
@@ -131,7 +133,7 @@ def mean_design(
     lazy = [table, infinite, missing_ids, *weight_checks]
     lazy += [contradicting] if contradicting is not None else []
     # the rows' clusters and order in computed order: their positions are the rows'
-    lazy += [data[[*dict.fromkeys((*keys, *columns.order))]]] if arrivals else []
+    lazy += [data[[*dict.fromkeys((*keys, *columns.labels("order")))]]] if arrivals else []
     table, has_inf, missing_ids, *checks = dask.compute(*lazy)
     rows = checks.pop() if arrivals else None
     if weights is not None:

@@ -310,9 +310,9 @@ def mean_or_weighted_design(
 ) -> MeanDesign:
     """:func:`mean_design`, or with ``weights=`` (a weight per case) the design of the runs
     as a long frame, its cases the clusters' members."""
-    if not columns.weights:
+    if columns.weights is None:
         return mean_design(data, columns, nest=nest, arrivals=arrivals)
-    if columns.responded:
+    if columns.responded is not None:
         raise InvalidOptionError("weights= with responded= is not available for Datasets yet")
     runs, long = _weighted_runs(data, columns, columns.layout[1])
     return frame_mean_design(runs, long, nest=nest)
@@ -325,15 +325,15 @@ def _weighted_runs(
     ``weights`` the weights' label or "given" for the call's), and the columns naming its
     outcome, clusters, extra dims (as ``over``), strata and weights."""
     case = columns.layout[0]
-    strata = columns.given("strata")
+    strata = columns.strata
     runs, cluster_columns, extra = weighted_runs_frame(
-        data, columns.given("outcome"), columns.given("by"), case=case, rerun=rerun,
-        weights=columns.given("weights") if weights == "given" else weights, strata=strata,
+        data, columns.outcome, columns.given("by"), case=case, rerun=rerun,
+        weights=columns.weights if weights == "given" else weights, strata=strata,
     )  # fmt: skip
     long = Columns.of(
-        columns.given("outcome"), _one_or_several(cluster_columns),
+        columns.outcome, _one_or_several(cluster_columns),
         over=_one_or_several(extra) if extra else None, strata=strata,
-        weights=columns.given("weights"),
+        weights=columns.weights,
     )  # fmt: skip
     return runs, long
 
@@ -359,19 +359,19 @@ def paired_or_weighted_design(
         raise InvalidOptionError(
             "over= slices a frame; a Dataset's extra dims (e.g. task) are its slices already"
         )
-    rerun = columns.given("rerun") or "rerun"
-    if not columns.weights:
+    rerun = columns.rerun or "rerun"
+    if columns.weights is None:
         design = paired_design(
             data, other, columns, how=how, missing=missing, nest=nest, case=columns.layout[0],
             rerun=rerun, labels=labels or ("A", "B"),
         )  # fmt: skip
         if not arrivals:
             return design
-        by, order, case = columns.given("by"), columns.given("order"), columns.layout[0]
+        by, order, case = columns.given("by"), columns.order, columns.layout[0]
         found = label_arrivals([data, other], by, order, case=case)
         groups = tuple((label, with_arrivals(items, found)) for label, items in design.groups)
         return replace(design, groups=groups, order=order)
-    if columns.responded or columns.on:
+    if columns.responded is not None or columns.on:
         raise InvalidOptionError(
             "weights= on Datasets takes neither responded= nor on= yet (their cases are the items)"
         )
@@ -383,7 +383,7 @@ def paired_or_weighted_design(
             "paired_delta yet: select one label of each first"
         )
     case = str(columns.layout[0])
-    long = replace(long, on=(case,), rerun=(str(rerun),))
+    long = replace(long, on=(case,), rerun=str(rerun))
     design = pair_frames(sides[0][0], sides[1][0], long, how=how, missing=missing, nest=nest)
     return replace(design, default_labels=("A", "B"))
 
@@ -394,23 +394,23 @@ def comparison_or_weighted_design(
     """:func:`comparison_design`, or with ``weights=`` (a weight per case) the long frame of
     the runs with the models along one extra dim."""
     case = columns.layout[0]
-    rerun = columns.given("rerun") or "rerun"
-    if not columns.weights:
+    rerun = columns.rerun or "rerun"
+    if columns.weights is None:
         return comparison_design(
             data, columns, case=case, rerun=rerun, how=how, missing=missing, nest=nest
         )
-    if columns.responded or columns.on:
+    if columns.responded is not None or columns.on:
         raise InvalidOptionError(
             "weights= on a Dataset takes neither responded= nor on= yet (its cases are the items)"
         )
-    model = columns.given("model")
+    model = columns.model
     runs, long = _weighted_runs(data, columns, rerun)
     if list(long.over) != [str(model)]:
         raise InvalidOptionError(
             f"compare needs the models along one extra dim {model!r}; the outcome has "
             f"extra dims {list(long.over)}"
         )
-    long = replace(long, over=(), model=(model,), on=(str(case),), rerun=(str(rerun),))
+    long = replace(long, over=(), model=model, on=(str(case),), rerun=str(rerun))
     return compare_frames(runs, long, how=how, missing=missing, nest=nest)
 
 
@@ -422,9 +422,9 @@ def mean_design(
     case, rerun = columns.layout
     arrived = None
     if arrivals:
-        arrived = cluster_arrivals(data, columns.given("by"), columns.given("order"), case=case)
-    outcome, by, over = columns.given("outcome"), columns.given("by"), columns.given("over")
-    responded, strata = columns.given("responded"), columns.given("strata")
+        arrived = cluster_arrivals(data, columns.given("by"), columns.order, case=case)
+    outcome, by, over = columns.outcome, columns.given("by"), columns.given("over")
+    responded, strata = columns.responded, columns.strata
     covariates = columns.covariates
     _no_over(over)
     array = outcome_array(data, outcome, case=case, rerun=rerun)
@@ -464,7 +464,7 @@ def mean_design(
         strata_labels=tuple(stratum_labels),
         cluster_names=names,
         responses=responses,
-        order=columns.given("order") if arrivals else None,
+        order=columns.order if arrivals else None,
     )
 
 
@@ -576,8 +576,8 @@ def paired_design(
 ) -> PairedDesign:
     """Two Datasets with the same extra dims, cases matched by label; the runs of a case are
     averaged first."""
-    outcome, by, on = columns.given("outcome"), columns.given("by"), columns.given("on")
-    responded, strata = columns.given("responded"), columns.given("strata")
+    outcome, by, on = columns.outcome, columns.given("by"), columns.given("on")
+    responded, strata = columns.responded, columns.strata
     _no_on(on)
     if not isinstance(other, xr.Dataset):
         raise InvalidInputError(f"other must be an xarray Dataset, got {type(other).__name__}")
@@ -711,8 +711,8 @@ def comparison_design(
     nest: bool = False,
 ) -> ComparisonDesign:
     """Many models along a ``model`` dim, the cases as items: each model's mean run per case."""
-    outcome, by, on = columns.given("outcome"), columns.given("by"), columns.given("on")
-    model, responded, strata = (columns.given(role) for role in ("model", "responded", "strata"))
+    outcome, by, on = columns.outcome, columns.given("by"), columns.given("on")
+    model, responded, strata = columns.model, columns.responded, columns.strata
     _no_on(on)
     array, moments = _side_moments(data, outcome, case, rerun, responded)
     extra_dims, extra_labels = _extra(array)
@@ -788,7 +788,7 @@ def rows_design(
 ) -> RowsDesign:
     """The runs one by one, each with the cluster code of every candidate grouping: a dim
     (``case``, ``rerun``) or any coordinate whose dims the outcome has."""
-    outcome, time = columns.given("outcome"), columns.given("time")
+    outcome, time = columns.outcome, columns.time
     case, rerun = columns.layout
     array = outcome_array(data, outcome, case=case, rerun=rerun)
     if array.ndim != 2:
@@ -846,8 +846,8 @@ def rows_design(
 
 def missing_reasons(data: Any, columns: Columns) -> tuple[tuple[Any, int, int], ...]:
     """The missing runs by the ``reason`` variable (of the outcome's dims, or along case)."""
-    outcome, by, reason = (columns.given(role) for role in ("outcome", "by", "reason"))
-    responded, (case, rerun) = columns.given("responded"), columns.layout
+    outcome, by, reason = columns.outcome, columns.given("by"), columns.reason
+    responded, (case, rerun) = columns.responded, columns.layout
     array = outcome_array(data, outcome, case=case, rerun=rerun)
     values, ran = _ran_and_outcome(data, array, responded)
     if ran is None:

@@ -498,12 +498,12 @@ def impute_missing(values: np.ndarray, missing: str, is_binary: bool) -> np.ndar
 def arrays_mean_design(columns: Columns, **options: Any) -> MeanDesign:
     """:func:`mean_design` of ``data=None``: array-like outcome and cluster values, paired by
     position (the other roles would name columns, which arrays do not have)."""
-    if columns.weights:
+    if columns.weights is not None:
         raise InvalidOptionError("weights= names a column: pass a DataFrame, not arrays")
-    if columns.order:
+    if columns.order is not None:
         raise InvalidInputError("order= names a column: give the rows as a DataFrame, not arrays")
-    frame, outcome_label, by_labels = as_frame(None, columns.given("outcome"), columns.given("by"))
-    named = replace(columns, outcome=(outcome_label,), by=tuple(by_labels), arrays=False)
+    frame, outcome_label, by_labels = as_frame(None, columns.outcome, columns.given("by"))
+    named = replace(columns, outcome=outcome_label, by=tuple(by_labels), arrays=False)
     return replace(mean_design(frame, named, **options), outcome=None, by=())
 
 
@@ -513,10 +513,10 @@ def mean_design(
     """Validate a DataFrame and reduce each ``over`` group to per-cluster statistics, before
     any missing-data policy (see :class:`~clusterstats._design.MeanDesign`); with
     ``arrivals``, when each group's clusters were complete, in the same pass."""
-    over, strata = columns.given("over"), columns.given("strata")
-    responded, weights = columns.given("responded"), columns.given("weights")
+    over, strata = columns.given("over"), columns.strata
+    responded, weights = columns.responded, columns.weights
     covariates = columns.covariates
-    frame, outcome_label, by_labels = as_frame(data, columns.given("outcome"), columns.given("by"))
+    frame, outcome_label, by_labels = as_frame(data, columns.outcome, columns.given("by"))
     named = [outcome_label, *by_labels, *covariates]
     for extra in (strata, responded, weights):
         if extra is not None:
@@ -546,7 +546,7 @@ def mean_design(
     arrived = None
     if arrivals:
         key = codes if group_codes is None else group_codes * n_clusters + codes
-        arrived = latest(key, row_arrivals(frame, columns.given("order")), n_clusters)
+        arrived = latest(key, row_arrivals(frame, columns.order), n_clusters)
     groups = []
     for index, (label, (table, ids), is_binary) in enumerate(
         zip(group_labels, tables, binary, strict=True)
@@ -587,7 +587,7 @@ def mean_design(
         cluster_groupings=groupings,
         responses=responses,
         weights=None if weights is None else str(weights),
-        order=columns.given("order") if arrivals else None,
+        order=columns.order if arrivals else None,
     )
 
 
@@ -791,7 +791,7 @@ def rows_design(
     """The usable outcomes row by row (missing ones dropped, or counted as 0 or 1), with
     every candidate grouping's cluster codes, and last the windows of ``window`` of the
     timestamps in the ``time`` column, for ``check_clustering``."""
-    outcome, time = columns.given("outcome"), columns.given("time")
+    outcome, time = columns.outcome, columns.time
     if not isinstance(data, pd.DataFrame):
         raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     named = [outcome, *(label for _, labels in groupings for label in labels)]
@@ -824,9 +824,9 @@ def time_windows(stamps: Any, window: str | None) -> np.ndarray:
 def missing_reasons(data: pd.DataFrame, columns: Columns) -> tuple[tuple[Any, int, int], ...]:
     """The missing rows by the ``reason`` column: ``(reason, rows, clusters)``, most frequent
     first."""
-    outcome, reason = columns.given("outcome"), columns.given("reason")
+    outcome, reason = columns.outcome, columns.reason
     require_columns(data, [outcome, reason, *columns.by])
-    values = outcome_with_responses(data, outcome, columns.given("responded"))
+    values = outcome_with_responses(data, outcome, columns.responded)
     codes = cluster_codes(data, list(columns.by))
     is_missing = np.isnan(values)
     labels = pd.Series(data[reason].to_numpy()[is_missing])
@@ -913,12 +913,12 @@ def with_arrivals(design: MeanDesign, rows: pd.DataFrame, columns: Columns) -> M
     key = codes
     if columns.over:
         key = over_groups(rows, columns.given("over"))[0] * n_clusters + codes
-    arrived = latest(key, row_arrivals(rows, columns.given("order")), n_clusters)
+    arrived = latest(key, row_arrivals(rows, columns.order), n_clusters)
     groups = tuple(
         replace(group, arrivals=arrived[index * n_clusters + group.cluster_ids])
         for index, group in enumerate(design.groups)
     )
-    return replace(design, groups=groups, order=columns.given("order"))
+    return replace(design, groups=groups, order=columns.order)
 
 
 def latest(codes: np.ndarray, arrived: np.ndarray, minlength: int = 0) -> np.ndarray:

@@ -36,41 +36,44 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Columns:
-    """The columns one call names, by role, each role's labels as a tuple (empty when the
-    role is not used): ``other`` is the second outcome column of a paired comparison of two
-    columns, ``groupings`` the candidate cluster columns of ``check_clustering`` (which
-    names a candidate equal to the outcome itself).
+    """The columns one call names, by role: a role that names one column holds its label
+    (None when the role is not used), a role that can name several (``by``, ``over``,
+    ``on``, ``covariates``, ``groupings``) a tuple of labels (empty when unused).
+    ``other`` is the second outcome column of a paired comparison of two columns,
+    ``groupings`` the candidate cluster columns of ``check_clustering`` (which names a
+    candidate equal to the outcome itself).
 
-    Built with :meth:`of`, which checks every label once: each is a label (hashable), and
-    the outcome is not also a cluster, group, stratum, pairing or weight column.
+    Built once, at a public function's front, with :meth:`of`, which checks every label: each
+    is a label (hashable), a role of one column is given one, and the outcome is not also a
+    cluster, group, stratum, pairing or weight column.
 
     Examples
     --------
-    >>> cols = Columns.of(outcome="passed", by=["doc", "template"], over="model")
-    >>> cols.names()
-    ['passed', 'doc', 'template', 'model']
+    >>> cols = Columns.of("passed", ["doc", "template"], over="model", strata="subject")
+    >>> cols.names(), cols.strata, cols.by
+    (['passed', 'doc', 'template', 'model', 'subject'], 'subject', ('doc', 'template'))
     >>> Columns.of(outcome="doc", by="doc")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     clusterstats.errors.InvalidOptionError: column 'doc' is both the outcome and by=; ...
     """
 
-    outcome: tuple[Hashable, ...] = ()
+    outcome: Any = None
     by: tuple[Hashable, ...] = ()
     over: tuple[Hashable, ...] = ()
-    strata: tuple[Hashable, ...] = ()
-    responded: tuple[Hashable, ...] = ()
-    weights: tuple[Hashable, ...] = ()
+    strata: Hashable | None = None
+    responded: Hashable | None = None
+    weights: Hashable | None = None
     on: tuple[Hashable, ...] = ()
-    model: tuple[Hashable, ...] = ()
-    case: tuple[Hashable, ...] = ()
-    rerun: tuple[Hashable, ...] = ()
-    time: tuple[Hashable, ...] = ()
-    reason: tuple[Hashable, ...] = ()
+    model: Hashable | None = None
+    case: Hashable | None = None
+    rerun: Hashable | None = None
+    time: Hashable | None = None
+    reason: Hashable | None = None
     covariates: tuple[Hashable, ...] = ()
-    other: tuple[Hashable, ...] = ()
+    other: Hashable | None = None
     groupings: tuple[Hashable, ...] = ()
-    order: tuple[Hashable, ...] = ()
+    order: Hashable | None = None
     #: The dims of a Dataset laid out as (case, rerun): names of dims, not of columns, so
     #: never among :meth:`names`.
     layout: tuple[Hashable, Hashable] = ("case", "rerun")
@@ -98,7 +101,6 @@ class Columns:
         listed = set()
         for role, labels in {"outcome": outcome, "by": by, **roles}.items():
             if labels is None:
-                values[role] = ()
                 continue
             if role in _ONE_COLUMN and (
                 isinstance(labels, (list, tuple, set, dict)) or not is_hashable(labels)
@@ -106,6 +108,10 @@ class Columns:
                 raise InvalidOptionError(
                     f"{role}= names one column of {role}, got {type(labels).__name__}"
                 )
+            if role not in _SEVERAL:
+                check_label(labels, role, arrays_hint=role == "outcome")
+                values[role] = labels
+                continue
             several = isinstance(labels, (list, tuple))
             if several:
                 listed.add((role, type(labels)))
@@ -113,20 +119,27 @@ class Columns:
                 check_label(label, role)
             values[role] = tuple(labels) if several else (labels,)
         columns = cls(**values, layout=layout, listed=frozenset(listed))
-        for outcome in columns.outcome:
+        if columns.outcome is not None:
             for role in ("by", "over", "strata", "on", "model", "weights", "order"):
-                if outcome in getattr(columns, role):
+                if columns.outcome in columns.labels(role):
                     raise InvalidOptionError(
-                        f"column {outcome!r} is both the outcome and {role}=; name different "
-                        "columns"
+                        f"column {columns.outcome!r} is both the outcome and {role}=; name "
+                        "different columns"
                     )
         return columns
+
+    def labels(self, role: str) -> tuple[Hashable, ...]:
+        """The labels of ``role`` as a tuple, whichever its kind (empty when unused)."""
+        value = getattr(self, role)
+        if role in _SEVERAL:
+            return value
+        return () if value is None else (value,)
 
     def names(self) -> list[Hashable]:
         """Every column named, each once, in the order of the roles."""
         wanted: list[Hashable] = []
         for role in _ROLES:
-            for label in getattr(self, role):
+            for label in self.labels(role):
                 if label not in wanted:
                     wanted.append(label)
         return wanted
@@ -137,12 +150,14 @@ class Columns:
         themselves (array-likes, paired by position; checked where they are read), the other
         roles labels, checked."""
         columns = cls.of(**roles)
-        return replace(columns, outcome=(outcome,), by=(by,), arrays=True)
+        return replace(columns, outcome=outcome, by=(by,), arrays=True)
 
     def given(self, role: str) -> Any:
         """The ``role`` as the caller gave it: None when unused, a list (or tuple) when the
         caller listed columns (even one), else the one label."""
         labels = getattr(self, role)
+        if role not in _SEVERAL:
+            return labels
         for listed_role, kind in self.listed:
             if listed_role == role:
                 return kind(labels)
@@ -152,6 +167,8 @@ class Columns:
 _ROLES = tuple(f.name for f in fields(Columns) if f.name not in ("layout", "arrays", "listed"))
 #: Roles that name one column only (a weight per row).
 _ONE_COLUMN = ("weights",)
+#: Roles that can name several columns (a tuple of labels).
+_SEVERAL = ("by", "over", "on", "covariates", "groupings")
 
 
 def as_labels(by: Hashable | Sequence[Hashable], role: str = "by") -> list[Hashable]:

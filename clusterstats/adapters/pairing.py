@@ -206,8 +206,8 @@ def align(
     """Per-item values of ``a[outcome_a]`` and ``b[outcome_b]`` on the items both have,
     matched on the ``on`` columns (or the index) and clustered by the ``by`` columns of
     ``columns`` (and, with ``weights``, each item's weight, read from ``a``)."""
-    by, on, rerun = columns.given("by"), columns.given("on"), columns.given("rerun")
-    strata, weights = columns.given("strata"), columns.given("weights")
+    by, on, rerun = columns.given("by"), columns.given("on"), columns.rerun
+    strata, weights = columns.strata, columns.weights
     by_labels = as_labels(by)
     for side_outcome in (outcome_a, outcome_b):
         check_distinct_roles(side_outcome, by=by_labels, on=on, strata=strata)
@@ -419,9 +419,9 @@ def model_matrix(
 ) -> ComparisonDesign:
     """Reduce long results (one row per model x item x run) to a models x items matrix
     (with ``weights``, also each item's weight, which every row of the item must share)."""
-    outcome, by, model = columns.given("outcome"), columns.given("by"), columns.given("model")
-    on, rerun, strata = columns.given("on"), columns.given("rerun"), columns.given("strata")
-    weights = columns.given("weights")
+    outcome, by, model = columns.outcome, columns.given("by"), columns.model
+    on, rerun, strata = columns.given("on"), columns.rerun, columns.strata
+    weights = columns.weights
     by_labels = as_labels(by)
     check_distinct_roles(outcome, by=by_labels, model=model, on=on, strata=strata)
     require_columns(data, [outcome, model, *by_labels, *([weights] if weights is not None else [])])
@@ -893,8 +893,8 @@ def paired_design(
     items; with ``over``, the items of each group of the ``over`` column(s), which both
     frames need. ``missing="ipw"`` keeps the items answered on both sides (and counts the
     rest). With ``arrivals``, when each group's clusters were complete, from its own rows."""
-    outcome, by, on = columns.given("outcome"), columns.given("by"), columns.given("on")
-    over, responded = columns.given("over"), columns.given("responded")
+    outcome, by, on = columns.outcome, columns.given("by"), columns.given("on")
+    over, responded = columns.given("over"), columns.responded
     if not isinstance(data, pd.DataFrame):
         raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if isinstance(other, pd.DataFrame):
@@ -915,7 +915,7 @@ def paired_design(
         if not arrivals:
             return items
         sides = [a] if b is a else [a, b]
-        return with_arrivals(items, label_arrivals(sides, as_labels(by), columns.given("order")))
+        return with_arrivals(items, label_arrivals(sides, as_labels(by), columns.order))
 
     def aligned(a: pd.DataFrame, b: pd.DataFrame) -> PairedItems:
         missed = "drop" if missing == "ipw" else missing
@@ -932,7 +932,7 @@ def paired_design(
         over=over_name(over),
         groups=groups,
         default_labels=default_labels,
-        order=columns.given("order") if arrivals else None,
+        order=columns.order if arrivals else None,
     )
 
 
@@ -1005,7 +1005,7 @@ def comparison_design(
     """Long results (one row per model, item and run) as a models x items matrix."""
     if not isinstance(data, pd.DataFrame):
         raise InvalidInputError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-    if columns.responded:
-        data = _mask_unanswered(data, [columns.given("outcome")], columns.given("responded"))
+    if columns.responded is not None:
+        data = _mask_unanswered(data, [columns.outcome], columns.responded)
     missing = "drop" if missing == "ipw" else missing
     return model_matrix(data, columns, how=how, missing=missing, nest=nest)

@@ -26,7 +26,8 @@ import shlex
 import sys
 import traceback
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -92,6 +93,10 @@ def _record(result: Any) -> dict[str, Any]:
     return {column: _plain(row[column]) for column in type(result).columns}
 
 
+def _dumps(payload: Any) -> str:
+    return json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False)
+
+
 def json_output(results: Any) -> str:
     """One JSON object for one result; a list of objects, each with its ``group``, for a
     grouped result. Keys are the result's ``to_frame()`` columns; ``by`` and ``notes`` are
@@ -103,7 +108,22 @@ def json_output(results: Any) -> str:
         ]
     else:
         payload = _record(results)
-    return json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False)
+    return _dumps(payload)
+
+
+def _table_notes(result: Any) -> tuple[str, ...]:
+    return tuple(getattr(result, "notes", ()))
+
+
+def _table_json(result: Any) -> str:
+    """A result that is a table (a report, a plan, a check):
+    ``{"rows": [...to_frame() records...], "notes": [...]}``."""
+    return _dumps({"rows": _records(result.to_frame()), "notes": list(_table_notes(result))})
+
+
+def _rows_json(result: Any) -> str:
+    """A table's ``to_frame()`` records, as a list (``lm-eval``: its notes are in its rows)."""
+    return _dumps(_records(result.to_frame()))
 
 
 def _notes_of(results: Any) -> tuple[str, ...]:
@@ -154,6 +174,37 @@ def comparison_table(results: ClusterCI | GroupedResults[ClusterCI], label: str)
     return fmt.text_table(header, rows)
 
 
+def _side_by_side(result: Any, args: argparse.Namespace, to_json: Callable[[Any], str]) -> str:
+    """``ci --output table``: the naive and clustered intervals, then the notes."""
+    table = comparison_table(result, ", ".join(args.over or []))
+    return "\n".join([table, *(f"note: {note}" for note in _labelled_notes(result))]) + "\n"
+
+
+#: What each value of ``--output`` writes, from the result, the command's options and the
+#: command's JSON (commands differ only in what their JSON holds); every command prints
+#: through this one table.
+_WRITERS: dict[str, Callable[[Any, argparse.Namespace, Callable[[Any], str]], str]] = {
+    "text": lambda result, args, to_json: repr(result) + "\n",
+    "table": _side_by_side,
+    "markdown": lambda result, args, to_json: result.to_markdown(),
+    "csv": lambda result, args, to_json: result.to_frame().to_csv(index=False),
+    "json": lambda result, args, to_json: to_json(result) + "\n",
+}
+
+
+def _print_output(
+    result: Any, args: argparse.Namespace, *, to_json: Callable[[Any], str] = json_output
+) -> None:
+    """Print ``result`` as ``--output`` asks."""
+    print(_WRITERS[args.output](result, args, to_json), end="")
+
+
+def _print_table(result: Any, args: argparse.Namespace) -> tuple[str, ...]:
+    """Print a result that is a table; returns the notes it shows."""
+    _print_output(result, args, to_json=_table_json)
+    return _table_notes(result)
+
+
 # -- commands: each prints its output and returns the notes that output shows ---------------
 
 
@@ -200,26 +251,11 @@ def _ci(args: argparse.Namespace) -> Iterable[str]:
                 f"--by {column!r}: no such column; to cluster by a combination of columns, "
                 f"repeat --by: {' '.join('--by ' + part for part in parts)}"
             )
-    by = args.by[0] if len(args.by) == 1 else args.by
     res = cluster_ci(
-        df,
-        args.outcome,
-        by,
-        over=_key(args.over),
-        crossed=args.crossed,
-        weights=args.weights,
-        **_design_kwargs(args),
+        df, args.outcome, _key(args.by), over=_key(args.over), **_keywords(args, *_DESIGN)
     )
-    notes = _notes_of(res)
-    if args.output == "text":
-        print(repr(res))
-    elif args.output == "table":
-        print(comparison_table(res, ", ".join(args.over or [])))
-        for note in _labelled_notes(res):
-            print(f"note: {note}")
-    else:
-        _print_result(res, args.output)
-    return notes
+    _print_output(res, args)
+    return _notes_of(res)
 
 
 def _read(args: argparse.Namespace, path: str, labels: Sequence[str] = ()) -> pd.DataFrame:
@@ -239,139 +275,27 @@ def _read(args: argparse.Namespace, path: str, labels: Sequence[str] = ()) -> pd
     )
 
 
-def _design_options(parser: argparse.ArgumentParser, *, methods: Sequence[str]) -> None:
-    """The options every statistic shares, named as the library names them."""
-    _estimand_option(parser)
-    _method_option(parser, methods)
-    _confidence_option(parser)
-    _missing_option(parser, opt.MISSING_OR_IPW)
-    parser.add_argument("--responded", help="response indicator column (true = answered)")
-    parser.add_argument("--strata", help="stratum column of a stratified design")
-    parser.add_argument(
-        "--nest", action="store_true", help="with --strata: cluster ids are local to a stratum"
-    )
-    parser.add_argument(
-        "--lonely",
-        default="fail",
-        choices=opt.LONELY,
-        help="with --strata: what a stratum with one cluster does",
-    )
-    _resampling_options(parser)
+def _keywords(args: argparse.Namespace, *names: str) -> dict[str, Any]:
+    """The options ``names`` as the library's keyword arguments: an option's ``dest`` is the
+    keyword it stands for (``--seed`` is ``rng``)."""
+    return {name: getattr(args, name) for name in names}
 
 
-def _estimand_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--estimand",
-        default="pooled",
-        choices=ESTIMANDS,
-        help="pooled (default: the share of all rows) or cluster_mean (each cluster counts once)",
-    )
-
-
-def _method_option(parser: argparse.ArgumentParser, methods: Iterable[str]) -> None:
-    names = tuple(methods)
-    parser.add_argument(
-        "--method",
-        default="auto",
-        choices=names,
-        metavar="METHOD",
-        help=f"the interval method (default auto): {', '.join(names)}",
-    )
-
-
-def _confidence_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--confidence",
-        type=float,
-        default=0.95,
-        help="the nominal coverage of the intervals, between 0 and 1 (default 0.95)",
-    )
-
-
-#: What each value of ``--missing`` does with a row whose outcome is missing.
-_MISSING_MEANS = {
-    "drop": "drop the row (default)",
-    "fail": "count it as 0",
-    "pass": "count it as 1",
-    "raise": "stop with an error",
-    "ipw": "inverse-probability weighting with cluster propensities",
-}
-
-
-def _missing_option(parser: argparse.ArgumentParser, choices: Sequence[str]) -> None:
-    parser.add_argument(
-        "--missing",
-        default="drop",
-        choices=choices,
-        help="a missing outcome: " + "; ".join(f"{c}: {_MISSING_MEANS[c]}" for c in choices),
-    )
-
-
-def _resampling_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--n-resamples",
-        type=int,
-        default=9999,
-        dest="n_resamples",
-        help="bootstrap methods: the number of replicates (default 9999)",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        dest="rng",
-        metavar="SEED",
-        help="bootstrap methods: the random seed, for the same interval on every run",
-    )
-
-
-def _output_option(parser: argparse.ArgumentParser, choices: Sequence[str] = OUTPUTS) -> None:
-    extra = "; table: the naive and clustered intervals side by side" if "table" in choices else ""
-    parser.add_argument("--output", default="text", choices=choices, help=OUTPUT_HELP + extra)
-
-
-OUTCOME_HELP = "outcome column (0/1, true/false or a score)"
-RESPONDED_HELP = "response indicator column (true = a usable response)"
-
-
-def _how_option(parser: argparse.ArgumentParser, sides: str) -> None:
-    parser.add_argument(
-        "--how",
-        default="strict",
-        choices=opt.ALIGNMENTS,
-        help=f"strict (default): an item {sides} lacks is an error; inner: keep the items all have",
-    )
-
-
-def _crossed_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--crossed",
-        action="store_true",
-        help="the --by columns are crossed groupings (e.g. --by question --by template), "
-        "not one cluster made of their combination: two-way (Cameron-Gelbach-Miller) variance",
-    )
-
-
-def _weights_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--weights",
-        help="a column of non-negative row weights: the weighted (Hajek) mean, as R survey",
-    )
-
-
-def _design_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "estimand": args.estimand,
-        "method": args.method,
-        "confidence": args.confidence,
-        "missing": args.missing,
-        "responded": args.responded,
-        "strata": args.strata,
-        "nest": args.nest,
-        "lonely": args.lonely,
-        "n_resamples": args.n_resamples,
-        "rng": args.rng,
-    }
+#: The keywords of :func:`_design_options`, which every statistic shares.
+_DESIGN = (
+    "estimand",
+    "method",
+    "confidence",
+    "missing",
+    "responded",
+    "strata",
+    "nest",
+    "lonely",
+    "n_resamples",
+    "rng",
+    "crossed",
+    "weights",
+)
 
 
 def _key(values: Sequence[str] | None) -> Any:
@@ -383,17 +307,6 @@ def _key(values: Sequence[str] | None) -> Any:
 
 def _extra_labels(args: argparse.Namespace) -> list[str]:
     return [x for x in (args.responded, args.strata) if x is not None]
-
-
-def _print_result(result: Any, output: str) -> None:
-    if output == "text":
-        print(repr(result))
-    elif output == "markdown":
-        print(result.to_markdown(), end="")
-    elif output == "csv":
-        print(result.to_frame().to_csv(index=False), end="")
-    else:
-        print(json_output(result))
 
 
 def _pairing_key(
@@ -438,6 +351,19 @@ def _pairing_key(
     for frame in (new, old):
         frame.index = pd.RangeIndex(len(frame), name="row")
     return None
+
+
+def _read_baseline(
+    args: argparse.Namespace, candidate: pd.DataFrame, path: str | None, labels: Sequence[str]
+) -> tuple[pd.DataFrame | None, Any]:
+    """The baseline FILE ``plan`` and ``gate`` may take, and the key that pairs its rows with
+    ``candidate``'s (:func:`_pairing_key`); ``(None, None)`` without one."""
+    if path is None:
+        if args.on_position:
+            raise InvalidOptionError("--on-position pairs two files: it needs --baseline")
+        return None, None
+    baseline = _read(args, path, labels)
+    return baseline, _pairing_key(args, candidate, baseline, (args.path, path))
 
 
 def _baseline_file(args: argparse.Namespace) -> str:
@@ -485,16 +411,14 @@ def _paired(args: argparse.Namespace) -> Iterable[str]:
         rerun=args.rerun,
         how=args.how,
         labels=(Path(args.path).stem, Path(baseline).stem),
-        crossed=args.crossed,
-        weights=args.weights,
-        **_design_kwargs(args),
+        **_keywords(args, *_DESIGN),
     )
-    _print_result(res, args.output)
+    _print_output(res, args)
     return _notes_of(res)
 
 
 def _compare(args: argparse.Namespace) -> Iterable[str]:
-    from clusterstats.stats.slices import SliceComparison, compare
+    from clusterstats.stats.slices import compare
 
     labels = [*args.by, args.model, *(args.on or []), *([args.rerun] if args.rerun else [])]
     labels += [*(args.over or []), *_extra_labels(args)]
@@ -513,45 +437,26 @@ def _compare(args: argparse.Namespace) -> Iterable[str]:
         _key(args.by),
         model=args.model,
         on=_key(args.on),
-        rerun=args.rerun,
         baseline=baseline,
-        how=args.how,
-        adjust=args.adjust,
-        orientation=args.orientation,
-        crossed=args.crossed,
-        weights=args.weights,
-        rank_method=args.rank_method,
-        top=args.top,
         over=_key(args.over),
-        **_design_kwargs(args),
+        **_keywords(args, "rerun", "how", "adjust", "orientation", "rank_method", "top"),
+        **_keywords(args, *_DESIGN),
     )
-    if args.output == "json":
-        # a SliceComparison's pairs carry their slice and p_family; its leads are the
-        # pairs that survive the family of every slice's pairs
-        payload = {"leaderboard": _records(res.leaderboard()), "pairs": _records(res.pairs())}
-        if isinstance(res, SliceComparison):
-            payload["leads"] = _records(res.leads())
-        payload["notes"] = list(res.notes)
-        print(json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False))
-    else:
-        _print_result(res, args.output)  # csv: to_frame(), the pairs (with the slice column)
+    _print_output(res, args, to_json=_comparison_json)  # csv: to_frame(), the pairs (and slices)
     return tuple(res.notes)
 
 
-def _print_table_result(result: Any, output: str) -> tuple[str, ...]:
-    """A result that is a table (a report, a plan, a check): text, Markdown, CSV or JSON
-    (``{"rows": [...to_frame() records...], "notes": [...]}``)."""
-    notes = tuple(getattr(result, "notes", ()))
-    if output == "text":
-        print(repr(result))
-    elif output == "markdown":
-        print(result.to_markdown(), end="")
-    elif output == "csv":
-        print(result.to_frame().to_csv(index=False), end="")
-    else:
-        payload = {"rows": _records(result.to_frame()), "notes": list(notes)}
-        print(json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False))
-    return notes
+def _comparison_json(res: Any) -> str:
+    """``compare``'s JSON: the leaderboard, the pairs and the notes; a SliceComparison's pairs
+    carry their slice and p_family, and its leads are the pairs that survive the family of
+    every slice's pairs."""
+    from clusterstats.stats.slices import SliceComparison
+
+    payload = {"leaderboard": _records(res.leaderboard()), "pairs": _records(res.pairs())}
+    if isinstance(res, SliceComparison):
+        payload["leads"] = _records(res.leads())
+    payload["notes"] = list(res.notes)
+    return _dumps(payload)
 
 
 def _rerun_statistic(args: argparse.Namespace) -> Iterable[str]:
@@ -561,27 +466,16 @@ def _rerun_statistic(args: argparse.Namespace) -> Iterable[str]:
     labels += args.over or []
     df = _read(args, args.path, labels)
     common = {
-        "by": args.by,
-        "case": args.case,
-        "rerun": args.rerun,
         "over": _key(args.over),
-        "method": args.method,
-        "confidence": args.confidence,
+        **_keywords(args, "by", "case", "rerun", "method", "confidence"),
     }
     if args.command == "flakiness":
         res = flakiness(df, args.outcome, **common)
     else:
         function = pass_hat_k if args.hat else pass_at_k
-        res = function(
-            df,
-            args.outcome,
-            k=args.k,
-            fewer_runs=args.fewer_runs,
-            n_resamples=args.n_resamples,
-            rng=args.rng,
-            **common,
-        )
-    _print_result(res, args.output)
+        passk = _keywords(args, "k", "fewer_runs", "n_resamples", "rng")
+        res = function(df, args.outcome, **passk, **common)
+    _print_output(res, args)
     return _notes_of(res)
 
 
@@ -596,13 +490,9 @@ def _report(args: argparse.Namespace) -> Iterable[str]:
         args.outcome,
         _key(args.by),
         over=_key(args.over),
-        estimand=args.estimand,
-        method=args.method,
-        confidence=args.confidence,
-        missing=args.missing,
-        responded=args.responded,
+        **_keywords(args, "estimand", "method", "confidence", "missing", "responded"),
     )
-    return _print_table_result(res, args.output)
+    return _print_table(res, args)
 
 
 def _check(args: argparse.Namespace) -> Iterable[str]:
@@ -618,12 +508,9 @@ def _check(args: argparse.Namespace) -> Iterable[str]:
         df,
         args.outcome,
         [c[0] if len(c) == 1 else c for c in candidates],
-        time=args.time,
-        window=args.window,
-        confidence=args.confidence,
-        missing=args.missing,
+        **_keywords(args, "time", "window", "confidence", "missing"),
     )
-    return _print_table_result(res, args.output)
+    return _print_table(res, args)
 
 
 def _missing(args: argparse.Namespace) -> Iterable[str]:
@@ -635,12 +522,9 @@ def _missing(args: argparse.Namespace) -> Iterable[str]:
         df,
         args.outcome,
         _key(args.by),
-        reason=args.reason,
-        responded=args.responded,
-        confidence=args.confidence,
-        threshold=args.threshold,
+        **_keywords(args, "reason", "responded", "confidence", "threshold"),
     )
-    return _print_table_result(res, args.output)
+    return _print_table(res, args)
 
 
 def _plan(args: argparse.Namespace) -> Iterable[str]:
@@ -648,33 +532,22 @@ def _plan(args: argparse.Namespace) -> Iterable[str]:
 
     labels = [*args.by, *(args.on or []), *([args.responded] if args.responded else [])]
     df = _read(args, args.path, labels)
-    other, on = None, _key(args.on)
-    if args.other is not None:
-        if getattr(args, "_spelled", {}).get("other") == "--other":
-            _note(
-                args,
-                f"--other still works; --baseline {args.other} is the form gate and paired share",
-            )
-        other = _read(args, args.other, labels)
-        on = _pairing_key(args, df, other, (args.path, args.other))
-    elif args.on_position:
-        raise InvalidOptionError("--on-position pairs two files: it needs --baseline")
+    if getattr(args, "_spelled", {}).get("other") == "--other":
+        _note(
+            args,
+            f"--other still works; --baseline {args.other} is the form gate and paired share",
+        )
+    other, on = _read_baseline(args, df, args.other, labels)
     res = pilot_plan(
         df,
         args.outcome,
         _key(args.by),
         other=other,
-        on=on,
-        missing=args.missing,
-        confidence=args.confidence,
-        cost_per_cluster=args.cost_per_cluster,
-        cost_per_row=args.cost_per_row,
-        target_half_width=args.target_half_width,
-        effect=args.effect,
-        power=args.power,
-        responded=args.responded,
+        on=_key(args.on) if other is None else on,
+        **_keywords(args, "missing", "confidence", "responded", "power", "effect"),
+        **_keywords(args, "cost_per_cluster", "cost_per_row", "target_half_width"),
     )
-    return _print_table_result(res, args.output)
+    return _print_table(res, args)
 
 
 def _annotate(args: argparse.Namespace) -> Iterable[str]:
@@ -707,21 +580,10 @@ def _lm_eval(args: argparse.Namespace) -> Iterable[str]:
 
     table = lm_eval_table(
         args.path,
-        by=args.by[0] if len(args.by) == 1 else args.by,
-        confidence=args.confidence,
-        method=args.method,
-        estimand=args.estimand,
-        runs=args.runs,
-        rng=args.rng,
+        by=_key(args.by),
+        **_keywords(args, "confidence", "method", "estimand", "runs", "rng"),
     )
-    if args.output == "text":
-        print(repr(table))
-    elif args.output == "markdown":
-        print(table.to_markdown(), end="")
-    elif args.output == "csv":
-        print(table.to_frame().to_csv(index=False), end="")
-    else:
-        print(json.dumps(_records(table.to_frame()), indent=2, allow_nan=False, ensure_ascii=False))
+    _print_output(table, args, to_json=_rows_json)
     # the table shows its rows' notes, not its intervals' (few clusters): those are warned
     return ()
 
@@ -738,57 +600,38 @@ def _gate(args: argparse.Namespace) -> Iterable[str]:
             "baseline by more than M) or --at-least T (a pass rate of at least T)"
         )
     candidate = _read(args, args.path, labels)
-    baseline, on = None, None
-    if args.baseline is not None:
-        baseline = _read(args, args.baseline, labels)
-        on = _pairing_key(args, candidate, baseline, (args.path, args.baseline))
-    elif args.on_position:
-        raise InvalidOptionError("--on-position pairs two files: it needs --baseline")
+    baseline, on = _read_baseline(args, candidate, args.baseline, labels)
     report = gate(
         candidate,
         args.outcome,
-        args.by[0] if len(args.by) == 1 else args.by,
+        _key(args.by),
         baseline=baseline,
-        margin=args.margin,
-        at_least=args.at_least,
         over=_key(args.over),
         on=on,
-        how=args.how,
-        power=args.power,
-        rerun=args.rerun,
-        crossed=args.crossed,
-        weights=args.weights,
-        **_design_kwargs(args),
-        sequential=args.sequential,
-        order=args.order,
-        budget=args.budget,
         bounds=None if args.bounds is None else tuple(args.bounds),
-        max_cluster_size=args.max_cluster_size,
-        cluster_size=args.cluster_size,
-        target=args.target,
-        benchmark_clusters=args.benchmark_clusters,
-        benchmark_rows=args.benchmark_rows,
+        **_keywords(args, "margin", "at_least", "how", "power", "rerun"),
+        **_keywords(args, *_DESIGN),
+        **_keywords(args, "sequential", "order", "budget", "max_cluster_size", "cluster_size"),
+        **_keywords(args, "target", "benchmark_clusters", "benchmark_rows"),
     )
     args.exit_code = report.exit_code  # the verdict stands even if the reader stops early
-    if args.output == "text":
-        print(repr(report))
-    elif args.output == "markdown":
-        print(report.to_markdown(), end="")
-    elif args.output == "csv":
-        print(report.to_frame().to_csv(index=False), end="")
-    else:
-        payload = {
-            "verdict": report.verdict,
-            "exit_code": report.exit_code,
-            "confidence": report.confidence,
-            "adjust": report.adjust,
-            "gates": [_record(g) for g in report.gates],
-        }
-        print(json.dumps(payload, indent=2, allow_nan=False, ensure_ascii=False))
+    _print_output(report, args, to_json=_gate_json)
     if args.summary is not None:
         with open(args.summary, "a", encoding="utf-8") as handle:
             handle.write(report.to_markdown())
     return tuple(dict.fromkeys(n for g in report.gates for n in g.notes))
+
+
+def _gate_json(report: Any) -> str:
+    """``gate``'s JSON: the verdict, its exit status and each gate's record."""
+    payload = {
+        "verdict": report.verdict,
+        "exit_code": report.exit_code,
+        "confidence": report.confidence,
+        "adjust": report.adjust,
+        "gates": [_record(g) for g in report.gates],
+    }
+    return _dumps(payload)
 
 
 def _datasets(args: argparse.Namespace) -> Iterable[str]:
@@ -882,7 +725,147 @@ class _Parser(argparse.ArgumentParser):
         return super().add_argument(*names, **options)
 
 
-def _lm_eval_options(parser: argparse.ArgumentParser) -> None:
+# -- the parser: an option or group of options that commands share is declared once, in a
+# function; each command declares the rest of its arguments in a function of its own
+
+
+def _interval_options(parser: argparse.ArgumentParser, methods: Iterable[str]) -> None:
+    """``--estimand``, ``--method`` and ``--confidence``: what an interval is of, and how."""
+    parser.add_argument(
+        "--estimand",
+        default="pooled",
+        choices=ESTIMANDS,
+        help="pooled (default: the share of all rows) or cluster_mean (each cluster counts once)",
+    )
+    _method_option(parser, methods)
+    _confidence_option(parser)
+
+
+def _method_option(parser: argparse.ArgumentParser, methods: Iterable[str]) -> None:
+    names = tuple(methods)
+    parser.add_argument(
+        "--method",
+        default="auto",
+        choices=names,
+        metavar="METHOD",
+        help=f"the interval method (default auto): {', '.join(names)}",
+    )
+
+
+def _confidence_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        help="the nominal coverage of the intervals, between 0 and 1 (default 0.95)",
+    )
+
+
+def _design_options(parser: argparse.ArgumentParser, *, methods: Sequence[str]) -> None:
+    """The options every statistic shares, named as the library names them (:data:`_DESIGN`)."""
+    _interval_options(parser, methods)
+    _missing_option(parser, opt.MISSING_OR_IPW)
+    parser.add_argument("--responded", help="response indicator column (true = answered)")
+    parser.add_argument("--strata", help="stratum column of a stratified design")
+    parser.add_argument(
+        "--nest", action="store_true", help="with --strata: cluster ids are local to a stratum"
+    )
+    parser.add_argument(
+        "--lonely",
+        default="fail",
+        choices=opt.LONELY,
+        help="with --strata: what a stratum with one cluster does",
+    )
+    _resampling_options(parser)
+    parser.add_argument(
+        "--crossed",
+        action="store_true",
+        help="the --by columns are crossed groupings (e.g. --by question --by template), "
+        "not one cluster made of their combination: two-way (Cameron-Gelbach-Miller) variance",
+    )
+    parser.add_argument(
+        "--weights",
+        help="a column of non-negative row weights: the weighted (Hajek) mean, as R survey",
+    )
+
+
+#: What each value of ``--missing`` does with a row whose outcome is missing.
+_MISSING_MEANS = {
+    "drop": "drop the row (default)",
+    "fail": "count it as 0",
+    "pass": "count it as 1",
+    "raise": "stop with an error",
+    "ipw": "inverse-probability weighting with cluster propensities",
+}
+
+
+def _missing_option(parser: argparse.ArgumentParser, choices: Sequence[str]) -> None:
+    parser.add_argument(
+        "--missing",
+        default="drop",
+        choices=choices,
+        help="a missing outcome: " + "; ".join(f"{c}: {_MISSING_MEANS[c]}" for c in choices),
+    )
+
+
+def _resampling_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--n-resamples",
+        type=int,
+        default=9999,
+        dest="n_resamples",
+        help="bootstrap methods: the number of replicates (default 9999)",
+    )
+    _seed_option(parser)
+
+
+def _seed_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        dest="rng",
+        metavar="SEED",
+        help="bootstrap methods: the random seed, for the same interval on every run",
+    )
+
+
+def _output_option(parser: argparse.ArgumentParser, choices: Sequence[str] = OUTPUTS) -> None:
+    extra = "; table: the naive and clustered intervals side by side" if "table" in choices else ""
+    parser.add_argument("--output", default="text", choices=choices, help=OUTPUT_HELP + extra)
+
+
+OUTCOME_HELP = "outcome column (0/1, true/false or a score)"
+RESPONDED_HELP = "response indicator column (true = a usable response)"
+AS_IN_CI = "as in clusterstats ci"
+
+
+def _how_option(parser: argparse.ArgumentParser, sides: str) -> None:
+    parser.add_argument(
+        "--how",
+        default="strict",
+        choices=opt.ALIGNMENTS,
+        help=f"strict (default): an item {sides} lacks is an error; inner: keep the items all have",
+    )
+
+
+def _on_position_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--on-position",
+        action="store_true",
+        dest="on_position",
+        help="pair row i with row i (the --by labels must agree row by row); use --on when "
+        "the files have an item id",
+    )
+
+
+def _input_options(
+    parser: argparse.ArgumentParser, *, format_help: str = AS_IN_CI, encoding_help: str = AS_IN_CI
+) -> None:
+    """How a file is read: ``--format``, ``--encoding``, and the options of the formats that
+    are logs (lm-evaluation-harness samples, inspect_ai logs)."""
+    parser.add_argument("--format", default="auto", choices=FILE_FORMATS, help=format_help)
+    parser.add_argument("--encoding", default=None, help=encoding_help)
     parser.add_argument(
         "--filter",
         default=None,
@@ -896,9 +879,6 @@ def _lm_eval_options(parser: argparse.ArgumentParser) -> None:
         help="lm-evaluation-harness samples: a task run several times into one folder, the "
         "newest run (default, with a warning) or every run (a run column)",
     )
-
-
-def _inspect_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--score",
         default=None,
@@ -911,146 +891,109 @@ def _inspect_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _input_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--format",
-        default="auto",
-        choices=FILE_FORMATS,
-        help="as in clusterstats ci",
-    )
-    parser.add_argument("--encoding", default=None, help="as in clusterstats ci")
-    _lm_eval_options(parser)
-    _inspect_options(parser)
+def _table_arguments(
+    parser: argparse.ArgumentParser,
+    path: str,
+    *,
+    outcome: str,
+    by: str | None = None,
+    **input_help: str,
+) -> None:
+    """The file a command reads (``path``, then :func:`_input_options`), its ``--outcome``
+    and, where ``by`` is its help, its required ``--by``."""
+    parser.add_argument("path", help=path)
+    _input_options(parser, **input_help)
+    parser.add_argument("--outcome", required=True, help=outcome)
+    if by is not None:
+        parser.add_argument("--by", required=True, action="append", help=by)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="clusterstats",
-        description="Honest confidence intervals for eval results with clustered rows.",
-    )
-    parser.add_argument("--version", action="version", version=f"clusterstats {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    demo = sub.add_parser("demo", help="naive vs clustered intervals on bundled MMLU-Pro data")
-    _method_option(demo, METHODS)
-    demo.set_defaults(func=_demo)
-
-    ci = sub.add_parser("ci", help="clustered confidence interval of a column of a table")
-    ci.add_argument(
-        "path",
-        help="a .csv, .tsv, .parquet, .json or .jsonl file; or, with --format, inspect_ai "
+def _ci_arguments(parser: argparse.ArgumentParser) -> None:
+    _table_arguments(
+        parser,
+        "a .csv, .tsv, .parquet, .json or .jsonl file; or, with --format, inspect_ai "
         "logs or lm-evaluation-harness samples (a file or a directory)",
+        outcome="outcome column (0/1 or a score)",
+        by="cluster column (repeat for a combination of columns)",
+        format_help="auto: inspect_ai logs and lm-evaluation-harness samples by their file "
+        "names (*.eval, samples_<task>_<date>.jsonl, or a folder of them), other files by "
+        "extension; inspect: inspect_ai .eval/.json logs (one row per sample and epoch, outcome "
+        "column 'score'); lm-eval: --log_samples JSONL files (the outcome is a metric, e.g. acc)",
+        encoding_help="text encoding of a CSV, TSV or JSON file (default UTF-8, with or without "
+        "a byte-order mark)",
     )
-    ci.add_argument(
-        "--format",
-        default="auto",
-        choices=FILE_FORMATS,
-        help="auto: inspect_ai logs and lm-evaluation-harness samples by their file names "
-        "(*.eval, samples_<task>_<date>.jsonl, or a folder of them), other files by extension; "
-        "inspect: inspect_ai .eval/.json logs (one row per sample and epoch, outcome column "
-        "'score'); lm-eval: --log_samples JSONL files (the outcome is a metric, e.g. acc)",
-    )
-    ci.add_argument(
-        "--encoding",
-        default=None,
-        help="text encoding of a CSV, TSV or JSON file (default UTF-8, with or without a "
-        "byte-order mark)",
-    )
-    _lm_eval_options(ci)
-    _inspect_options(ci)
-    ci.add_argument("--outcome", required=True, help="outcome column (0/1 or a score)")
-    ci.add_argument(
-        "--by",
-        required=True,
-        action="append",
-        help="cluster column (repeat for a combination of columns)",
-    )
-    ci.add_argument(
+    parser.add_argument(
         "--over",
         action="append",
         help="one interval per value of this column (e.g. model); repeat for combinations",
     )
-    _design_options(ci, methods=METHODS)
-    _crossed_option(ci)
-    _weights_option(ci)
-    _output_option(ci, CI_OUTPUTS)
-    ci.set_defaults(func=_ci)
+    _design_options(parser, methods=METHODS)
+    _output_option(parser, CI_OUTPUTS)
 
-    paired = sub.add_parser(
-        "paired",
-        help="did the new run beat the baseline? the paired difference on shared items",
-        intermixed=True,
-    )
-    paired.add_argument("path", help="the new run's results")
-    paired.add_argument(
+
+def _paired_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="the new run's results")
+    parser.add_argument(
         "baseline",
         nargs="?",
         metavar="OLD",
         help="the baseline by position, as earlier releases took it (kept, with a note): "
         "prefer --baseline",
     )
-    paired.add_argument(
+    parser.add_argument(
         "--baseline",
         dest="baseline_file",
         metavar="FILE",
         help="the baseline's results on the same items (the difference is the new run minus "
         "this one)",
     )
-    _input_options(paired)
-    paired.add_argument("--outcome", required=True, help="outcome column (0/1 or a score)")
-    paired.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
-    paired.add_argument(
+    _input_options(parser)
+    parser.add_argument("--outcome", required=True, help="outcome column (0/1 or a score)")
+    parser.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
+    parser.add_argument(
         "--on", action="append", help="item key column(s) matching the two files (repeat)"
     )
-    paired.add_argument(
-        "--on-position",
-        action="store_true",
-        dest="on_position",
-        help="pair row i with row i (the --by labels must agree row by row); use --on when "
-        "the files have an item id",
-    )
-    paired.add_argument("--rerun", help="run id column, when items have several rows")
-    _how_option(paired, "one file")
-    _design_options(paired, methods=PAIRED_METHODS)
-    _crossed_option(paired)
-    _weights_option(paired)
-    _output_option(paired)
-    paired.set_defaults(func=_paired)
+    _on_position_option(parser)
+    parser.add_argument("--rerun", help="run id column, when items have several rows")
+    _how_option(parser, "one file")
+    _design_options(parser, methods=PAIRED_METHODS)
+    _output_option(parser)
 
-    comparison = sub.add_parser(
-        "compare", help="many models on the same items: leaderboard, ranks, pairwise differences"
+
+def _compare_arguments(parser: argparse.ArgumentParser) -> None:
+    _table_arguments(
+        parser,
+        "one table, one row per model and item (and run)",
+        outcome="outcome column",
+        by="cluster column (repeat)",
     )
-    comparison.add_argument("path", help="one table, one row per model and item (and run)")
-    _input_options(comparison)
-    comparison.add_argument("--outcome", required=True, help="outcome column")
-    comparison.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
-    comparison.add_argument("--model", required=True, help="the column naming the model")
-    comparison.add_argument(
+    parser.add_argument("--model", required=True, help="the column naming the model")
+    parser.add_argument(
         "--on",
         action="append",
         help="item key column(s) matching one model's rows to another's (repeat)",
     )
-    comparison.add_argument("--rerun", help="run id column, when items have several rows")
-    comparison.add_argument(
+    parser.add_argument("--rerun", help="run id column, when items have several rows")
+    parser.add_argument(
         "--baseline",
         metavar="MODEL",
         help="compare every model with this one only (a value of --model)",
     )
-    _how_option(comparison, "some model")
-    comparison.add_argument(
+    _how_option(parser, "some model")
+    parser.add_argument(
         "--adjust",
         default="holm",
         choices=opt.ADJUSTMENTS,
         help="the p-value adjustment over the pairs: holm (default), bh (Benjamini-Hochberg) "
         "or none",
     )
-    comparison.add_argument(
+    parser.add_argument(
         "--orientation",
         default="as_given",
         choices=opt.ORIENTATIONS,
         help="each pair as given (sorted models, or minus --baseline) or higher minus lower",
     )
-    comparison.add_argument(
+    parser.add_argument(
         "--rank-method",
         default="auto",
         choices=opt.RANK_METHODS,
@@ -1059,14 +1002,14 @@ def build_parser() -> argparse.ArgumentParser:
         "from the normal or multivariate t law of the cluster-robust covariance; guarded: the "
         "t draws, never below Holm's bound (auto: guarded, the choice of the coverage study)",
     )
-    comparison.add_argument(
+    parser.add_argument(
         "--top",
         type=int,
         default=1,
         help="in_top_set marks the models that could be among the best N (default 1: first)",
         metavar="N",
     )
-    comparison.add_argument(
+    parser.add_argument(
         "--over",
         action="append",
         metavar="COL",
@@ -1074,91 +1017,74 @@ def build_parser() -> argparse.ArgumentParser:
         "leaderboard per slice, every pair's p-value adjusted over one family of slices x "
         "pairs (p_family), so a lead on one slice is reported only when it survives them all",
     )
-    _design_options(comparison, methods=COMPARE_METHODS)
-    _crossed_option(comparison)
-    _weights_option(comparison)
-    _output_option(comparison)
-    comparison.set_defaults(func=_compare)
+    _design_options(parser, methods=COMPARE_METHODS)
+    _output_option(parser)
 
-    for name, what in (
-        ("passk", "pass@k (or pass^k with --hat) over reruns of each case"),
-        ("flakiness", "the share of cases whose reruns disagree, and the reruns' ICC"),
-    ):
-        reruns = sub.add_parser(name, help=what)
-        reruns.add_argument("path", help="one row per case and run")
-        _input_options(reruns)
-        reruns.add_argument("--outcome", required=True, help="the run's outcome (0/1)")
-        reruns.add_argument("--case", required=True, help="the case column")
-        reruns.add_argument("--rerun", required=True, help="the run id column")
-        reruns.add_argument("--by", help="a cluster of cases (default: each case)")
-        reruns.add_argument(
-            "--over", action="append", help="one result per value of this column (repeat)"
-        )
-        _method_option(reruns, METHODS)
-        _confidence_option(reruns)
-        if name == "passk":
-            reruns.add_argument("--k", type=int, required=True, help="runs per attempt")
-            reruns.add_argument("--hat", action="store_true", help="pass^k: all k runs pass")
-            reruns.add_argument(
-                "--fewer-runs",
-                default="raise",
-                choices=opt.FEWER_RUNS,
-                help="a case with fewer than k runs: raise (default, an error) or drop it",
-            )
-            _resampling_options(reruns)
-        _output_option(reruns)
-        reruns.set_defaults(func=_rerun_statistic)
 
-    reporting = sub.add_parser("report", help="what to report: a table and sentences")
-    reporting.add_argument("path", help="a table of graded rows")
-    _input_options(reporting)
-    reporting.add_argument("--outcome", required=True, help=OUTCOME_HELP)
-    reporting.add_argument("--by", required=True, action="append", help="cluster (repeat)")
-    reporting.add_argument(
-        "--over", action="append", help="one row per value of this column (repeat)"
+def _rerun_arguments(parser: argparse.ArgumentParser, *, passk: bool) -> None:
+    """``passk`` (with ``passk=True``) and ``flakiness``."""
+    _table_arguments(parser, "one row per case and run", outcome="the run's outcome (0/1)")
+    parser.add_argument("--case", required=True, help="the case column")
+    parser.add_argument("--rerun", required=True, help="the run id column")
+    parser.add_argument("--by", help="a cluster of cases (default: each case)")
+    parser.add_argument(
+        "--over", action="append", help="one result per value of this column (repeat)"
     )
-    _estimand_option(reporting)
-    _method_option(reporting, METHODS)
-    _confidence_option(reporting)
-    _missing_option(reporting, opt.MISSING)
-    reporting.add_argument("--responded", help=RESPONDED_HELP)
-    _output_option(reporting)
-    reporting.set_defaults(func=_report)
+    _method_option(parser, METHODS)
+    _confidence_option(parser)
+    if passk:
+        parser.add_argument("--k", type=int, required=True, help="runs per attempt")
+        parser.add_argument("--hat", action="store_true", help="pass^k: all k runs pass")
+        parser.add_argument(
+            "--fewer-runs",
+            default="raise",
+            choices=opt.FEWER_RUNS,
+            help="a case with fewer than k runs: raise (default, an error) or drop it",
+        )
+        _resampling_options(parser)
+    _output_option(parser)
 
-    check = sub.add_parser("check", help="which grouping the outcome clusters by")
-    check.add_argument("path", help="a table of graded rows")
-    _input_options(check)
-    check.add_argument("--outcome", required=True, help=OUTCOME_HELP)
-    check.add_argument(
+
+def _report_arguments(parser: argparse.ArgumentParser) -> None:
+    _table_arguments(parser, "a table of graded rows", outcome=OUTCOME_HELP, by="cluster (repeat)")
+    parser.add_argument("--over", action="append", help="one row per value of this column (repeat)")
+    _interval_options(parser, METHODS)
+    _missing_option(parser, opt.MISSING)
+    parser.add_argument("--responded", help=RESPONDED_HELP)
+    _output_option(parser)
+
+
+def _check_arguments(parser: argparse.ArgumentParser) -> None:
+    _table_arguments(parser, "a table of graded rows", outcome=OUTCOME_HELP)
+    parser.add_argument(
         "--candidate",
         action="append",
         help="a candidate cluster column (repeat; a+b for a combination)",
     )
-    check.add_argument("--time", help="a time column, for a check over time windows")
-    check.add_argument("--window", help="with --time: the window (e.g. 1D, 1h)")
-    _confidence_option(check)
-    _missing_option(check, opt.MISSING)
-    _output_option(check)
-    check.set_defaults(func=_check)
+    parser.add_argument("--time", help="a time column, for a check over time windows")
+    parser.add_argument("--window", help="with --time: the window (e.g. 1D, 1h)")
+    _confidence_option(parser)
+    _missing_option(parser, opt.MISSING)
+    _output_option(parser)
 
-    missing = sub.add_parser("missing", help="how missing responses could move the estimate")
-    missing.add_argument("path", help="a table of graded rows, missing outcomes empty")
-    _input_options(missing)
-    missing.add_argument("--outcome", required=True, help=OUTCOME_HELP)
-    missing.add_argument("--by", required=True, action="append", help="cluster (repeat)")
-    missing.add_argument("--reason", help="a column saying why a response is missing")
-    missing.add_argument("--responded", help=RESPONDED_HELP)
-    _confidence_option(missing)
-    missing.add_argument("--threshold", type=float, help="the value a conclusion rests on")
-    _output_option(missing)
-    missing.set_defaults(func=_missing)
 
-    planning = sub.add_parser("plan", help="what the next eval budget should buy, from a pilot")
-    planning.add_argument("path", help="the pilot's graded rows")
-    _input_options(planning)
-    planning.add_argument("--outcome", required=True, help=OUTCOME_HELP)
-    planning.add_argument("--by", required=True, action="append", help="cluster (repeat)")
-    planning.add_argument(
+def _missing_arguments(parser: argparse.ArgumentParser) -> None:
+    _table_arguments(
+        parser,
+        "a table of graded rows, missing outcomes empty",
+        outcome=OUTCOME_HELP,
+        by="cluster (repeat)",
+    )
+    parser.add_argument("--reason", help="a column saying why a response is missing")
+    parser.add_argument("--responded", help=RESPONDED_HELP)
+    _confidence_option(parser)
+    parser.add_argument("--threshold", type=float, help="the value a conclusion rests on")
+    _output_option(parser)
+
+
+def _plan_arguments(parser: argparse.ArgumentParser) -> None:
+    _table_arguments(parser, "the pilot's graded rows", outcome=OUTCOME_HELP, by="cluster (repeat)")
+    parser.add_argument(
         "--baseline",
         "--other",
         dest="other",
@@ -1166,55 +1092,46 @@ def build_parser() -> argparse.ArgumentParser:
         help="the baseline's run of the same items, for a paired plan (--other, its earlier "
         "name, still works)",
     )
-    planning.add_argument(
+    parser.add_argument(
         "--on", action="append", help="item key column(s), with --baseline (repeat)"
     )
-    planning.add_argument(
-        "--on-position",
-        action="store_true",
-        dest="on_position",
-        help="pair row i with row i (the --by labels must agree row by row); use --on when "
-        "the files have an item id",
-    )
-    _missing_option(planning, opt.MISSING)
-    planning.add_argument("--responded", help=RESPONDED_HELP)
-    _confidence_option(planning)
-    planning.add_argument(
+    _on_position_option(parser)
+    _missing_option(parser, opt.MISSING)
+    parser.add_argument("--responded", help=RESPONDED_HELP)
+    _confidence_option(parser)
+    parser.add_argument(
         "--cost-per-cluster",
         type=float,
         dest="cost_per_cluster",
         help="the cost of one more cluster, for the cheapest design (with --cost-per-row)",
     )
-    planning.add_argument(
+    parser.add_argument(
         "--cost-per-row",
         type=float,
         dest="cost_per_row",
         help="the cost of one more row in a cluster (with --cost-per-cluster)",
     )
-    planning.add_argument(
+    parser.add_argument(
         "--target-half-width",
         type=float,
         dest="target_half_width",
         help="the interval half-width the next run should reach",
     )
-    planning.add_argument("--effect", type=float, help="with --baseline: the difference to detect")
-    planning.add_argument(
+    parser.add_argument("--effect", type=float, help="with --baseline: the difference to detect")
+    parser.add_argument(
         "--power",
         type=float,
         default=0.8,
         help="with --effect: the chance of detecting it (default 0.8)",
     )
-    _output_option(planning)
-    planning.set_defaults(func=_plan)
+    _output_option(parser)
 
-    annotation = sub.add_parser(
-        "annotate",
-        help="add the clustered metric to an inspect_ai log (recomputed, no model calls)",
-    )
-    annotation.add_argument("log", help="a .eval or .json inspect_ai log file")
-    annotation.add_argument("--by", dest="cluster", help="sample metadata field naming the cluster")
-    annotation.add_argument("--scorer", help="the scorer to annotate (default: every one)")
-    written = annotation.add_mutually_exclusive_group()
+
+def _annotate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("log", help="a .eval or .json inspect_ai log file")
+    parser.add_argument("--by", dest="cluster", help="sample metadata field naming the cluster")
+    parser.add_argument("--scorer", help="the scorer to annotate (default: every one)")
+    written = parser.add_mutually_exclusive_group()
     written.add_argument(
         "--output",
         help="write the annotated log here (default: LOG-clustered.eval beside LOG)",
@@ -1225,120 +1142,77 @@ def build_parser() -> argparse.ArgumentParser:
         dest="in_place",
         help="write the annotated log back to LOG (atomically: a temporary file, then a rename)",
     )
-    annotation.set_defaults(func=_annotate)
 
-    harness = sub.add_parser(
-        "lm-eval",
-        help="lm-evaluation-harness's results table with the clustered interval beside the "
-        "naive one",
-    )
-    harness.add_argument("path", help="the harness's --output_path folder (with --log_samples)")
-    harness.add_argument(
+
+def _lm_eval_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="the harness's --output_path folder (with --log_samples)")
+    parser.add_argument(
         "--by",
         required=True,
         action="append",
         help="cluster: a document field (e.g. passage for doc_passage) or column (repeat)",
     )
-    _estimand_option(harness)
-    _method_option(harness, METHODS)
-    _confidence_option(harness)
-    harness.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        dest="rng",
-        metavar="SEED",
-        help="bootstrap methods: the random seed, for the same interval on every run",
-    )
-    harness.add_argument(
+    _interval_options(parser, METHODS)
+    _seed_option(parser)
+    parser.add_argument(
         "--runs",
         default=None,
         choices=opt.LM_EVAL_RUNS,
         help="a task run several times into one folder: the newest run (default, with a "
         "warning) or every run",
     )
-    _output_option(harness)
-    harness.set_defaults(func=_lm_eval)
+    _output_option(parser)
 
-    gate = sub.add_parser(
-        "gate",
-        help="pass / fail / inconclusive for a CI job (exit 0 / 1 / 2; an error exits 3, "
-        "a void watching gate 4)",
-        description=(
-            "Decide a release from the clustered interval. With --baseline FILE --margin M "
-            "--on KEY: is the new run not worse than the baseline by more than M on the shared "
-            "items? With --at-least T: is its pass rate at least T? Each gate passes when its "
-            "interval lies wholly on the good side of the boundary (at or above -M, or T), "
-            "fails when it lies wholly below it, and is inconclusive when it holds "
-            "the boundary: the data cannot tell yet, and the report says how many clusters "
-            "would. With --over, one gate per value, Holm-adjusted; the run's verdict is the "
-            "worst gate's."
-        ),
-        epilog=(
-            "exit status: 0 pass (every gate passed), 1 fail (a gate failed), "
-            "2 inconclusive (none failed, one could not tell), 3 error (bad input or options), "
-            "4 void (--sequential: a confidence sequence went empty, so the run contradicts "
-            "its assumptions, e.g. it broke part-way; no verdict)"
-        ),
+
+def _gate_arguments(parser: argparse.ArgumentParser) -> None:
+    _table_arguments(
+        parser,
+        "the new model's results (a table, or logs with --format)",
+        outcome="outcome column (higher is better)",
+        by="cluster column (repeat)",
     )
-    gate.add_argument("path", help="the new model's results (a table, or logs with --format)")
-    gate.add_argument(
-        "--format",
-        default="auto",
-        choices=FILE_FORMATS,
-        help="as in clusterstats ci",
+    parser.add_argument(
+        "--baseline", metavar="FILE", help="the baseline's results on the same items"
     )
-    gate.add_argument("--encoding", default=None, help="as in clusterstats ci")
-    _lm_eval_options(gate)
-    _inspect_options(gate)
-    gate.add_argument("--outcome", required=True, help="outcome column (higher is better)")
-    gate.add_argument("--by", required=True, action="append", help="cluster column (repeat)")
-    gate.add_argument("--baseline", metavar="FILE", help="the baseline's results on the same items")
-    gate.add_argument(
+    parser.add_argument(
         "--margin", type=float, help="with --baseline: how much worse is still acceptable"
     )
-    gate.add_argument(
+    parser.add_argument(
         "--at-least", type=float, dest="at_least", help="without --baseline: the threshold"
     )
-    gate.add_argument(
+    parser.add_argument(
         "--on", action="append", help="item key column(s) matching the two files (repeat)"
     )
-    _how_option(gate, "one file")
-    gate.add_argument(
-        "--on-position",
-        action="store_true",
-        dest="on_position",
-        help="pair row i with row i (the --by labels must agree row by row); use --on when "
-        "the files have an item id",
-    )
-    gate.add_argument("--rerun", help="run id column, when items have several rows per model")
-    gate.add_argument(
+    _how_option(parser, "one file")
+    _on_position_option(parser)
+    parser.add_argument("--rerun", help="run id column, when items have several rows per model")
+    parser.add_argument(
         "--over",
         action="append",
         help="one gate per value of this column (repeat for combinations; Holm-adjusted)",
     )
-    _design_options(gate, methods=(*METHODS, *SEQUENCE_METHODS))
-    _crossed_option(gate)
-    _weights_option(gate)
-    gate.add_argument(
+    _design_options(parser, methods=(*METHODS, *SEQUENCE_METHODS))
+    parser.add_argument(
         "--sequential",
         action="store_true",
         help="watch a growing run: read each gate from a confidence sequence over completed "
         "clusters, valid however often the gate runs (exit 2 = continue)",
     )
-    gate.add_argument(
+    parser.add_argument(
         "--order",
         help="with --sequential: the column of when each row arrived (default: the file's "
         "row order, each cluster with its last row)",
     )
-    gate.add_argument("--budget", type=float, help="with --sequential: the clusters the run plans")
-    gate.add_argument(
+    parser.add_argument(
+        "--budget", type=float, help="with --sequential: the clusters the run plans"
+    )
+    parser.add_argument(
         "--power",
         type=float,
         default=0.8,
         help="an inconclusive gate's plan: the power its 'clusters needed' reaches (default 0.8)",
     )
-    gate.add_argument(
+    parser.add_argument(
         "--bounds",
         nargs=2,
         type=float,
@@ -1346,58 +1220,135 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --sequential: the range every score lies in, known in advance (a 0/1 "
         "outcome needs none)",
     )
-    gate.add_argument(
+    parser.add_argument(
         "--max-cluster-size",
         type=float,
         dest="max_cluster_size",
         help="with --sequential and the pooled estimand: the bound on cluster sizes, fixed "
         "before the first look (default: the largest cluster in the file so far)",
     )
-    gate.add_argument(
+    parser.add_argument(
         "--cluster-size",
         type=int,
         dest="cluster_size",
         help="with --sequential: the rows of a complete cluster (smaller ones are still "
         "running and wait)",
     )
-    gate.add_argument(
+    parser.add_argument(
         "--target",
         default="population",
         choices=TARGETS,
         help="with --sequential: the population the clusters are drawn from (default), or "
         "this benchmark's own full-run score (clusters run in a random order)",
     )
-    gate.add_argument(
+    parser.add_argument(
         "--benchmark-clusters",
         type=int,
         dest="benchmark_clusters",
         help="with --target benchmark: the clusters of the whole benchmark (default: those "
         "in the file)",
     )
-    gate.add_argument(
+    parser.add_argument(
         "--benchmark-rows",
         type=int,
         dest="benchmark_rows",
         help="with --target benchmark: the rows of the whole benchmark",
     )
-    _output_option(gate)
-    gate.add_argument(
+    _output_option(parser)
+    parser.add_argument(
         "--summary",
         help="also append the Markdown report to this file (e.g. $GITHUB_STEP_SUMMARY)",
     )
-    gate.set_defaults(func=_gate)
 
-    data = sub.add_parser(
-        "datasets", help="list the bundled datasets, describe one, or write one to a file"
-    )
-    data.add_argument(
+
+def _datasets_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "name",
         nargs="?",
         choices=datasets.list(),
         help="a bundled dataset (without one: the list)",
     )
-    data.add_argument("--to", help="write the dataset to this .csv, .tsv, .jsonl or .parquet")
-    data.set_defaults(func=_datasets)
+    parser.add_argument("--to", help="write the dataset to this .csv, .tsv, .jsonl or .parquet")
+
+
+_GATE_DESCRIPTION = (
+    "Decide a release from the clustered interval. With --baseline FILE --margin M "
+    "--on KEY: is the new run not worse than the baseline by more than M on the shared "
+    "items? With --at-least T: is its pass rate at least T? Each gate passes when its "
+    "interval lies wholly on the good side of the boundary (at or above -M, or T), "
+    "fails when it lies wholly below it, and is inconclusive when it holds "
+    "the boundary: the data cannot tell yet, and the report says how many clusters "
+    "would. With --over, one gate per value, Holm-adjusted; the run's verdict is the "
+    "worst gate's."
+)
+_GATE_EPILOG = (
+    "exit status: 0 pass (every gate passed), 1 fail (a gate failed), "
+    "2 inconclusive (none failed, one could not tell), 3 error (bad input or options), "
+    "4 void (--sequential: a confidence sequence went empty, so the run contradicts "
+    "its assumptions, e.g. it broke part-way; no verdict)"
+)
+
+#: Each command's sub-parser settings, its line in the top help first.
+_COMMAND_SETTINGS: dict[str, dict[str, Any]] = {
+    "demo": {"help": "naive vs clustered intervals on bundled MMLU-Pro data"},
+    "ci": {"help": "clustered confidence interval of a column of a table"},
+    "paired": {
+        "help": "did the new run beat the baseline? the paired difference on shared items",
+        "intermixed": True,
+    },
+    "compare": {"help": "many models on the same items: leaderboard, ranks, pairwise differences"},
+    "passk": {"help": "pass@k (or pass^k with --hat) over reruns of each case"},
+    "flakiness": {"help": "the share of cases whose reruns disagree, and the reruns' ICC"},
+    "report": {"help": "what to report: a table and sentences"},
+    "check": {"help": "which grouping the outcome clusters by"},
+    "missing": {"help": "how missing responses could move the estimate"},
+    "plan": {"help": "what the next eval budget should buy, from a pilot"},
+    "annotate": {
+        "help": "add the clustered metric to an inspect_ai log (recomputed, no model calls)"
+    },
+    "lm-eval": {
+        "help": "lm-evaluation-harness's results table with the clustered interval beside the "
+        "naive one"
+    },
+    "gate": {
+        "help": "pass / fail / inconclusive for a CI job (exit 0 / 1 / 2; an error exits 3, "
+        "a void watching gate 4)",
+        "description": _GATE_DESCRIPTION,
+        "epilog": _GATE_EPILOG,
+    },
+    "datasets": {"help": "list the bundled datasets, describe one, or write one to a file"},
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser: a sub-parser for each command, in the order the top help
+    lists them, with the function that declares its arguments and the one that runs it."""
+    parser = _Parser(
+        prog="clusterstats",
+        description="Honest confidence intervals for eval results with clustered rows.",
+    )
+    parser.add_argument("--version", action="version", version=f"clusterstats {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    # the run functions are looked up here, when the parser is built, not when cli is imported
+    for name, add_arguments, run in (
+        ("demo", partial(_method_option, methods=METHODS), _demo),
+        ("ci", _ci_arguments, _ci),
+        ("paired", _paired_arguments, _paired),
+        ("compare", _compare_arguments, _compare),
+        ("passk", partial(_rerun_arguments, passk=True), _rerun_statistic),
+        ("flakiness", partial(_rerun_arguments, passk=False), _rerun_statistic),
+        ("report", _report_arguments, _report),
+        ("check", _check_arguments, _check),
+        ("missing", _missing_arguments, _missing),
+        ("plan", _plan_arguments, _plan),
+        ("annotate", _annotate_arguments, _annotate),
+        ("lm-eval", _lm_eval_arguments, _lm_eval),
+        ("gate", _gate_arguments, _gate),
+        ("datasets", _datasets_arguments, _datasets),
+    ):
+        command = sub.add_parser(name, **_COMMAND_SETTINGS[name])
+        add_arguments(command)
+        command.set_defaults(func=run)
     return parser
 
 

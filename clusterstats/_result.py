@@ -23,6 +23,7 @@ import pandas as pd
 import xarray as xr
 
 from clusterstats import _display as fmt
+from clusterstats._docstrings import SharedDocstrings
 from clusterstats._plotting import intervals_forest
 from clusterstats.errors import GroupNotFoundError, InvalidInputError, MetricKeyError
 
@@ -189,7 +190,7 @@ class _Columns:
         return tuple(f.name for f in dataclasses.fields(owner) if f.metadata.get("frame", True))
 
 
-class Result(FieldEquality):
+class Result(FieldEquality, SharedDocstrings):
     """Base of the one-row results: ``ClusterCI``, ``ICC``, ``DesignEffect``, ``PairedDelta``,
     ``PassAtK`` and ``Flakiness``.
 
@@ -364,7 +365,7 @@ class Table:
     title: str = ""
 
 
-class TableResult(FieldEquality):
+class TableResult(FieldEquality, SharedDocstrings):
     """Base of the results that are tables: ``Comparison``, ``MissingReport``, ``Plan``,
     ``Report``, ``ClusteringCheck``, ``GateReport`` and ``LmEvalTable``.
 
@@ -401,19 +402,9 @@ class TableResult(FieldEquality):
         tracker: keyed ``prefix + row label + "/" + column`` (the row label is its label
         columns joined with ``/``), as :meth:`Result.to_metrics` keys one row.
 
-        Parameters
-        ----------
-        prefix : str
-            Put before every key, e.g. ``"eval/"``.
+        {metrics_parameters}
 
-        Returns
-        -------
-        dict of str to float
-
-        Raises
-        ------
-        MetricKeyError
-            Two rows whose labels give the same key.
+        {metrics_row_clash}
         """
         frame = self.to_frame()
         labels = list(self._metric_labels)
@@ -474,7 +465,7 @@ R = TypeVar("R", bound=Result)
 
 
 @dataclass(frozen=True, repr=False)
-class GroupedResults(Generic[R]):
+class GroupedResults(SharedDocstrings, Generic[R]):
     """One result per group: per value of an ``over=`` column (pandas, dask), or per
     combination of a Dataset's extra dims (xarray, e.g. ``model``).
 
@@ -575,14 +566,7 @@ class GroupedResults(Generic[R]):
         """Every group's :meth:`Result.to_metrics`, keyed ``prefix + label + "/" + name``
         (the labels of several dims joined with ``/``), for an experiment tracker.
 
-        Parameters
-        ----------
-        prefix : str
-            Put before every key.
-
-        Returns
-        -------
-        dict of str to float
+        {metrics_parameters}
 
         Examples
         --------
@@ -640,26 +624,11 @@ class GroupedResults(Generic[R]):
         """Forest plot, one row per group: the clustered interval above the naive one
         (results of ``cluster_ci`` only; needs matplotlib, as ``ClusterCI.plot``).
 
-        Parameters
-        ----------
-        ax : matplotlib Axes, optional
-            Where to draw (a new figure by default).
-        order : {"estimate", "label"}, default "estimate"
-            Rows sorted by estimate, highest at the top, or in the groups' own order.
-        values : bool, default False
-            Print each estimate above its interval.
-        percent : bool, optional
-            Show the values as percentages. By default they are when every estimate and
-            bound lies in [0, 1] (pass rates).
+        {group_forest_parameters}
 
-        Returns
-        -------
-        matplotlib Axes
+        {plot_returns}
 
-        Examples
-        --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
+        {plot_examples_head}
         >>> import clusterstats
         >>> df = clusterstats.load_demo_data()
         >>> ax = clusterstats.cluster_ci(df, "correct", by="src", over="model").plot()

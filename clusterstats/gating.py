@@ -213,14 +213,7 @@ class GateReport(TableResult):
         gate's numeric fields, keyed ``prefix + group + "/" + name`` (no group for a single
         gate), as :meth:`Result.to_metrics`.
 
-        Parameters
-        ----------
-        prefix : str
-            Put before every key.
-
-        Returns
-        -------
-        dict of str to float
+        {metrics_parameters}
         """
         return merged_metrics(
             [

@@ -95,19 +95,9 @@ class LmEvalTable(TableResult):
         tracker: keyed ``prefix + model/task/filter/metric/ + column`` (with the run after
         the task when a task has several runs), as :meth:`ClusterCI.to_metrics` keys them.
 
-        Parameters
-        ----------
-        prefix : str
-            Put before every key.
+        {metrics_parameters}
 
-        Returns
-        -------
-        dict of str to float
-
-        Raises
-        ------
-        MetricKeyError
-            Two rows whose labels give the same key.
+        {metrics_row_clash}
         """
         parts = ("model", "task", "run", "filter", "metric")
         if not self._several_runs():

@@ -277,14 +277,7 @@ class Comparison(TableResult):
         ``delta``, ``se``, ``low``, ``high``, ``p_value``, ``p_adjusted`` and ``df`` keyed
         ``prefix + "A - B/" + name``, and ``n_items`` and ``n_clusters``.
 
-        Parameters
-        ----------
-        prefix : str
-            Put before every key.
-
-        Returns
-        -------
-        dict of str to float
+        {metrics_parameters}
 
         Raises
         ------
@@ -341,22 +334,16 @@ class Comparison(TableResult):
             the top, its interval (each pair's own, at the confidence level) against zero
             and, at the right, the p-value adjusted across the pairs (``adjust``), which is
             what says whether the pair differs once every pair is looked at.
-        ax : matplotlib Axes, optional
-            Where to draw (a new figure by default).
+        {plot_ax}
         values : bool, default False
             Print each score (or difference) above its interval.
         percent : bool, optional
             Show scores as percentages (differences in percentage points). By default they
             are when every score and bound lies in [0, 1] (pass rates).
 
-        Returns
-        -------
-        matplotlib Axes
+        {plot_returns}
 
-        Examples
-        --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
+        {plot_examples_head}
         >>> import clusterstats
         >>> df = clusterstats.load_demo_data()
         >>> c = clusterstats.compare(df, "correct", by="src", model="model", on="question_id")

@@ -226,26 +226,11 @@ class Report(TableResult):
         """Forest plot: the clustered and naive intervals, one row per group (needs
         matplotlib, as ``ClusterCI.plot``).
 
-        Parameters
-        ----------
-        ax : matplotlib Axes, optional
-            Where to draw (a new figure by default).
-        order : {"estimate", "label"}, default "estimate"
-            Rows sorted by estimate, highest at the top, or in the groups' own order.
-        values : bool, default False
-            Print each estimate above its interval.
-        percent : bool, optional
-            Show the values as percentages. By default they are when every estimate and
-            bound lies in [0, 1] (pass rates).
+        {group_forest_parameters}
 
-        Returns
-        -------
-        matplotlib Axes
+        {plot_returns}
 
-        Examples
-        --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
+        {plot_examples_head}
         >>> import clusterstats
         >>> df = clusterstats.load_demo_data()
         >>> ax = clusterstats.report(df, "correct", by="src", over="model").plot(order="label")

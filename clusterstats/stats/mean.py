@@ -259,22 +259,16 @@ class ClusterCI(Result):
 
         Parameters
         ----------
-        ax : matplotlib Axes, optional
-            Where to draw (a new figure by default).
+        {plot_ax}
         values : bool, default False
             Print the estimate above its interval.
         percent : bool, optional
             Show the values as percentages. By default they are when the estimate and every
             bound lie in [0, 1] (a pass rate).
 
-        Returns
-        -------
-        matplotlib Axes
+        {plot_returns}
 
-        Examples
-        --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
+        {plot_examples_head}
         >>> import clusterstats
         >>> df = clusterstats.load_demo_data()
         >>> mixtral = df[df["model"] == "Mixtral-8x7B-Instruct-v0.1"]

@@ -204,20 +204,14 @@ class PairedDelta(Result):
         margin : float, optional
             A gate's margin (``gate(..., margin=...)``), drawn as dashed lines at ±margin:
             the difference is decided when its interval clears them.
-        ax : matplotlib Axes, optional
-            Where to draw (a new figure by default).
+        {plot_ax}
         percent : bool, optional
             Show the difference in percentage points. By default it is when the difference
             and its bounds lie in [-1, 1] (a difference of pass rates).
 
-        Returns
-        -------
-        matplotlib Axes
+        {plot_returns}
 
-        Examples
-        --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
+        {plot_examples_head}
         >>> import clusterstats
         >>> df = clusterstats.load_demo_data()
         >>> a = df[df["model"] == "Meta-Llama-3.1-70B-Instruct"]

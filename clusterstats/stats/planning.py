@@ -325,17 +325,11 @@ class Plan(TableResult):
             rows per cluster, for today's clusters (flattening towards the ceiling K/ρ:
             deeper clusters stop helping) and for today's total rows spread over fewer,
             deeper clusters.
-        ax : matplotlib Axes, optional
-            Where to draw (a new figure by default).
+        {plot_ax}
 
-        Returns
-        -------
-        matplotlib Axes
+        {plot_returns}
 
-        Examples
-        --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
+        {plot_examples_head}
         >>> import clusterstats
         >>> p = clusterstats.plan(n_clusters=40, cluster_size=10, icc=0.1, proportion=0.7,
         ...                       target_half_width=0.03)

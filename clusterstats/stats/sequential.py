@@ -262,14 +262,7 @@ class ConfidenceSequence(TableResult):
         ``n_clusters``, ``n_rows``, ``estimate``, ``low`` and ``high``, each keyed
         ``prefix + name``.
 
-        Parameters
-        ----------
-        prefix : str
-            Put before every key.
-
-        Returns
-        -------
-        dict of str to float
+        {metrics_parameters}
         """
         return {f"{prefix}{k}": float(v) for k, v in self.current._asdict().items()}
 
@@ -281,12 +274,9 @@ class ConfidenceSequence(TableResult):
         threshold : float, optional
             A value to draw as a line (a gate's threshold): the sequence decides once its
             interval leaves it.
-        ax : matplotlib Axes, optional
-            Where to draw (a new figure by default).
+        {plot_ax}
 
-        Returns
-        -------
-        matplotlib Axes
+        {plot_returns}
         """
         if threshold is not None:
             threshold = opt.check_plan_number("threshold", threshold)

@@ -147,14 +147,7 @@ class SliceComparison(TableResult):
     def to_metrics(self, prefix: str = "") -> dict[str, float]:
         """Every slice's ``Comparison.to_metrics``, keyed ``prefix + slice + "/" + ...``.
 
-        Parameters
-        ----------
-        prefix : str
-            Put before every key.
-
-        Returns
-        -------
-        dict of str to float
+        {metrics_parameters}
         """
         return merged_metrics((s, c.to_metrics(prefix=f"{prefix}{s}/")) for s, c in self._each())
 
@@ -171,9 +164,7 @@ class SliceComparison(TableResult):
         **options
             ``ax``, ``values``, ``percent``, as in ``Comparison.plot``.
 
-        Returns
-        -------
-        matplotlib Axes
+        {plot_returns}
         """
         return self[slice].plot(kind=kind, **options)
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from clusterstats._docstrings import PASSAGES
+
 pytest.importorskip("mkdocs")
 pytest.importorskip("mkdocstrings")
 pytest.importorskip("mkdocs_jupyter")
@@ -47,6 +49,20 @@ def test_site_builds_strictly(tmp_path):
     for section in ("Parameters:", "Returns:", "Raises:", "Attributes:", "Examples:"):
         assert section in api, section
     assert "n_missing_clusters" in api  # a field described in ClusterCI's Attributes
+    # The passages several result methods share (clusterstats/_docstrings.py) are filled in
+    # the sources griffe reads by tools/griffe_shared_docstrings.py: no placeholder is left,
+    # and a shared parameter renders as a row of its method's Parameters table.
+    for name in PASSAGES:
+        assert f"{{{name}}}" not in api, name
+    for method, parameter, text in (
+        ("GroupedResults.plot", "percent", "Show the values as percentages."),
+        ("ClusterCI.plot", "ax", "Where to draw (a new figure by default)."),
+        ("GateReport.to_metrics", "prefix", "Put before every key,"),
+    ):
+        # from the method's heading to the next heading
+        section = api.split(f'id="clusterstats.{method}"', 1)[1].split("doc-heading", 2)[1]
+        assert f"<code>{parameter}</code>" in section, method
+        assert text in section, method
     assert not (site / "reference").exists()
     notebook = (site / "gallery" / "01_getting_started" / "index.html").read_text()
     assert "clusterstats-result" in notebook  # the result's HTML, rendered from execution

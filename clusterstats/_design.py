@@ -10,7 +10,7 @@ computes a statistic.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from clusterstats.core.weighted import WeightedSums
 __all__ = [
     "CaseDesign",
     "ComparisonDesign",
+    "Groupings",
     "MeanDesign",
     "MeanGroup",
     "PairedDesign",
@@ -30,6 +31,9 @@ __all__ = [
     "ResponseRows",
     "RowsDesign",
 ]
+
+#: ``check_clustering``'s candidate groupings: ``(name, its cluster columns)`` each.
+Groupings = Sequence[tuple[str, Sequence[Hashable]]]
 
 
 @dataclass(frozen=True)

@@ -473,18 +473,18 @@ def _pairing_options(
     estimands: Sequence[str],
     methods: Sequence[str],
     crossed_methods: Sequence[str],
-    how: Any,
-    estimand: Any,
-    method: Any,
-    adjust: Any,
-    confidence: Any,
-    missing: Any,
-    nest: Any,
-    lonely: Any,
-    n_resamples: Any,
-    rng: Any,
-    crossed: Any,
     always_resamples: bool,
+    how: Any = "strict",
+    estimand: Any = "pooled",
+    method: Any = "auto",
+    adjust: Any = "holm",
+    confidence: Any = 0.95,
+    missing: Any = "drop",
+    nest: Any = False,
+    lonely: Any = "fail",
+    n_resamples: Any = 9999,
+    rng: Any = None,
+    crossed: Any = False,
 ) -> PairedOptions:
     """The checks that ``paired_delta`` and ``compare`` share (``compare`` always resamples,
     for its shared cluster bootstrap)."""
@@ -532,27 +532,15 @@ def _check_pairing_weights(columns: Columns | None, options: PairedOptions) -> N
     )  # fmt: skip
 
 
-def paired_options(
-    columns: Columns | None = None,
-    *,
-    how: Any = "strict",
-    estimand: Any = "pooled",
-    method: Any = "auto",
-    confidence: Any = 0.95,
-    missing: Any = "drop",
-    nest: Any = False,
-    lonely: Any = "fail",
-    n_resamples: Any = 9999,
-    rng: Any = None,
-    crossed: Any = False,
-) -> PairedOptions:
-    """Validate the options of ``paired_delta`` against the roles of its ``columns``."""
+def paired_options(columns: Columns | None = None, **pairing: Any) -> PairedOptions:
+    """Validate the options of ``paired_delta`` against the roles of its ``columns``
+    (``pairing``: ``how``, ``estimand``, ``method``, ``confidence``, ``missing``, ``nest``,
+    ``lonely``, ``n_resamples``, ``rng`` and ``crossed``, as ``paired_delta`` takes them)."""
     options = _pairing_options(
         columns, estimands=ESTIMANDS, methods=PAIRED_METHODS,
-        crossed_methods=CROSSED_PAIRED_METHODS, how=how, estimand=estimand, method=method,
-        adjust="holm", confidence=confidence, missing=missing, nest=nest, lonely=lonely,
-        n_resamples=n_resamples, rng=rng, crossed=crossed, always_resamples=False,
+        crossed_methods=CROSSED_PAIRED_METHODS, always_resamples=False, **pairing,
     )  # fmt: skip
+    estimand, method, missing = options.estimand, options.method, options.missing
     if missing == "ipw" and (estimand != "pooled" or method != "auto"):
         raise InvalidOptionError(
             "missing='ipw' estimates the pooled difference with its stacked sandwich "
@@ -570,27 +558,18 @@ def paired_options(
 def compare_options(
     columns: Columns | None = None,
     *,
-    how: Any = "strict",
-    estimand: Any = "pooled",
-    method: Any = "auto",
-    adjust: Any = "holm",
-    confidence: Any = 0.95,
-    missing: Any = "drop",
-    nest: Any = False,
-    lonely: Any = "fail",
-    n_resamples: Any = 9999,
-    rng: Any = None,
-    crossed: Any = False,
     orientation: Any = "as_given",
     rank_method: Any = "auto",
     top: Any = 1,
+    **pairing: Any,
 ) -> PairedOptions:
-    """Validate the options of ``compare`` against the roles of its ``columns``."""
+    """Validate the options of ``compare`` against the roles of its ``columns``
+    (``pairing``: the options it shares with ``paired_delta``, and ``adjust``)."""
     check_choice("orientation", orientation, ORIENTATIONS)
     check_choice("rank_method", rank_method, RANK_METHODS)
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
         raise InvalidOptionError(f"top must be a whole number of places, 1 or more; got {top!r}")
-    if crossed and rank_method == "bootstrap":
+    if pairing.get("crossed") and rank_method == "bootstrap":
         raise InvalidOptionError(
             "rank_method='bootstrap' has no crossed form (the cluster bootstrap resamples one "
             "grouping); with crossed=True the rank sets use 'guarded' ('auto')"
@@ -598,10 +577,10 @@ def compare_options(
     stratified = _role(columns, "strata") is not None
     options = _pairing_options(
         columns, estimands=STRATIFIED_ESTIMANDS if stratified else ESTIMANDS,
-        methods=COMPARE_METHODS, crossed_methods=("auto", "cr1"), how=how, estimand=estimand,
-        method=method, adjust=adjust, confidence=confidence, missing=missing, nest=nest,
-        lonely=lonely, n_resamples=n_resamples, rng=rng, crossed=crossed, always_resamples=True,
+        methods=COMPARE_METHODS, crossed_methods=("auto", "cr1"), always_resamples=True,
+        **pairing,
     )  # fmt: skip
+    estimand, method, missing = options.estimand, options.method, options.missing
     if stratified and method in ("cr2", "cr2_ik", "cr3", "cr3_ik", "bootstrap_t"):
         raise InvalidOptionError(
             "with strata, compare uses the stratified linearised variance (method 'auto' or "

@@ -15,7 +15,7 @@ and warnings, as every other.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
@@ -27,6 +27,7 @@ import xarray as xr
 from clusterstats._design import (
     CaseDesign,
     ComparisonDesign,
+    Groupings,
     MeanDesign,
     PairedDesign,
     RowsDesign,
@@ -388,12 +389,7 @@ _ROWS_DESIGNS: dict[str, Callable[..., RowsDesign]] = {
 
 
 def rows_design(
-    data: Any,
-    columns: Columns,
-    groupings: Sequence[tuple[str, Sequence[Hashable]]],
-    *,
-    missing: str,
-    window: str | None = None,
+    data: Any, columns: Columns, groupings: Groupings, *, missing: str, window: str | None = None
 ) -> RowsDesign:
     """The usable outcomes row by row, with each candidate grouping's codes (and, with a
     ``time`` column and ``window``, the codes of the time windows, last); ``columns`` names

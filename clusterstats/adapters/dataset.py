@@ -24,6 +24,7 @@ import xarray as xr
 from clusterstats._design import (
     CaseDesign,
     ComparisonDesign,
+    Groupings,
     MeanDesign,
     MeanGroup,
     PairedDesign,
@@ -343,15 +344,7 @@ def _one_or_several(labels: Sequence[Hashable]) -> Any:
 
 
 def paired_or_weighted_design(
-    data: Any,
-    other: Any,
-    columns: Columns,
-    *,
-    how: str,
-    missing: str,
-    nest: bool,
-    labels: Any,
-    arrivals: bool = False,
+    data: Any, other: Any, columns: Columns, *, labels: Any, arrivals: bool = False, **options: Any
 ) -> PairedDesign:
     """:func:`paired_design` of two Datasets, or with ``weights=`` (a weight per case, read
     from the first) the long frames of their runs, the cases the items."""
@@ -359,12 +352,9 @@ def paired_or_weighted_design(
         raise InvalidOptionError(
             "over= slices a frame; a Dataset's extra dims (e.g. task) are its slices already"
         )
-    rerun = columns.rerun or "rerun"
+    rerun = "rerun" if columns.rerun is None else columns.rerun
     if columns.weights is None:
-        design = paired_design(
-            data, other, columns, how=how, missing=missing, nest=nest, case=columns.layout[0],
-            rerun=rerun, labels=labels or ("A", "B"),
-        )  # fmt: skip
+        design = paired_design(data, other, columns, rerun=rerun, labels=labels, **options)
         if not arrivals:
             return design
         by, order, case = columns.given("by"), columns.order, columns.layout[0]
@@ -384,7 +374,7 @@ def paired_or_weighted_design(
         )
     case = str(columns.layout[0])
     long = replace(long, on=(case,), rerun=str(rerun))
-    design = pair_frames(sides[0][0], sides[1][0], long, how=how, missing=missing, nest=nest)
+    design = pair_frames(sides[0][0], sides[1][0], long, **options)
     return replace(design, default_labels=("A", "B"))
 
 
@@ -394,11 +384,9 @@ def comparison_or_weighted_design(
     """:func:`comparison_design`, or with ``weights=`` (a weight per case) the long frame of
     the runs with the models along one extra dim."""
     case = columns.layout[0]
-    rerun = columns.rerun or "rerun"
+    rerun = "rerun" if columns.rerun is None else columns.rerun
     if columns.weights is None:
-        return comparison_design(
-            data, columns, case=case, rerun=rerun, how=how, missing=missing, nest=nest
-        )
+        return comparison_design(data, columns, rerun=rerun, how=how, missing=missing, nest=nest)
     if columns.responded is not None or columns.on:
         raise InvalidOptionError(
             "weights= on a Dataset takes neither responded= nor on= yet (its cases are the items)"
@@ -563,25 +551,19 @@ def _no_on(on: Any) -> None:
 
 
 def paired_design(
-    data: Any,
-    other: Any,
-    columns: Columns,
-    *,
-    case: Hashable,
-    rerun: Hashable,
-    how: str,
-    missing: str,
-    nest: bool = False,
-    labels: tuple[str, str] = ("A", "B"),
+    data: Any, other: Any, columns: Columns, *, rerun: Hashable, labels: Any, **options: Any
 ) -> PairedDesign:
-    """Two Datasets with the same extra dims, cases matched by label; the runs of a case are
-    averaged first."""
+    """Two Datasets with the same extra dims, cases matched by label (the case dim of
+    ``columns.layout``); the runs of a case are averaged first. ``options``: ``how``,
+    ``missing`` and ``nest``; ``labels`` the two sides' names (None: "A" and "B")."""
+    case, how, missing = columns.layout[0], options["how"], options["missing"]
+    nest = options.get("nest", False)
     outcome, by, on = columns.outcome, columns.given("by"), columns.given("on")
     responded, strata = columns.responded, columns.strata
     _no_on(on)
     if not isinstance(other, xr.Dataset):
         raise InvalidInputError(f"other must be an xarray Dataset, got {type(other).__name__}")
-    label_a, label_b = labels
+    label_a, label_b = labels or ("A", "B")
     (array_a, moments_a), (array_b, moments_b) = (
         _side_moments(d, outcome, case, rerun, responded) for d in (data, other)
     )
@@ -701,16 +683,11 @@ def _item_strata(
 
 
 def comparison_design(
-    data: Any,
-    columns: Columns,
-    *,
-    case: Hashable,
-    rerun: Hashable,
-    how: str,
-    missing: str,
-    nest: bool = False,
+    data: Any, columns: Columns, *, rerun: Hashable, how: str, missing: str, nest: bool = False
 ) -> ComparisonDesign:
-    """Many models along a ``model`` dim, the cases as items: each model's mean run per case."""
+    """Many models along a ``model`` dim, the cases (the case dim of ``columns.layout``) as
+    items: each model's mean run per case."""
+    case = columns.layout[0]
     outcome, by, on = columns.outcome, columns.given("by"), columns.given("on")
     model, responded, strata = columns.model, columns.responded, columns.strata
     _no_on(on)
@@ -779,12 +756,7 @@ def _dim_alias(array: xr.DataArray, name: Hashable, case: Hashable, rerun: Hasha
 
 
 def rows_design(
-    data: Any,
-    columns: Columns,
-    groupings: Sequence[tuple[str, Sequence[Hashable]]],
-    *,
-    missing: str,
-    window: str | None = None,
+    data: Any, columns: Columns, groupings: Groupings, *, missing: str, window: str | None = None
 ) -> RowsDesign:
     """The runs one by one, each with the cluster code of every candidate grouping: a dim
     (``case``, ``rerun``) or any coordinate whose dims the outcome has."""

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from clusterstats._design import MeanDesign, MeanGroup, ResponseRows, RowsDesign
+from clusterstats._design import Groupings, MeanDesign, MeanGroup, ResponseRows, RowsDesign
 from clusterstats.adapters.labels import (
     Columns,
     as_labels,
@@ -781,12 +781,7 @@ def _response_rows(
 
 
 def rows_design(
-    data: Any,
-    columns: Columns,
-    groupings: Sequence[tuple[str, Sequence[Hashable]]],
-    *,
-    missing: str,
-    window: str | None = None,
+    data: Any, columns: Columns, groupings: Groupings, *, missing: str, window: str | None = None
 ) -> RowsDesign:
     """The usable outcomes row by row (missing ones dropped, or counted as 0 or 1), with
     every candidate grouping's cluster codes, and last the windows of ``window`` of the

@@ -6,6 +6,7 @@ statistic (R survey's linearisation; :mod:`clusterstats.core.strata`).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Hashable
 from typing import Any
 
@@ -189,40 +190,35 @@ def stratum_table(
     g_total = sum(r.n_clusters for _, r in summaries)
     h = len(summaries)
     w_total = sum(weight_of.values())
-    rows = []
-    for label, r in sorted(summaries, key=lambda item: str(item[0])):
-        rows.append(
-            {
-                "stratum": label,
-                "estimand": "pooled",
-                "estimate": r.estimate,
-                "low": r.low,
-                "high": r.high,
-                "method": r.method,
-                "n_rows": r.n_rows,
-                "n_clusters": r.n_clusters,
-                "weight_pooled": weight_of[label] / w_total if weight_of else r.n_rows / n_total,
-                "weight_cluster_mean": np.nan if weight_of else r.n_clusters / g_total,
-                "weight_stratum_mean": np.nan if weight_of else 1.0 / h,
-            }
+    weighted = bool(weight_of)
+    rows = [
+        _table_row(
+            label, "pooled", r,
+            weight_of[label] / w_total if weighted else r.n_rows / n_total,
+            math.nan if weighted else r.n_clusters / g_total,
+            math.nan if weighted else 1.0 / h,
         )
-    for estimand, r in overall.items():
-        rows.append(
-            {
-                "stratum": "(all)",
-                "estimand": estimand,
-                "estimate": r.estimate,
-                "low": r.low,
-                "high": r.high,
-                "method": r.method,
-                "n_rows": r.n_rows,
-                "n_clusters": r.n_clusters,
-                "weight_pooled": 1.0,
-                "weight_cluster_mean": np.nan if weight_of else 1.0,
-                "weight_stratum_mean": np.nan if weight_of else 1.0,
-            }
-        )
+        for label, r in sorted(summaries, key=lambda item: str(item[0]))
+    ]  # fmt: skip
+    overall_weight = math.nan if weighted else 1.0
+    rows += [
+        _table_row("(all)", estimand, r, 1.0, overall_weight, overall_weight)
+        for estimand, r in overall.items()
+    ]
     table = pd.DataFrame(rows)
     # Per-stratum intervals rest on few clusters by nature: their warnings become notes.
     table.attrs["notes"] = tuple(notes)
     return table
+
+
+def _table_row(
+    stratum: Any, estimand: str, r: Any, pooled: float, cluster_mean: float, stratum_mean: float
+) -> dict[str, Any]:
+    """One row of the stratum table: an interval and the weight of its stratum in each
+    estimand (1 for the overall rows; NaN where weights make them undefined)."""
+    return {
+        "stratum": stratum, "estimand": estimand, "estimate": r.estimate, "low": r.low,
+        "high": r.high, "method": r.method, "n_rows": r.n_rows, "n_clusters": r.n_clusters,
+        "weight_pooled": pooled, "weight_cluster_mean": cluster_mean,
+        "weight_stratum_mean": stratum_mean,
+    }  # fmt: skip

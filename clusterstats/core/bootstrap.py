@@ -134,26 +134,29 @@ class _IntegerPacking(NamedTuple):
     between them, and one gather serves them all.
     """
 
-    packed: NDArray[np.int64]
-    lows: tuple[int, ...]
-    positions: tuple[int, ...]
-    widths: tuple[int, ...]
-    n_draws: int
+    packed: NDArray[np.int64]  # shape (G,)
+    positions: tuple[int, ...]  # the lowest bit of each column
+    masks: tuple[int, ...]  # 2^width - 1
+    offsets: tuple[int, ...]  # G draws of each column's smallest value
 
     @classmethod
     def of(cls, stats_matrix: NDArray[np.float64], g: int) -> _IntegerPacking | None:
         """The packing of ``stats_matrix`` (shape (G, k)) for sums of ``g`` draws, or None
-        when a value is not an integer, is -0.0 (a float sum of only -0.0 is -0.0, an integer
-        sum 0), or the sums could exceed 2^53 or need more than 63 bits together."""
-        if stats_matrix.size == 0 or not np.all(np.isfinite(stats_matrix)):
+        when a value is not a finite integer, is -0.0 (a float sum of only -0.0 is -0.0, an
+        integer sum 0), or the sums could exceed 2^53 or need more than 63 bits together."""
+        if stats_matrix.size == 0:
             return None
-        if not np.array_equal(stats_matrix, np.rint(stats_matrix)):
+        # a NaN or an infinity is a column's minimum or maximum
+        low_values = stats_matrix.min(axis=0).tolist()
+        high_values = stats_matrix.max(axis=0).tolist()
+        if not all(math.isfinite(v) for v in low_values + high_values):
+            return None
+        if not np.all(stats_matrix == np.rint(stats_matrix)):
             return None
         if np.any(np.signbit(stats_matrix) & (stats_matrix == 0)):
             return None
-        lows = [int(v) for v in stats_matrix.min(axis=0)]
-        highs = [int(v) for v in stats_matrix.max(axis=0)]
-        if g * max(max(abs(v) for v in lows), max(abs(v) for v in highs)) > 2**53:
+        lows, highs = [int(v) for v in low_values], [int(v) for v in high_values]
+        if g * max(abs(v) for v in lows + highs) > 2**53:
             return None
         widths = [(g * (high - low)).bit_length() for low, high in zip(lows, highs, strict=True)]
         if sum(widths) > 63:
@@ -162,15 +165,14 @@ class _IntegerPacking(NamedTuple):
         packed = np.zeros(stats_matrix.shape[0], dtype=np.int64)
         for j, (low, position) in enumerate(zip(lows, positions, strict=True)):
             packed += (stats_matrix[:, j].astype(np.int64) - low) << position
-        return cls(packed, tuple(lows), tuple(positions), tuple(widths), g)
+        masks = tuple((1 << width) - 1 for width in widths)
+        return cls(packed, tuple(positions), masks, tuple(g * low for low in lows))
 
     def unpack(self, packed_sums: NDArray[np.int64], out: NDArray[np.float64]) -> None:
-        """Writes the column sums into ``out`` (shape (B, k)) from the packed sums of
-        ``n_draws`` draws each."""
-        fields = zip(self.lows, self.positions, self.widths, strict=True)
-        for j, (low, position, width) in enumerate(fields):
-            field = (packed_sums >> position) & ((1 << width) - 1)
-            out[:, j] = field + self.n_draws * low
+        """Writes the column sums into ``out`` (shape (B, k)) from the packed sums."""
+        fields = zip(self.positions, self.masks, self.offsets, strict=True)
+        for j, (position, mask, offset) in enumerate(fields):
+            out[:, j] = ((packed_sums >> position) & mask) + offset
 
 
 def _replicates(sums: ClusterSums, estimand: str, n_resamples: int, rng, indices):

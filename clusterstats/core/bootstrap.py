@@ -31,8 +31,8 @@ __all__ = [
 ]
 
 # Indices drawn per chunk. Small enough that the index block and the gathered values stay
-# in the CPU cache (measured: ~1.9x the cost of the bare draws at G = 10,000), large enough
-# that the Python loop overhead is negligible.
+# in the CPU cache, large enough that the Python loop overhead is negligible (at G = 10,000,
+# chunks of 2^15, 2^16 and 2^18 were no faster, for the bare draws or for the bootstrap).
 CHUNK_ELEMENTS = 1 << 17
 
 #: The seed of the bootstrap draws when none is given: the default interval of a continuous
@@ -104,7 +104,7 @@ def resample_cluster_sums(
         else:
             drawn = indices[start:stop]
         if packing is not None:
-            np.take(packing.packed, drawn).sum(axis=1, out=packed_sums[start:stop])
+            np.add.reduce(packing.packed.take(drawn), axis=1, out=packed_sums[start:stop])
             continue
         if by_counts:
             rows = stop - start

@@ -26,6 +26,11 @@ Targets: speed-up over the reference loop >= 300x; clusterstats time <= 1.5x the
 the percentile and BCa bootstraps and <= 2x for ``bootstrap_t``; peak
 memory of the process < 500 MB (1 MB = 10^6 bytes).
 
+The outcome is binary, so the percentile and BCa bootstraps take the integer path of
+``clusterstats.core.bootstrap.resample_cluster_sums`` (totals and counts packed into one int64
+per cluster); a continuous outcome's totals are not integers and take the float path, which
+gathers a complex column instead (about 0.05 s more here).
+
 Usage::
 
     python benchmarks/bootstrap.py            # full run (about 30 s on 2 cores)

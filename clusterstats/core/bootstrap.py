@@ -31,8 +31,8 @@ __all__ = [
 ]
 
 # Indices drawn per chunk. Small enough that the index block and the gathered values stay
-# in the CPU cache (measured: ~1.9x the cost of the bare draws at G = 10,000), large enough
-# that the Python loop overhead is negligible.
+# in the CPU cache, large enough that the Python loop overhead is negligible (at G = 10,000,
+# chunks of 2^15, 2^16 and 2^18 were no faster, for the bare draws or for the bootstrap).
 CHUNK_ELEMENTS = 1 << 17
 
 #: The seed of the bootstrap draws when none is given: the default interval of a continuous
@@ -82,9 +82,14 @@ def resample_cluster_sums(
     if squeeze:
         stats_matrix = stats_matrix[:, None]
     g, k = stats_matrix.shape
+    chunk = max(1, CHUNK_ELEMENTS // g)
+    # Integer-valued statistics (a binary or count outcome's totals and counts) are packed
+    # into one int64 per cluster: one gather and one integer sum serve every column, and the
+    # integer sums are the float sums bit for bit (see _IntegerPacking).
+    packing = _IntegerPacking.of(stats_matrix, g)
+    packed_sums = np.empty(n_resamples if packing is not None else 0, dtype=np.int64)
     columns = [np.ascontiguousarray(stats_matrix[:, j]) for j in range(k)]
     out = np.empty((n_resamples, k))
-    chunk = max(1, CHUNK_ELEMENTS // g)
     # With several statistics, one pass counts how often each cluster was drawn and a matrix
     # product sums every column at once (as compare's rank bootstrap does). Two columns (a
     # ratio's totals and counts) travel as the real and imaginary parts of one complex column:
@@ -98,6 +103,9 @@ def resample_cluster_sums(
             drawn = rng.integers(0, g, size=(stop - start, g))
         else:
             drawn = indices[start:stop]
+        if packing is not None:
+            np.add.reduce(packing.packed.take(drawn), axis=1, out=packed_sums[start:stop])
+            continue
         if by_counts:
             rows = stop - start
             flat = drawn + (np.arange(rows, dtype=drawn.dtype) * g)[:, None]
@@ -110,7 +118,61 @@ def resample_cluster_sums(
             continue
         for j, column in enumerate(columns):
             out[start:stop, j] = np.take(column, drawn).sum(axis=1)
+    if packing is not None:
+        packing.unpack(packed_sums, out)
     return out[:, 0] if squeeze else out
+
+
+class _IntegerPacking(NamedTuple):
+    """Integer-valued per-cluster columns packed side by side into one int64 per cluster.
+
+    A binary or count outcome has integer totals and counts (``y - shift`` is an integer when
+    every outcome is), and a float64 sum of integers below 2^53 is exact in any order: the
+    float sums of the drawn clusters are the integer sums, bit for bit. Column ``j``, less its
+    smallest value, sits in bits ``[position_j, position_j + width_j)``; ``width_j`` holds the
+    largest possible sum of ``G`` draws, so one int64 sum adds every column without carries
+    between them, and one gather serves them all.
+    """
+
+    packed: NDArray[np.int64]  # shape (G,)
+    positions: tuple[int, ...]  # the lowest bit of each column
+    masks: tuple[int, ...]  # 2^width - 1
+    offsets: tuple[int, ...]  # G draws of each column's smallest value
+
+    @classmethod
+    def of(cls, stats_matrix: NDArray[np.float64], g: int) -> _IntegerPacking | None:
+        """The packing of ``stats_matrix`` (shape (G, k)) for sums of ``g`` draws, or None
+        when a value is not a finite integer, is -0.0 (a float sum of only -0.0 is -0.0, an
+        integer sum 0), or the sums could exceed 2^53 or need more than 63 bits together."""
+        if stats_matrix.size == 0:
+            return None
+        # a NaN or an infinity is a column's minimum or maximum
+        low_values = stats_matrix.min(axis=0).tolist()
+        high_values = stats_matrix.max(axis=0).tolist()
+        if not all(math.isfinite(v) for v in low_values + high_values):
+            return None
+        if not np.all(stats_matrix == np.rint(stats_matrix)):
+            return None
+        if np.any(np.signbit(stats_matrix) & (stats_matrix == 0)):
+            return None
+        lows, highs = [int(v) for v in low_values], [int(v) for v in high_values]
+        if g * max(abs(v) for v in lows + highs) > 2**53:
+            return None
+        widths = [(g * (high - low)).bit_length() for low, high in zip(lows, highs, strict=True)]
+        if sum(widths) > 63:
+            return None
+        positions = [sum(widths[:j]) for j in range(len(widths))]
+        packed = np.zeros(stats_matrix.shape[0], dtype=np.int64)
+        for j, (low, position) in enumerate(zip(lows, positions, strict=True)):
+            packed += (stats_matrix[:, j].astype(np.int64) - low) << position
+        masks = tuple((1 << width) - 1 for width in widths)
+        return cls(packed, tuple(positions), masks, tuple(g * low for low in lows))
+
+    def unpack(self, packed_sums: NDArray[np.int64], out: NDArray[np.float64]) -> None:
+        """Writes the column sums into ``out`` (shape (B, k)) from the packed sums."""
+        fields = zip(self.positions, self.masks, self.offsets, strict=True)
+        for j, (position, mask, offset) in enumerate(fields):
+            out[:, j] = ((packed_sums >> position) & mask) + offset
 
 
 def _replicates(sums: ClusterSums, estimand: str, n_resamples: int, rng, indices):

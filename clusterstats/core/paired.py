@@ -1059,7 +1059,7 @@ def _pairwise_studentized(
 
     def finish(chosen: NDArray[np.intp], t_stat: NDArray[np.float64]) -> None:
         """The bootstrap-t bounds and p-value of the ``chosen`` pairs from their replicates'
-        t (worked in place), joined with the floor."""
+        t, joined with the floor."""
         own_se, shift = cr1_se[chosen], delta[chosen]
         has_se = own_se > 0
         mask = replicate_t.mask(chosen.size)
@@ -1069,9 +1069,8 @@ def _pairwise_studentized(
             np.count_nonzero(np.greater_equal(t_stat, t_null, out=mask), axis=1),
             np.count_nonzero(np.less_equal(t_stat, t_null, out=mask), axis=1),
         )
-        # the quantiles, as np.quantile's inverted_cdf picks them, by partitioning in place
-        t_stat.partition(places, axis=1)
-        t_low, t_high = t_stat[:, places[0]], t_stat[:, places[1]]
+        # the quantiles, as np.quantile's inverted_cdf picks them
+        t_low, t_high = _order_statistics(t_stat, *places)
         with np.errstate(invalid="ignore"):  # an infinite quantile times a zero se
             found_low = np.where(has_se, shift - t_high * own_se, shift)
             found_high = np.where(has_se, shift - t_low * own_se, shift)
@@ -1134,6 +1133,54 @@ def _pairwise_studentized(
             f"[{outcome_range[0]:g}, {outcome_range[1]:g}] and were clipped"
         )
     return low, high, p_value, notes
+
+
+def _order_statistics(
+    values: NDArray[np.float64], low: int, high: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Each row's ``low``-th and ``high``-th smallest value (from 0; no NaN), as
+    ``partition((low, high), axis=1)`` finds them, partitioning only the values beyond a
+    cut each side.
+
+    A tail's cut is an order statistic of every eighth column, chosen so that about twice the
+    needed values lie beyond it (all of them when enough do: the order statistic is then
+    among them). A row whose cut leaves too few is partitioned whole, as are tails too wide
+    for a cut to pay.
+    """
+    rows, n = values.shape
+    step = 8
+    width = -(-n // step)
+    # the cuts' ranks in the sample: twice the needed values beyond them on average
+    below = 2 * (low + 1) // step + 8
+    above = 2 * (n - high) // step + 8
+    if max(below, above) >= width // 4:
+        whole = values.copy()
+        whole.partition((low, high), axis=1)
+        return whole[:, low], whole[:, high]
+    sample = values[:, ::step].copy()
+    sample.partition((below, width - 1 - above), axis=1)
+    found = []
+    for cut, lower in ((sample[:, below], True), (sample[:, width - 1 - above], False)):
+        beyond = np.less_equal(values, cut[:, None]) if lower else values >= cut[:, None]
+        count = np.count_nonzero(beyond, axis=1)
+        place = low if lower else n - 1 - high  # from its own end of the row
+        enough = count > place
+        if not enough.all():
+            beyond[~enough] = False
+            count[~enough] = 0
+        taken = values[beyond]  # row by row
+        padded = np.full((rows, int(count.max(initial=1))), np.inf if lower else -np.inf)
+        row = np.repeat(np.arange(rows), count)
+        padded[row, np.arange(taken.shape[0]) - (np.cumsum(count) - count)[row]] = taken
+        at = place if lower else padded.shape[1] - 1 - place
+        padded.partition(at, axis=1)
+        picked = padded[:, at]
+        if not enough.all():
+            rest = values[~enough]
+            rest.partition(low if lower else high, axis=1)
+            picked[~enough] = rest[:, low if lower else high]
+        found.append(picked)
+    return found[0], found[1]
 
 
 def _drawn_sums(

@@ -209,3 +209,29 @@ def test_memory_does_not_grow_with_pairs_times_replicates(monkeypatch):
         tracemalloc.stop()
     one_array = n_resamples * (120 * 119 // 2) * 8
     assert peak < one_array / 2
+
+
+@pytest.mark.parametrize(
+    ("n", "low", "high"),
+    [(9999, 249, 9749), (9999, 4, 9994), (9999, 0, 9998), (999, 24, 974), (9999, 2499, 7499)],
+)
+def test_order_statistics_are_the_partitions(n, low, high):
+    # the values a whole partition puts at low and high, with ties, infinities (a replicate
+    # without spread) and rows whose cut leaves too few values beyond it
+    rng = np.random.default_rng(n + low)
+    values = rng.standard_t(3, size=(40, n))
+    values[1, : n // 3] = np.inf
+    values[2, :] = -np.inf
+    values[3, ::2] = 0.0
+    values[4] = np.round(values[4], 1)
+    values[5, : n - 3] = -np.inf  # every sampled value at -inf: the cut leaves all
+    # the sampled columns (every eighth) alone in the tails: a cut leaves too few beyond it
+    values[6, ::8] = -1.0 - rng.random(values[6, ::8].shape)
+    values[6, np.arange(n) % 8 > 0] = 10.0
+    values[7, ::8] = 1.0 + rng.random(values[7, ::8].shape)
+    values[7, np.arange(n) % 8 > 0] = -10.0
+    whole = values.copy()
+    whole.partition((low, high), axis=1)
+    found_low, found_high = paired._order_statistics(values, low, high)
+    assert np.array_equal(found_low, whole[:, low])
+    assert np.array_equal(found_high, whole[:, high])

@@ -1294,9 +1294,10 @@ class _ReplicateT:
         spread *= g / (g - 1.0)
         np.sqrt(spread, out=spread)
         spread /= self.count_sum  # the replicate's own CR1 standard error
-        with np.errstate(invalid="ignore"):
-            np.multiply(np.sign(gap, out=out), np.inf, out=out)
-        np.divide(gap, spread, out=out, where=np.greater(spread, 0.0, out=mask))
+        # the spread is 0 or positive: a gap over no spread is +-inf by IEEE division, and
+        # no gap over no spread (NaN) is 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.divide(gap, spread, out=out)
         np.copyto(out, 0.0, where=np.isnan(out, out=mask))
         return out
 
@@ -1352,11 +1353,9 @@ class _ReplicateT:
         difference = totals[:, a] - totals[:, b]
         _drawn_sums(self.draws, difference * difference, spread, self._scratch)
         # the replicate's difference of means, and mean (2 sum D n - mean sum n^2)
-        np.take(sums, a, axis=0, out=drawn_mean, mode="clip")
-        drawn_mean -= np.take(sums, b, axis=0, out=other, mode="clip")
+        _row_differences(sums, a, b, drawn_mean)
         drawn_mean /= self.count_sum
-        np.take(sums, a + m, axis=0, out=work, mode="clip")
-        work -= np.take(sums, b + m, axis=0, out=other, mode="clip")
+        _row_differences(sums[m:], a, b, work)
         work *= 2.0
         work -= np.multiply(drawn_mean, self.count_square_sum, out=other)
         work *= drawn_mean
@@ -1365,3 +1364,15 @@ class _ReplicateT:
         gap = drawn_mean
         gap -= delta[:, None]
         return self._finish(gap, spread, noise, work)
+
+
+def _row_differences(
+    rows: NDArray[np.float64], a: NDArray[np.intp], b: NDArray[np.intp], out: NDArray[np.float64]
+) -> None:
+    """``out[i] = rows[a[i]] - rows[b[i]]``, a run of pairs with one ``a`` and consecutive
+    ``b`` at a time (the order of ``np.triu_indices``): views of ``rows``, no gathers."""
+    n = a.shape[0]
+    breaks = np.flatnonzero((np.diff(a) != 0) | (np.diff(b) != 1)) + 1
+    for start, stop in zip(np.r_[0, breaks], np.r_[breaks, n], strict=True):
+        first = b[start]
+        np.subtract(rows[a[start]], rows[first : first + stop - start], out=out[start:stop])

@@ -1270,7 +1270,7 @@ class _ReplicateT:
         self._work = [np.empty(shape) for _ in range(5)]
         self._mask = np.empty(shape, dtype=bool)
         # the models' replicate sums, made by the first call of summed()
-        self.model_sums: NDArray[np.float64] | None = None
+        self.model_sums: NDArray[np.floating] | None = None
         self._scratch: NDArray[np.floating] | None = None
 
     def mask(self, rows: int) -> NDArray[np.bool_]:
@@ -1344,8 +1344,9 @@ class _ReplicateT:
             exact = _exact_single(columns, g) and g * widest**2 < 2**24
             dtype = np.float32 if exact else np.float64
             self._scratch = np.empty((PAIR_PANEL, self.count_sum.shape[0]), dtype=dtype)
-            # per model (rows) and replicate (columns), so that a block of pairs gathers rows
-            self.model_sums = np.empty((2 * m, self.count_sum.shape[0]))
+            # per model (rows) and replicate (columns), so that a block of pairs reads rows
+            # (in the products' precision: exact sums take half the memory)
+            self.model_sums = np.empty((2 * m, self.count_sum.shape[0]), dtype=dtype)
             _drawn_sums(self.draws, columns, self.model_sums, self._scratch)
         sums = self.model_sums
         rows = a.shape[0]
@@ -1375,4 +1376,5 @@ def _row_differences(
     breaks = np.flatnonzero((np.diff(a) != 0) | (np.diff(b) != 1)) + 1
     for start, stop in zip(np.r_[0, breaks], np.r_[breaks, n], strict=True):
         first = b[start]
-        np.subtract(rows[a[start]], rows[first : first + stop - start], out=out[start:stop])
+        stretch = rows[first : first + stop - start]
+        np.subtract(rows[a[start]], stretch, out=out[start:stop], dtype=np.float64)

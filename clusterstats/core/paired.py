@@ -1016,9 +1016,12 @@ def _pairwise_studentized(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], list[str]]:
     """Each pair's bootstrap-t interval joined with its floor (the ``cr3_ik`` interval), the
     larger of the two p-values, and the notes; ``extra_sums`` ends with the replicate sums of the
-    counts squared and of the counts, and ``draws`` are the draws they came from: each pair's
-    per-cluster differences centred at its estimate, their squares and their products with the
-    counts are summed over the same draws, so each pair's interval is ``paired_delta``'s.
+    counts squared and of the counts, and ``draws`` are the draws they came from. Each
+    replicate's t is ``paired_delta``'s: from the difference of the two models' replicate
+    sums and one drawn sum of squared differences per pair, or, for the pairs with a cluster
+    at their estimate (:func:`_near_estimate`), from the per-cluster differences centred at
+    the estimate, their squares and their products with the counts, summed over the same
+    draws, so that a replicate drawing only such clusters keeps t = 0 exactly.
     With ``binary_items`` (``cluster_totals`` count the passes of 0/1 items), a side the
     bootstrap cannot bound is bounded by :func:`discordance_bounds`, with the counts of
     discordant items bounded by the passes (A alone passes at most ``min(T_A, n − T_B)`` items
@@ -1032,16 +1035,13 @@ def _pairwise_studentized(
     if block_elements is None:
         block_elements = PAIR_BLOCK_ELEMENTS
     n_pairs = delta.shape[0]
-    g = cluster_totals.shape[0]
     n_resamples = extra_sums.shape[0]
     cr1_se = np.sqrt(pairwise_cluster_robust(cluster_totals, counts, "CR1")[1][pair_a, pair_b])
-    count_square_sum, count_sum = extra_sums[:, -2].copy(), extra_sums[:, -1].copy()
     quantile = np.broadcast_to(np.asarray(quantile, dtype=np.float64), (n_pairs,))
     low, high = delta - quantile * se, delta + quantile * se
     p_value = p_value.copy()
     block = max(1, block_elements // max(1, n_resamples) // PAIR_PANEL) * PAIR_PANEL
     alpha = 1.0 - confidence
-    threshold = 64.0 * np.finfo(float).eps
     # the order statistics np.quantile(method="inverted_cdf") takes: those quantiles of the
     # ranks 0 .. B-1 are the ranks themselves
     places = tuple(
@@ -1052,66 +1052,46 @@ def _pairwise_studentized(
             method="inverted_cdf",
         )
     )
-    # work buffers reused by every block: fresh arrays this large cost more in first-touch
-    # page faults than the arithmetic done on them
-    shape = (min(block, n_pairs), n_resamples)
-    spread_buffer, mean_buffer, work_buffer, other_buffer, gap_buffer = (
-        np.empty(shape) for _ in range(5)
-    )
-    mask_buffer = np.empty(shape, dtype=bool)
-    scratch = np.empty((PAIR_PANEL, n_resamples))
-    for first in range(0, n_pairs, block):
-        part = slice(first, min(first + block, n_pairs))
-        a, b, shift = pair_a[part], pair_b[part], delta[part, None]
-        rows = a.shape[0]
-        work, other, mask = work_buffer[:rows], other_buffer[:rows], mask_buffer[:rows]
-        # each pair's per-cluster difference centred at its estimate, its square and its
-        # product with the count, summed over every replicate's drawn clusters: the
-        # replicate's departure from the estimate and its own CR1 standard error
-        centred = cluster_totals[:, a] - cluster_totals[:, b] - np.outer(counts, shift[:, 0])
-        gap, square, cross = gap_buffer[:rows], spread_buffer[:rows], work
-        _drawn_sums(draws, centred, gap, scratch)
-        _drawn_sums(draws, centred * centred, square, scratch)
-        _drawn_sums(draws, centred * counts[:, None], cross, scratch)
-        gap /= count_sum
-        # square - 2 gap cross + gap^2 sum(n^2), in place
-        spread = np.subtract(
-            square,
-            np.multiply(np.multiply(gap, 2.0, out=other), cross, out=other),
-            out=mean_buffer[:rows],
-        )
-        spread += np.multiply(np.multiply(gap, gap, out=other), count_square_sum, out=other)
-        # a spread that cancels to rounding noise of the squares subtracted is zero
-        noise = np.multiply(square, threshold, out=other)
-        np.copyto(spread, 0.0, where=np.logical_not(np.greater(spread, noise, out=mask), out=mask))
-        spread *= g / (g - 1.0)
-        np.sqrt(spread, out=spread)
-        spread /= count_sum  # the replicate's own CR1 standard error
-        # gap / se, or +-inf on the side of the gap where the replicate has no spread
-        t_stat = work
-        with np.errstate(invalid="ignore"):
-            np.multiply(np.sign(gap, out=t_stat), np.inf, out=t_stat)
-        np.divide(gap, spread, out=t_stat, where=np.greater(spread, 0.0, out=mask))
-        np.copyto(t_stat, 0.0, where=np.isnan(t_stat, out=mask))
-        own_se = cr1_se[part]
+    near = _near_estimate(cluster_totals, counts, pair_a, pair_b, delta)
+    special, ordinary = np.flatnonzero(near), np.flatnonzero(~near)
+    rows = min(block, max(ordinary.size, PAIR_PANEL if special.size else 0))
+    replicate_t = _ReplicateT(cluster_totals, counts, draws, extra_sums, rows)
+
+    def finish(chosen: NDArray[np.intp], t_stat: NDArray[np.float64]) -> None:
+        """The bootstrap-t bounds and p-value of the ``chosen`` pairs from their replicates'
+        t, joined with the floor."""
+        own_se, shift = cr1_se[chosen], delta[chosen]
         has_se = own_se > 0
-        shift = shift[:, 0]
+        mask = replicate_t.mask(chosen.size)
         with np.errstate(divide="ignore", invalid="ignore"):
             t_null = (shift / own_se)[:, None]
         tail = np.minimum(
             np.count_nonzero(np.greater_equal(t_stat, t_null, out=mask), axis=1),
             np.count_nonzero(np.less_equal(t_stat, t_null, out=mask), axis=1),
         )
-        # the quantiles, as np.quantile's inverted_cdf picks them, by partitioning in place
-        t_stat.partition(places, axis=1)
-        t_low, t_high = t_stat[:, places[0]], t_stat[:, places[1]]
+        # the quantiles, as np.quantile's inverted_cdf picks them
+        t_low, t_high = _order_statistics(t_stat, *places)
         with np.errstate(invalid="ignore"):  # an infinite quantile times a zero se
             found_low = np.where(has_se, shift - t_high * own_se, shift)
             found_high = np.where(has_se, shift - t_low * own_se, shift)
         found_p = np.where(has_se, np.minimum(1.0, 2.0 * (tail / n_resamples)), np.nan)
-        low[part] = np.where(found_low < low[part], found_low, low[part])
-        high[part] = np.where(found_high > high[part], found_high, high[part])
-        p_value[part] = np.where(found_p > p_value[part], found_p, p_value[part])
+        low[chosen] = np.where(found_low < low[chosen], found_low, low[chosen])
+        high[chosen] = np.where(found_high > high[chosen], found_high, high[chosen])
+        p_value[chosen] = np.where(found_p > p_value[chosen], found_p, p_value[chosen])
+
+    # Pairs with a cluster at their estimate: a replicate that draws only such clusters has
+    # t = 0 exactly (nothing departs from the estimate), which the sums of the centred
+    # differences keep and the difference of two replicate means loses to rounding. These
+    # few pairs are drawn from their centred differences, each at its own place in a panel
+    # (a product's rounding depends on the row's place), so their numbers are those of
+    # drawing every pair that way.
+    for slots, chosen in _panels_in_place(special):
+        t_stat = replicate_t.centred(pair_a[chosen], pair_b[chosen], delta[chosen], slots)
+        finish(chosen, t_stat[slots])
+    # the others from the models' replicate sums and one drawn sum of squares per pair
+    for first in range(0, ordinary.size, block):
+        chosen = ordinary[first : first + block]
+        finish(chosen, replicate_t.summed(pair_a[chosen], pair_b[chosen], delta[chosen]))
     counted = 0
     if binary_items:
         for k in np.flatnonzero(np.isinf(low) | np.isinf(high)):
@@ -1155,6 +1135,54 @@ def _pairwise_studentized(
     return low, high, p_value, notes
 
 
+def _order_statistics(
+    values: NDArray[np.float64], low: int, high: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Each row's ``low``-th and ``high``-th smallest value (from 0; no NaN), as
+    ``partition((low, high), axis=1)`` finds them, partitioning only the values beyond a
+    cut each side.
+
+    A tail's cut is an order statistic of every eighth column, chosen so that about twice the
+    needed values lie beyond it (all of them when enough do: the order statistic is then
+    among them). A row whose cut leaves too few is partitioned whole, as are tails too wide
+    for a cut to pay.
+    """
+    rows, n = values.shape
+    step = 8
+    width = -(-n // step)
+    # the cuts' ranks in the sample: twice the needed values beyond them on average
+    below = 2 * (low + 1) // step + 8
+    above = 2 * (n - high) // step + 8
+    if max(below, above) >= width // 4:
+        whole = values.copy()
+        whole.partition((low, high), axis=1)
+        return whole[:, low], whole[:, high]
+    sample = values[:, ::step].copy()
+    sample.partition((below, width - 1 - above), axis=1)
+    found = []
+    for cut, lower in ((sample[:, below], True), (sample[:, width - 1 - above], False)):
+        beyond = np.less_equal(values, cut[:, None]) if lower else values >= cut[:, None]
+        count = np.count_nonzero(beyond, axis=1)
+        place = low if lower else n - 1 - high  # from its own end of the row
+        enough = count > place
+        if not enough.all():
+            beyond[~enough] = False
+            count[~enough] = 0
+        taken = values[beyond]  # row by row
+        padded = np.full((rows, int(count.max(initial=1))), np.inf if lower else -np.inf)
+        row = np.repeat(np.arange(rows), count)
+        padded[row, np.arange(taken.shape[0]) - (np.cumsum(count) - count)[row]] = taken
+        at = place if lower else padded.shape[1] - 1 - place
+        padded.partition(at, axis=1)
+        picked = padded[:, at]
+        if not enough.all():
+            rest = values[~enough]
+            rest.partition(low if lower else high, axis=1)
+            picked[~enough] = rest[:, low if lower else high]
+        found.append(picked)
+    return found[0], found[1]
+
+
 def _drawn_sums(
     draws: ClusterDraws,
     values: NDArray[np.float64],
@@ -1176,3 +1204,177 @@ def _drawn_sums(
             np.matmul(operand[first : first + PAIR_PANEL], drawn.T, out=product)
             last = min(first + PAIR_PANEL, n)
             out[first:last, start:stop] = product[: last - first]
+
+
+#: A cluster whose centred difference is within this share of its terms sits at the
+#: pair's estimate (exactly, or but for the rounding of the estimate).
+AT_ESTIMATE = 1e-9
+
+
+def _near_estimate(
+    cluster_totals: NDArray[np.float64],
+    counts: NDArray[np.float64],
+    pair_a: NDArray[np.intp],
+    pair_b: NDArray[np.intp],
+    delta: NDArray[np.float64],
+) -> NDArray[np.bool_]:
+    """The pairs with a cluster whose per-cluster difference sits at the pair's estimate
+    (``D_k = n_k delta`` within :data:`AT_ESTIMATE`), a block of pairs at a time."""
+    g = counts.shape[0]
+    flags = np.empty(pair_a.shape[0], dtype=bool)
+    step = max(1, CHUNK_ELEMENTS // max(1, g))
+    for first in range(0, pair_a.shape[0], step):
+        part = slice(first, first + step)
+        difference = cluster_totals[:, pair_a[part]] - cluster_totals[:, pair_b[part]]
+        expected = np.outer(counts, delta[part])
+        size = np.maximum(np.abs(difference), np.abs(expected))
+        flags[part] = (np.abs(difference - expected) <= AT_ESTIMATE * size).any(axis=0)
+    return flags
+
+
+def _panels_in_place(pairs: NDArray[np.intp]):
+    """``pairs`` (ascending) in panels of :data:`PAIR_PANEL` rows, each pair at the row
+    ``pair % PAIR_PANEL`` it has when every pair is drawn in order: ``(rows, pairs)``."""
+    place = pairs % PAIR_PANEL
+    order = np.argsort(place, kind="stable")
+    ordered = place[order]
+    rounds = np.empty_like(pairs)
+    rounds[order] = np.arange(pairs.size) - np.searchsorted(ordered, ordered)
+    for k in range(int(rounds.max(initial=-1)) + 1):
+        chosen = pairs[rounds == k]
+        yield chosen % PAIR_PANEL, chosen
+
+
+#: Rounding noise of a replicate's sum of squared residuals, as a share of the squares.
+NOISE_SHARE = 64.0 * np.finfo(float).eps
+
+
+class _ReplicateT:
+    """The replicates' t of blocks of pairs, from one ``compare``'s cluster totals
+    ``(G, M)``, counts, draws and the replicate sums of the counts and of their squares,
+    in work arrays ``(rows, B)`` reused by every block (fresh arrays this large cost more in
+    first-touch page faults than the arithmetic done on them)."""
+
+    def __init__(
+        self,
+        cluster_totals: NDArray[np.float64],
+        counts: NDArray[np.float64],
+        draws: ClusterDraws,
+        extra_sums: NDArray[np.float64],
+        rows: int,
+    ) -> None:
+        self.totals, self.counts, self.draws = cluster_totals, counts, draws
+        self.count_square_sum = extra_sums[:, -2].copy()
+        self.count_sum = extra_sums[:, -1].copy()
+        shape = (rows, extra_sums.shape[0])
+        self._work = [np.empty(shape) for _ in range(5)]
+        self._mask = np.empty(shape, dtype=bool)
+        # the models' replicate sums, made by the first call of summed()
+        self.model_sums: NDArray[np.floating] | None = None
+        self._scratch: NDArray[np.floating] | None = None
+
+    def mask(self, rows: int) -> NDArray[np.bool_]:
+        """A work mask of ``rows`` rows."""
+        return self._mask[:rows]
+
+    def _finish(
+        self,
+        gap: NDArray[np.float64],
+        spread: NDArray[np.float64],
+        noise: NDArray[np.float64],
+        out: NDArray[np.float64],
+    ) -> NDArray[np.float64]:
+        """``gap / se`` into ``out``, from the replicates' departures from the estimate and
+        their sums of squared residuals ``spread`` (worked in place; one that cancels to
+        within ``noise`` is zero): ``+-inf`` on the side of the gap where the replicate has
+        no spread, 0 where it has neither."""
+        mask = self._mask[: gap.shape[0]]
+        g = self.counts.shape[0]
+        np.copyto(spread, 0.0, where=np.logical_not(np.greater(spread, noise, out=mask), out=mask))
+        spread *= g / (g - 1.0)
+        np.sqrt(spread, out=spread)
+        spread /= self.count_sum  # the replicate's own CR1 standard error
+        # the spread is 0 or positive: a gap over no spread is +-inf by IEEE division, and
+        # no gap over no spread (NaN) is 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.divide(gap, spread, out=out)
+        np.copyto(out, 0.0, where=np.isnan(out, out=mask))
+        return out
+
+    def centred(
+        self,
+        a: NDArray[np.intp],
+        b: NDArray[np.intp],
+        delta: NDArray[np.float64],
+        slots: NDArray[np.intp],
+    ) -> NDArray[np.float64]:
+        """The t of one panel ``(PAIR_PANEL, B)``, the pairs ``(a, b)`` at rows ``slots``
+        (the other rows are zero): each pair's per-cluster differences centred at its
+        estimate ``delta``, their squares and their products with the counts, summed over
+        every replicate's drawn clusters."""
+        counts = self.counts
+        centred = np.zeros((counts.shape[0], PAIR_PANEL))
+        centred[:, slots] = self.totals[:, a] - self.totals[:, b] - np.outer(counts, delta)
+        gap, square, cross, other, spread = (w[:PAIR_PANEL] for w in self._work)
+        scratch = np.empty((PAIR_PANEL, gap.shape[1]))
+        _drawn_sums(self.draws, centred, gap, scratch)
+        _drawn_sums(self.draws, centred * centred, square, scratch)
+        _drawn_sums(self.draws, centred * counts[:, None], cross, scratch)
+        gap /= self.count_sum
+        # square - 2 gap cross + gap^2 sum(n^2), in place
+        np.subtract(
+            square, np.multiply(np.multiply(gap, 2.0, out=other), cross, out=other), out=spread
+        )
+        spread += np.multiply(np.multiply(gap, gap, out=other), self.count_square_sum, out=other)
+        return self._finish(gap, spread, np.multiply(square, NOISE_SHARE, out=other), cross)
+
+    def summed(
+        self, a: NDArray[np.intp], b: NDArray[np.intp], delta: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """The t of the pairs ``(a, b)`` ``(pairs, B)``, from the models' replicate sums of
+        their totals and of their totals times the counts and each pair's drawn sum of
+        squared differences: ``sum (D - mean n)^2 = sum D^2 - mean (2 sum D n - mean sum
+        n^2)``."""
+        totals = self.totals
+        g, m = totals.shape
+        if self.model_sums is None:
+            columns = np.column_stack([totals, totals * self.counts[:, None]])
+            # whole-number sums below 2^24 are exact in single precision (twice the speed)
+            widest = float(np.max(totals.max(axis=1) - totals.min(axis=1)))
+            exact = _exact_single(columns, g) and g * widest**2 < 2**24
+            dtype = np.float32 if exact else np.float64
+            self._scratch = np.empty((PAIR_PANEL, self.count_sum.shape[0]), dtype=dtype)
+            # per model (rows) and replicate (columns), so that a block of pairs reads rows
+            # (in the products' precision: exact sums take half the memory)
+            self.model_sums = np.empty((2 * m, self.count_sum.shape[0]), dtype=dtype)
+            _drawn_sums(self.draws, columns, self.model_sums, self._scratch)
+        sums = self.model_sums
+        rows = a.shape[0]
+        spread, drawn_mean, work, other, _ = (w[:rows] for w in self._work)
+        difference = totals[:, a] - totals[:, b]
+        _drawn_sums(self.draws, difference * difference, spread, self._scratch)
+        # the replicate's difference of means, and mean (2 sum D n - mean sum n^2)
+        _row_differences(sums, a, b, drawn_mean)
+        drawn_mean /= self.count_sum
+        _row_differences(sums[m:], a, b, work)
+        work *= 2.0
+        work -= np.multiply(drawn_mean, self.count_square_sum, out=other)
+        work *= drawn_mean
+        noise = np.multiply(spread, NOISE_SHARE, out=other)
+        spread -= work
+        gap = drawn_mean
+        gap -= delta[:, None]
+        return self._finish(gap, spread, noise, work)
+
+
+def _row_differences(
+    rows: NDArray[np.float64], a: NDArray[np.intp], b: NDArray[np.intp], out: NDArray[np.float64]
+) -> None:
+    """``out[i] = rows[a[i]] - rows[b[i]]``, a run of pairs with one ``a`` and consecutive
+    ``b`` at a time (the order of ``np.triu_indices``): views of ``rows``, no gathers."""
+    n = a.shape[0]
+    breaks = np.flatnonzero((np.diff(a) != 0) | (np.diff(b) != 1)) + 1
+    for start, stop in zip(np.r_[0, breaks], np.r_[breaks, n], strict=True):
+        first = b[start]
+        stretch = rows[first : first + stop - start]
+        np.subtract(rows[a[start]], stretch, out=out[start:stop], dtype=np.float64)

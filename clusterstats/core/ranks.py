@@ -95,35 +95,45 @@ def _model_maxima(
     columns: NDArray[np.float64],
     j: int,
     others: NDArray[np.intp],
-    factors: NDArray[np.float64],
+    row_factors: NDArray[np.float64] | None,
+    column_factors: NDArray[np.float64] | None,
     *,
-    toward: bool,
     divide: bool,
-) -> NDArray[np.float64]:
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]:
     """Per replicate, the largest studentised deviation of model ``j`` against each of
-    ``others``: ``(d_j - d_k)`` (its row pairs ``(j, k)``) or, ``toward``, ``(d_k - d_j)``
-    (its column pairs ``(k, j)``), divided by (``divide``) or multiplied by ``factors``, one
-    per ``k``. ``columns`` is ``(M, B)``, one row of deviations per model; the others are
-    taken a few at a time into one buffer, so the temporaries stay small whatever the number
-    of models."""
+    ``others``, over its row pairs ``(j, k)``, ``(d_j - d_k)`` divided by (``divide``) or
+    multiplied by ``row_factors``, and over its column pairs ``(k, j)``, ``(d_k - d_j)`` with
+    ``column_factors`` (one per ``k``; ``None``: that family's maxima are not wanted).
+
+    ``columns`` is ``(M, B)``, one row of deviations per model. A column pair's deviation is
+    the row pair's negated, exactly, so one pass of ``d_j - d_k`` serves both: its smallest
+    scaled value, negated, is the column pairs' largest. The others are taken a few at a
+    time (a run of consecutive models as a view, without a gather), so the temporaries stay
+    small whatever the number of models."""
     n_draws = columns.shape[1]
-    out = np.full(n_draws, -np.inf)
+    highest = None if row_factors is None else np.full(n_draws, -np.inf)
+    lowest = None if column_factors is None else np.full(n_draws, np.inf)
     step = max(1, CHUNK_ELEMENTS // max(1, n_draws))
-    buffer = np.empty((min(step, others.size), n_draws))
+    gap_buffer = np.empty((min(step, others.size), n_draws))
+    both = highest is not None and lowest is not None
+    scaled_buffer = np.empty_like(gap_buffer) if both else gap_buffer  # gap is kept for lowest
+    scale = np.divide if divide else np.multiply
     for start in range(0, others.size, step):
         chosen = others[start : start + step]
-        gap = np.take(columns, chosen, axis=0, out=buffer[: chosen.size], mode="clip")
-        if toward:
-            gap -= columns[j]
+        gap = gap_buffer[: chosen.size]
+        if chosen[-1] - chosen[0] == chosen.size - 1:  # others are ascending
+            np.subtract(columns[j], columns[chosen[0] : chosen[-1] + 1], out=gap)
         else:
+            np.take(columns, chosen, axis=0, out=gap, mode="clip")
             np.subtract(columns[j], gap, out=gap)
-        factor = factors[start : start + step, None]
-        if divide:
-            gap /= factor
-        else:
-            gap *= factor
-        np.maximum(out, gap.max(axis=0), out=out)
-    return out
+        part = slice(start, start + chosen.size)
+        if highest is not None:
+            scaled = scale(gap, row_factors[part, None], out=scaled_buffer[: chosen.size])
+            np.maximum(highest, scaled.max(axis=0), out=highest)
+        if lowest is not None:
+            scale(gap, column_factors[part, None], out=gap)
+            np.minimum(lowest, gap.min(axis=0), out=lowest)
+    return highest, None if lowest is None else np.negative(lowest, out=lowest)
 
 
 def _refresh(
@@ -132,18 +142,43 @@ def _refresh(
     columns: NDArray[np.float64],
     mask: NDArray[np.bool_],
     factors: NDArray[np.float64],
-    *,
-    toward: bool,
-    divide: bool,
 ) -> None:
     """Recompute, in place, the rows of ``maxima`` (``(M, B)``) of the ``stale`` models over
-    the pairs ``mask`` leaves them (``mask[j, k]``, with ``factors[j, k]``): the other rows'
-    pairs have not changed, and a maximum is exact, so they are kept."""
+    the row pairs ``mask`` leaves them (``mask[j, k]``, times ``factors[j, k]``): the other
+    rows' pairs have not changed, and a maximum is exact, so they are kept."""
     for j in np.flatnonzero(stale):
         others = np.flatnonzero(mask[j])
-        maxima[j] = _model_maxima(
-            columns, j, others, factors[j, others], toward=toward, divide=divide
-        )
+        maxima[j] = _model_maxima(columns, j, others, factors[j, others], None, divide=False)[0]
+
+
+def _refresh_marginal(
+    own_maxima: NDArray[np.float64],
+    other_maxima: NDArray[np.float64],
+    stale_rows: NDArray[np.bool_],
+    stale_columns: NDArray[np.bool_],
+    columns: NDArray[np.float64],
+    row_mask: NDArray[np.bool_],
+    column_mask: NDArray[np.bool_],
+    scale: NDArray[np.float64],
+) -> None:
+    """As :func:`_refresh` for the marginal families, dividing by ``scale``: each stale
+    model's maxima over its row pairs ``(j, k)`` left by ``row_mask`` and over its column
+    pairs ``(k, j)`` left by ``column_mask[j, k]``, in one pass where both are stale over
+    the same others."""
+    for j in np.flatnonzero(stale_rows | stale_columns):
+        own = np.flatnonzero(row_mask[j]) if stale_rows[j] else None
+        other = np.flatnonzero(column_mask[j]) if stale_columns[j] else None
+        if own is not None and other is not None and np.array_equal(own, other):
+            own_maxima[j], other_maxima[j] = _model_maxima(
+                columns, j, own, scale[j, own], scale[own, j], divide=True
+            )
+            continue
+        if own is not None:
+            own_maxima[j] = _model_maxima(columns, j, own, scale[j, own], None, divide=True)[0]
+        if other is not None:
+            other_maxima[j] = _model_maxima(columns, j, other, None, scale[other, j], divide=True)[
+                1
+            ]
 
 
 def rank_sets(
@@ -224,9 +259,7 @@ def rank_sets(
         stale = np.ones(m, dtype=bool)
         while active.any():
             steps += 1
-            _refresh(
-                row_maxima, stale, columns, active & usable, inverse, toward=False, divide=False
-            )
+            _refresh(row_maxima, stale, columns, active & usable, inverse)
             maxima = row_maxima.max(axis=0)
             critical = np.array([np.quantile(maxima, confidence)])
             if guard_df is not None:
@@ -256,17 +289,15 @@ def rank_sets(
     stale_rows = stale_columns = np.ones(m, dtype=bool)
     while row_active.any() or column_active.any():
         steps += 1
-        _refresh(
-            own_maxima, stale_rows, columns, row_active & usable, scale, toward=False, divide=True
-        )
-        _refresh(
+        _refresh_marginal(
+            own_maxima,
             other_maxima,
+            stale_rows,
             stale_columns,
             columns,
+            row_active & usable,
             column_active & usable.T,
-            scale.T,
-            toward=True,
-            divide=True,
+            scale,
         )
         critical = np.quantile(np.maximum(own_maxima, other_maxima), confidence, axis=1)
         if guard_df is not None:

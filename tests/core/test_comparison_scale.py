@@ -82,10 +82,41 @@ def test_draws_made_again_from_the_saved_state_are_the_kept_draws(monkeypatch):
 
 @pytest.mark.parametrize("binary", [True, False], ids=["binary", "continuous"])
 def test_bootstrap_t_pairs_equal_the_pair_by_pair_reference(binary):
-    # the definition, pair by pair: each pair's per-cluster differences centred at its
-    # estimate, their squares and their products with the counts, resampled with the same
-    # draws, studentised by studentized_bounds; joined with the cr3_ik floor
-    totals, counts, products = board(9, binary=binary)
+    assert_pair_by_pair_reference(*board(9, binary=binary))
+
+
+def test_pairs_with_clusters_at_their_estimate_equal_the_pair_by_pair_reference():
+    # 40 clusters of 4 and 8 items (256 in all, so the means are exact); B passes n_k / 4
+    # items fewer than A in every cluster but two (one more, one fewer), so delta = 0.25
+    # exactly and 38 clusters sit exactly at the estimate: about 13% of the replicates draw
+    # only those, and their t is 0. The pair is found and drawn from its centred differences.
+    rng = np.random.default_rng(8)
+    sizes = np.r_[np.tile([4, 8], 16), np.full(8, 8)]
+    start = np.cumsum(sizes) - sizes
+    a = (rng.random(256) < 0.6).astype(float)
+    b = a.copy()
+    fewer = sizes // 4
+    fewer[0], fewer[2] = 0, 2
+    for k in range(40):
+        a[start[k] : start[k] + fewer[k]] = 1.0
+        b[start[k] : start[k] + fewer[k]] = 0.0
+    items = np.column_stack([a, b, (rng.random(256) < 0.5).astype(float)])
+    totals = np.zeros((40, 3))
+    np.add.at(totals, np.repeat(np.arange(40), sizes), items)
+    counts = sizes.astype(float)
+    pair_a, pair_b = np.triu_indices(3, k=1)
+    means = totals.sum(axis=0) / 256
+    delta = means[pair_a] - means[pair_b]
+    assert delta[0] == 0.25
+    near = paired._near_estimate(totals, counts, pair_a, pair_b, delta)
+    assert near.tolist() == [True, False, False]
+    assert_pair_by_pair_reference(totals, counts, items.T @ items)
+
+
+def assert_pair_by_pair_reference(totals, counts, products):
+    """The definition, pair by pair: each pair's per-cluster differences centred at its
+    estimate, their squares and their products with the counts, resampled with the same
+    draws, studentised by studentized_bounds; joined with the cr3_ik floor."""
     found = compare(totals, counts, products, n_resamples=499)
     floor = compare(totals, counts, products, n_resamples=499, method="cr3_ik")
     a, b = found.pair_a, found.pair_b
@@ -209,3 +240,29 @@ def test_memory_does_not_grow_with_pairs_times_replicates(monkeypatch):
         tracemalloc.stop()
     one_array = n_resamples * (120 * 119 // 2) * 8
     assert peak < one_array / 2
+
+
+@pytest.mark.parametrize(
+    ("n", "low", "high"),
+    [(9999, 249, 9749), (9999, 4, 9994), (9999, 0, 9998), (999, 24, 974), (9999, 2499, 7499)],
+)
+def test_order_statistics_are_the_partitions(n, low, high):
+    # the values a whole partition puts at low and high, with ties, infinities (a replicate
+    # without spread) and rows whose cut leaves too few values beyond it
+    rng = np.random.default_rng(n + low)
+    values = rng.standard_t(3, size=(40, n))
+    values[1, : n // 3] = np.inf
+    values[2, :] = -np.inf
+    values[3, ::2] = 0.0
+    values[4] = np.round(values[4], 1)
+    values[5, : n - 3] = -np.inf  # every sampled value at -inf: the cut leaves all
+    # the sampled columns (every eighth) alone in the tails: a cut leaves too few beyond it
+    values[6, ::8] = -1.0 - rng.random(values[6, ::8].shape)
+    values[6, np.arange(n) % 8 > 0] = 10.0
+    values[7, ::8] = 1.0 + rng.random(values[7, ::8].shape)
+    values[7, np.arange(n) % 8 > 0] = -10.0
+    whole = values.copy()
+    whole.partition((low, high), axis=1)
+    found_low, found_high = paired._order_statistics(values, low, high)
+    assert np.array_equal(found_low, whole[:, low])
+    assert np.array_equal(found_high, whole[:, high])

@@ -26,8 +26,8 @@ PLACEHOLDER = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*$", re.MULTILINE)
 
 
 def _placeholders_in_sources() -> dict[str, list[tuple[str, str]]]:
-    """``"module.Class.method"`` -> the (indent, passage name) of each placeholder line of its
-    docstring, for every docstring of the package's sources that holds one (methods or not)."""
+    """``"module.Class.method"`` -> the (indent relative to the text, passage name) of each
+    placeholder line of its docstring, for every docstring of the package's sources that holds one (methods or not)."""
     found: dict[str, list[tuple[str, str]]] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         module = ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
@@ -36,7 +36,9 @@ def _placeholders_in_sources() -> dict[str, list[tuple[str, str]]]:
         for node in ast.walk(tree):
             if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)):
                 continue
-            placeholders = PLACEHOLDER.findall(ast.get_docstring(node, clean=False) or "")
+            # cleaned as ``inspect.cleandoc`` does: Python 3.13 strips the common indent of a
+            # docstring when it compiles it, so only the indent relative to the text is fixed
+            placeholders = PLACEHOLDER.findall(ast.get_docstring(node, clean=True) or "")
             if placeholders:
                 parent = parents.get(node)
                 owner = parent.name if isinstance(parent, ast.ClassDef) else "<not a method>"
@@ -74,7 +76,7 @@ def test_the_result_methods_use_the_shared_passages():
 @pytest.mark.parametrize("path", sorted(FILLED))
 def test_import_fills_every_placeholder(path):
     assert "<not a method>" not in path, f"{path}: only methods of result classes are filled"
-    doc = _runtime(path).__doc__
+    doc = inspect.cleandoc(_runtime(path).__doc__)
     assert not PLACEHOLDER.search(doc), f"{path}: a placeholder is left in __doc__"
     for indent, name in FILLED[path]:
         # the passage stands whole in the docstring, at the indent of its placeholder

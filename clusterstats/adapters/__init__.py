@@ -224,15 +224,14 @@ def paired_design(
         return _PAIRED_DESIGNS["arrays"]()
     two_columns = _is_label(other)
     if two_columns:
-        columns = Columns.of(**{**_roles(columns), "other": other}, layout=columns.layout)
+        columns = columns.with_roles(other=other)
     names = None if labels is not None or two_columns else side_names(data, other, columns)
     if arrow.is_table(data) or arrow.is_table(other):
         on = columns.given("on") or ("rows" if two_columns else None)
         data = arrow.to_pandas(data, columns.names(), matched_on=on)
         if not two_columns:
             other = arrow.to_pandas(other, _second(columns).names(), matched_on=on)
-    options = {"how": how, "missing": missing, "nest": nest, "labels": labels}
-    options["arrivals"] = arrivals
+    options = {"how": how, "missing": missing, "nest": nest, "labels": labels, "arrivals": arrivals}
     design = _PAIRED_DESIGNS[backend(data)](data, other, columns, **options)
     named = {"weights": _weights_label(columns)} | (
         {} if names is None else {"default_labels": names}
@@ -243,16 +242,6 @@ def paired_design(
 def _weights_label(columns: Columns) -> str | None:
     """The weight column as a design names it."""
     return None if columns.weights is None else str(columns.weights)
-
-
-def _roles(columns: Columns) -> dict[str, Any]:
-    """The roles of ``columns`` as the caller gave them, to build a variant of them."""
-    return {role: columns.given(role) for role in columns.__dataclass_fields__ if role in _ROLES}
-
-
-_ROLES = tuple(
-    role for role in Columns.__dataclass_fields__ if role not in ("layout", "arrays", "listed")
-)
 
 
 # --- many models' results on shared items

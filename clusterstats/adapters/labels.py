@@ -128,6 +128,11 @@ class Columns:
                     )
         return columns
 
+    def with_roles(self, **roles: Any) -> Columns:
+        """These columns with ``roles`` added or replaced, checked as :meth:`of` checks."""
+        given = {role: self.given(role) for role in _ROLES}
+        return Columns.of(**{**given, **roles}, layout=self.layout)
+
     def labels(self, role: str) -> tuple[Hashable, ...]:
         """The labels of ``role`` as a tuple, whichever its kind (empty when unused)."""
         value = getattr(self, role)

@@ -27,7 +27,8 @@ PLACEHOLDER = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*$", re.MULTILINE)
 
 def _placeholders_in_sources() -> dict[str, list[tuple[str, str]]]:
     """``"module.Class.method"`` -> the (indent relative to the text, passage name) of each
-    placeholder line of its docstring, for every docstring of the package's sources that holds one (methods or not)."""
+    placeholder line of its docstring, for every docstring of the package's sources that
+    holds one (methods or not)."""
     found: dict[str, list[tuple[str, str]]] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         module = ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")

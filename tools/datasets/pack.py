@@ -20,7 +20,15 @@ import sys
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "clusterstats" / "data"
-NAMES = ("mmlu_pro", "bbh", "cruxeval", "tau_bench_airline", "repoqa_snf")
+NAMES = (
+    "mmlu_pro",
+    "bbh",
+    "cruxeval",
+    "tau_bench_airline",
+    "repoqa_snf",
+    "hanna",
+    "topicalchat",
+)
 
 
 def pack(csv_path: str, name: str) -> Path:

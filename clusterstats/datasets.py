@@ -1,11 +1,13 @@
 """Real per-item evaluation results shipped with clusterstats.
 
-Five datasets of published, per-item LLM evaluation results, each clustered in a way that
-matters for its error bars. They are stored in the package as xz-compressed CSV (read by
-pandas through Python's standard library) and loaded as DataFrames::
+Seven datasets of published, per-item evaluation results, each clustered in a way that
+matters for its error bars: five of LLM benchmark results, and two (``hanna``,
+``topicalchat``) of an automatic judge and humans scoring the same items. They are stored
+in the package as xz-compressed CSV (read by pandas through Python's standard library) and
+loaded as DataFrames::
 
     import clusterstats
-    clusterstats.datasets.list()              # ['bbh', 'cruxeval', 'mmlu_pro', 'repoqa_snf', ...]
+    clusterstats.datasets.list()              # ['bbh', 'cruxeval', 'hanna', 'mmlu_pro', ...]
     mmlu = clusterstats.datasets.load("mmlu_pro")
     clusterstats.datasets.info("mmlu_pro")    # source, licence, columns
 
@@ -262,6 +264,98 @@ _DATASETS: dict[str, DatasetInfo] = {
         file="repoqa_snf.csv.xz",
         sha256="de50ed99ed565f1265a22268e40c7a5c3562b3d566d0c9c9244311d6f8043a33",
     ),
+    "hanna": DatasetInfo(
+        name="hanna",
+        title="HANNA, an LLM judge and three humans rating the same 1,056 stories (11 "
+        "generators x 96 writing prompts) on 6 criteria, one row per story and criterion",
+        n_rows=6_336,
+        clusters="cluster = writing prompt (96); the generating system is a second, strong "
+        "clustering",
+        columns=(
+            ("cluster", "int64", "0-95: the WritingPrompts prompt the story answers"),
+            ("item", "int64", "HANNA story id, 96 x the system's index + cluster (1,056 stories)"),
+            (
+                "system",
+                _STRING,
+                "one of 11 story sources (Human and 10 generators), 96 stories each",
+            ),
+            (
+                "criterion",
+                _STRING,
+                "Relevance, Coherence, Empathy, Surprise, Engagement or Complexity",
+            ),
+            ("human_score", _FLOAT, "mean of human_1..3, 1-5 (6 significant digits)"),
+            ("human_1", _FLOAT, "a human rating, 1-5 (by position in the source, not a rater)"),
+            ("human_2", _FLOAT, "a second human rating, 1-5"),
+            ("human_3", _FLOAT, "a third human rating, 1-5"),
+            ("judge_score", _FLOAT, "ChatGPT's rating, evaluation prompt 1, mean of 3 tries, 1-5"),
+            ("judge_beluga13b", _FLOAT, "Beluga-13B's rating, the same protocol, 1-5"),
+            ("judge_mistral7b", _FLOAT, "Mistral-7B's rating, the same protocol, 1-5"),
+            ("judge_llama13b", _FLOAT, "Llama-13B's rating, the same protocol, 1-5"),
+            ("judge_orcaplatypus13b", _FLOAT, "OrcaPlatypus-13B's rating, the same protocol, 1-5"),
+            (
+                "bertscore_f1",
+                _FLOAT,
+                "BERTScore F1 against the human story of the prompt (1 for Human): one per "
+                "story, the same for every criterion",
+            ),
+            ("bartscore_sh", _FLOAT, "BARTScore-SH, one per story like bertscore_f1"),
+        ),
+        source="github.com/dig-team/hanna-benchmark-asg, hanna_metric_scores_llm.csv "
+        "(commit 282f2753)",
+        licence="MIT",
+        licence_file="LICENSE-HANNA.txt",
+        citation="Chhun, Suchanek & Clavel (2024), Do Language Models Enjoy Their Own "
+        "Stories? Prompting Large Language Models for Automatic Story Evaluation, TACL 12; "
+        "HANNA: Chhun et al. (2022), COLING",
+        file="hanna.csv.xz",
+        sha256="afbe5e7f9f3849061919f08689becb1774d6436a2aa2384957f3019fd061e7d8",
+    ),
+    "topicalchat": DatasetInfo(
+        name="topicalchat",
+        title="Topical-Chat (USR), the UniEval judge and human ratings of the same 360 "
+        "responses (6 systems x 60 dialogue contexts) on 4 criteria, one row per response "
+        "and criterion",
+        n_rows=1_440,
+        clusters="cluster = dialogue context (60, one response of each of 6 systems)",
+        columns=(
+            ("cluster", "int64", "0-59: the dialogue context the response continues"),
+            ("item", "int64", "0-359: the response, in the source file's order"),
+            (
+                "system",
+                _STRING,
+                "one of 6 response sources (2 human, 4 decodings of one model)",
+            ),
+            (
+                "criterion",
+                _STRING,
+                "naturalness, coherence, engagingness or groundedness",
+            ),
+            (
+                "human_score",
+                _FLOAT,
+                "USR's mean of 3 annotators: 1-3, groundedness 0-1 (6 significant digits)",
+            ),
+            (
+                "judge_score",
+                _FLOAT,
+                "UniEval's score, 0-1; engagingness sums over sentences (0 up)",
+            ),
+            (
+                "human_overall",
+                _FLOAT,
+                "USR's overall rating of the response, 1-5: the same for every criterion",
+            ),
+        ),
+        source="github.com/maszhongming/UniEval, reproduce/unieval_predict/dialogue/"
+        "topical_chat_result.json (commit d33e7b6c)",
+        licence="MIT",
+        licence_file="LICENSE-UniEval.txt",
+        citation="Zhong et al. (2022), Towards a Unified Multi-Dimensional Evaluator for Text "
+        "Generation, EMNLP (UniEval); ratings: Mehri & Eskenazi (2020), USR, ACL",
+        file="topicalchat.csv.xz",
+        sha256="c5c478e39bb5950eaa620487c6a86b4891b9acb0ed9e74a42efe8b8e6e9a3818",
+    ),
 }
 
 
@@ -272,7 +366,7 @@ def list() -> builtins.list[str]:
     --------
     >>> import clusterstats
     >>> clusterstats.datasets.list()
-    ['bbh', 'cruxeval', 'mmlu_pro', 'repoqa_snf', 'tau_bench_airline']
+    ['bbh', 'cruxeval', 'hanna', 'mmlu_pro', 'repoqa_snf', 'tau_bench_airline', 'topicalchat']
     """
     return sorted(_DATASETS)
 
@@ -320,8 +414,8 @@ def info(name: str) -> DatasetInfo:
 def load(name: str) -> pd.DataFrame:
     """Load a bundled dataset as a new DataFrame.
 
-    Five real datasets of published per-item LLM results ship with the package
-    (xz-compressed CSV, about 290 kB in all), each with its licence and provenance in
+    Seven real datasets of published per-item results ship with the package
+    (xz-compressed CSV, about 360 kB in all), each with its licence and provenance in
     ``clusterstats/data/``. From a shell, ``clusterstats datasets NAME --to FILE`` writes
     one to a file.
 
@@ -340,8 +434,13 @@ def load(name: str) -> pd.DataFrame:
         ``language``; ``correct`` is the leaderboard's pass (``is_best_similar`` and
         ``best_similar_score >= 0.8``), and ``matches_leaderboard`` is 0 for
         ``Qwen/Qwen1.5-72B-Chat``, whose rows are an earlier run than its published figure
-        (Apache-2.0, the EvalPlus team). ``info`` gives each one's columns, dtypes, source
-        and licence.
+        (Apache-2.0, the EvalPlus team). ``"hanna"``: 6,336 rows, HANNA, 1,056 stories (11
+        ``system`` x 96 writing prompts, the ``cluster``) on 6 ``criterion``, each with
+        three human ratings, their mean ``human_score``, ChatGPT's ``judge_score``, four
+        open LLM judges and two story-level metrics (MIT). ``"topicalchat"``: 1,440 rows,
+        Topical-Chat, 360 responses (6 ``system`` x 60 dialogue contexts, the ``cluster``)
+        on 4 ``criterion``, USR's human ``human_score`` and UniEval's ``judge_score`` (MIT).
+        ``info`` gives each one's columns, dtypes, source and licence.
 
     Returns
     -------
@@ -349,8 +448,8 @@ def load(name: str) -> pd.DataFrame:
         The rows in the order the build script wrote them; text columns have pandas'
         default string dtype, ``mmlu_pro``'s ``correct`` is a nullable ``Int64`` (missing
         where a question is absent from a model's file), ``repoqa_snf``'s scores, depths and
-        published figures are ``float64`` (the CSV's digits exactly), every other column is
-        ``int64``.
+        published figures and the ratings and scores of ``hanna`` and ``topicalchat`` are
+        ``float64`` (the CSV's digits exactly), every other column is ``int64``.
 
     Raises
     ------

@@ -24,10 +24,12 @@ EXPECTED = {
     "cruxeval": {"rows": 16_000, "clusters": ("problem_id", 800), "items": ("problem_id", 800)},
     "tau_bench_airline": {"rows": 200, "clusters": ("task_id", 50), "items": ("user_id", 34)},
     "repoqa_snf": {"rows": 15_000, "clusters": ("repo", 50), "items": ("instance_id", 500)},
+    "hanna": {"rows": 6_336, "clusters": ("cluster", 96), "items": ("item", 1_056)},
+    "topicalchat": {"rows": 1_440, "clusters": ("cluster", 60), "items": ("item", 360)},
 }
 
 
-def test_list_names_the_five_datasets():
+def test_list_names_the_seven_datasets():
     assert cs.datasets.list() == sorted(EXPECTED)
 
 
@@ -189,6 +191,57 @@ def test_repoqa_numbers_are_the_csvs_digits_exactly(repoqa):
     # such as 0.03235934848975789) survives the round trip, whatever pandas' own parser does
     written = repoqa.to_csv(index=False, lineterminator="\n").encode()
     assert hashlib.sha256(written).hexdigest() == cs.datasets.info("repoqa_snf").sha256
+
+
+@pytest.mark.parametrize("name", ["hanna", "topicalchat"])
+def test_judge_human_data_is_complete_with_one_row_per_item_and_criterion(name):
+    frame = cs.datasets.load(name)
+    assert not frame.isna().any().any()
+    assert not frame.duplicated(["item", "criterion"]).any()
+    # every item is rated on every criterion and belongs to one cluster and one system
+    per_item = frame.groupby("item").agg(
+        criteria=("criterion", "nunique"),
+        clusters=("cluster", "nunique"),
+        systems=("system", "nunique"),
+    )
+    assert (per_item["criteria"] == frame["criterion"].nunique()).all()
+    assert (per_item[["clusters", "systems"]] == 1).all().all()
+    # the design of PROVENANCE.md: each cluster holds one item of every system
+    items = frame.drop_duplicates("item")
+    assert items.groupby("cluster")["system"].agg(lambda s: s.is_unique).all()
+    assert items.groupby("cluster").size().eq(frame["system"].nunique()).all()
+
+
+def test_hanna_design_and_human_score_is_the_mean_of_the_three_ratings():
+    hanna = cs.datasets.load("hanna")
+    assert hanna["system"].nunique() == 11
+    assert sorted(hanna["criterion"].unique()) == sorted(
+        ["Relevance", "Coherence", "Empathy", "Surprise", "Engagement", "Complexity"]
+    )
+    # HANNA's story id: 96 x the system's position + the prompt
+    position = hanna["system"].map({s: k for k, s in enumerate(hanna["system"].unique())})
+    assert (hanna["item"] == 96 * position + hanna["cluster"]).all()
+    raters = hanna[["human_1", "human_2", "human_3"]]
+    assert raters.isin([1.0, 2.0, 3.0, 4.0, 5.0]).all().all()
+    # the CSV holds the mean to 6 significant digits, so the mean is rounded the same way
+    mean = raters.mean(axis=1).map(lambda v: float(f"{v:.6g}"))
+    assert (hanna["human_score"] == mean).all()
+    # the story-level metrics repeat on each criterion's row; BERTScore is 1 for Human only
+    assert hanna.groupby("item")[["bertscore_f1", "bartscore_sh"]].nunique().eq(1).all().all()
+    assert ((hanna["bertscore_f1"] == 1) == (hanna["system"] == "Human")).all()
+
+
+def test_topicalchat_scores_are_on_their_documented_scales():
+    chat = cs.datasets.load("topicalchat")
+    assert chat["system"].nunique() == 6
+    human = chat.groupby("criterion")["human_score"].agg(["min", "max"])
+    assert human.loc["groundedness"].between(0, 1).all()
+    assert human.drop(index="groundedness").stack().between(1, 3).all()
+    assert chat["human_overall"].between(1, 5).all()
+    assert chat.groupby("item")["human_overall"].nunique().eq(1).all()
+    judge = chat.groupby("criterion")["judge_score"].agg(["min", "max"])
+    assert judge.drop(index="engagingness").stack().between(0, 1).all()
+    assert (chat["judge_score"] >= 0).all()  # engagingness is a sum over sentences
 
 
 def test_demo_is_the_documented_columns_of_mmlu_pro():

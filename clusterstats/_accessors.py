@@ -27,6 +27,7 @@ from clusterstats.core._lazy import deferred
 
 # the statistics are imported at the first method call, not when the accessors register
 diagnostics = deferred("clusterstats.stats.diagnostics")
+judged = deferred("clusterstats.stats.judged")
 mean = deferred("clusterstats.stats.mean")
 missing = deferred("clusterstats.stats.missing")
 paired = deferred("clusterstats.stats.paired")
@@ -63,6 +64,11 @@ class _StatisticsAccessor:
         """Paired difference with ``other`` (a frame, a column, or a Dataset); see
         ``clusterstats.paired_delta``."""
         return paired.paired_delta(self._obj, other, outcome, by, **options)
+
+    def judged_ci(self, outcome, by=None, **options) -> Any:
+        """Interval from a judge on every row and human labels on some; see
+        ``clusterstats.judged_ci``."""
+        return judged.judged_ci(self._obj, outcome, by, **options)
 
     def compare(self, outcome, by=None, **options) -> Any:
         """Many models on shared items; see ``clusterstats.compare``."""

@@ -10,6 +10,7 @@ computes a statistic.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -263,3 +264,37 @@ class RowsDesign:
     outcome: str
     values: NDArray[np.float64]
     groupings: tuple[tuple[str, NDArray[np.intp]], ...]
+
+
+@dataclass(frozen=True)
+class JudgedDesign:
+    """The input of ``judged_ci``: a run whose every row a judge scored and some rows a
+    human labelled, reduced to per-cluster sums (:class:`~clusterstats.core.judged.JudgedSums`).
+
+    Attributes
+    ----------
+    outcome, judge : str
+        The human label column (missing where unlabelled) and the judge's score column.
+    by : tuple of str
+        The cluster column(s).
+    sums : JudgedSums
+        Per-cluster rows, judge totals and the labelled rows' sums.
+    strata : str or None
+        The labelling strata column.
+    strata_labels : tuple
+        The label of each stratum code.
+    inclusion : str or None
+        The column of stated inclusion probabilities.
+    judge_range, human_range : tuple of float
+        The smallest and largest judge score (every row) and human label (labelled rows).
+    """
+
+    outcome: str
+    judge: str
+    by: tuple[str, ...]
+    sums: Any
+    strata: str | None = None
+    strata_labels: tuple[Any, ...] = ()
+    inclusion: str | None = None
+    judge_range: tuple[float, float] = (math.nan, math.nan)
+    human_range: tuple[float, float] = (math.nan, math.nan)

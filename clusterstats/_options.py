@@ -73,6 +73,9 @@ How = Literal["strict", "inner"]
 Adjust = Literal["holm", "bh", "none"]
 Orientation = Literal["as_given", "higher_minus_lower"]
 RankMethod = Literal["auto", "guarded", "t", "normal", "bootstrap"]
+Target = Literal["population", "benchmark"]
+JudgedMethod = Literal["two_phase", "independent"]
+JudgeWeight = Literal["auto", "tuned", "cross-fitted"]
 PairedMethod = Literal[
     "auto",
     "naive",
@@ -757,4 +760,60 @@ def sequence_options(
         missing=missing,
         rng=check_seed(rng),
         breaks=grid,
+    )
+
+
+@dataclass(frozen=True)
+class JudgedOptions:
+    """Options of ``judged_ci``."""
+
+    estimand: str = "pooled"
+    target: str = "population"
+    weight: float | str = "auto"
+    method: str = "two_phase"
+    confidence: float = 0.95
+    nest: bool = False
+
+
+def judged_options(
+    columns: Columns,
+    *,
+    estimand: Any,
+    target: Any,
+    weight: Any,
+    method: Any,
+    confidence: Any,
+    nest: Any,
+) -> JudgedOptions:
+    """``judged_ci``'s options, checked before any data is read."""
+    if columns.judge is None:
+        raise InvalidOptionError("judge= names the column of the judge's scores; it is required")
+    if isinstance(weight, str):
+        check_choice("weight", weight, ("auto", "tuned", "cross-fitted"))
+    elif isinstance(weight, bool) or not isinstance(weight, (int, float, np.number)):
+        raise InvalidOptionError(
+            f"weight must be 'auto', 'tuned', 'cross-fitted' or a number, got {shown(weight)}"
+        )
+    elif not math.isfinite(float(weight)):
+        raise InvalidOptionError(f"weight must be a finite number, got {shown(weight)}")
+    method = check_choice("method", method, ("two_phase", "independent"))
+    target = check_choice("target", target, ("population", "benchmark"))
+    if method == "independent":
+        if target == "benchmark":
+            raise InvalidOptionError(
+                "method='independent' (ppi_py's and glide's construction) estimates the "
+                "population; target='benchmark' needs method='two_phase'"
+            )
+        if columns.inclusion is not None or columns.strata is not None:
+            raise InvalidOptionError(
+                "method='independent' (ppi_py's and glide's construction) takes no "
+                "inclusion= or strata=; use method='two_phase'"
+            )
+    return JudgedOptions(
+        estimand=check_choice("estimand", estimand, ("pooled", "cluster_mean")),
+        target=target,
+        weight=weight if isinstance(weight, str) else float(weight),
+        method=method,
+        confidence=check_confidence(confidence),
+        nest=check_flag("nest", nest),
     )

@@ -11,6 +11,7 @@ from clusterstats.stats.formulas import (
     rule_of_three,
     wilson_interval,
 )
+from clusterstats.stats.judged import judged_ci
 from clusterstats.stats.mean import cluster_ci, design_effect, icc
 from clusterstats.stats.missing import missing_report
 from clusterstats.stats.paired import paired_delta
@@ -31,6 +32,7 @@ __all__ = [
     "flakiness",
     "gate",
     "icc",
+    "judged_ci",
     "kish_design_effect",
     "missing_report",
     "paired_delta",

@@ -32,6 +32,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidOptionError",
     "InvalidOutcomeError",
+    "JudgeScaleWarning",
     "MetricKeyError",
     "MissingOutcomeError",
     "MixedMetricsWarning",
@@ -191,6 +192,11 @@ class OverBudgetWarning(ClusterStatsWarning):
     """A watching gate (``gate(sequential=True, budget=...)``) has read more than twice the
     clusters its budget planned: the plan's assumptions (the effect, the spread) deserve a
     second look before the run goes on."""
+
+
+class JudgeScaleWarning(ClusterStatsWarning):
+    """Human labels outside the range of the judge's scores (``judged_ci``): the judge is
+    meant to score on the labels' scale."""
 
 
 class RepeatedItemsWarning(ClusterStatsWarning):

@@ -8,6 +8,7 @@ from clusterstats.gating import Gate, GateReport
 from clusterstats.harness import LmEvalTable
 from clusterstats.stats.comparison import Comparison
 from clusterstats.stats.diagnostics import ClusteringCheck, Report
+from clusterstats.stats.judged import JudgedCI
 from clusterstats.stats.mean import ICC, ClusterCI, DesignEffect
 from clusterstats.stats.missing import MissingReport
 from clusterstats.stats.paired import PairedDelta
@@ -28,6 +29,7 @@ __all__ = [
     "Gate",
     "GateReport",
     "GroupedResults",
+    "JudgedCI",
     "LmEvalTable",
     "MissingReport",
     "PairedDelta",

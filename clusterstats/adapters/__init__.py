@@ -28,11 +28,12 @@ from clusterstats._design import (
     CaseDesign,
     ComparisonDesign,
     Groupings,
+    JudgedDesign,
     MeanDesign,
     PairedDesign,
     RowsDesign,
 )
-from clusterstats.adapters import arrow, dataset, frame, layout, pairing
+from clusterstats.adapters import arrow, dataset, frame, judged, layout, pairing
 from clusterstats.adapters import dask as dask_adapter
 from clusterstats.adapters.labels import (
     Columns,
@@ -56,6 +57,7 @@ __all__ = [
     "comparison_designs",
     "in_slice",
     "is_dataset",
+    "judged_design",
     "mean_design",
     "missing_reasons",
     "paired_design",
@@ -404,3 +406,31 @@ def missing_reasons(data: Any, columns: Columns) -> tuple[tuple[Any, int, int], 
     """The missing rows by ``reason``: ``(reason, rows, clusters)``, most frequent first."""
     build, data = _dispatch(_REASONS, data, columns)
     return build(data, columns)
+
+
+# --- a judge on every row, human labels on some
+
+
+def _judged_of_frame(data: Any, columns: Columns, **options: Any) -> JudgedDesign:
+    _require_by(columns)
+    return judged.judged_design(data, columns, **options)
+
+
+def _judged_of_dataset(data: Any, columns: Columns, **options: Any) -> JudgedDesign:
+    long, named = judged.frame_of_dataset(data, columns)
+    return judged.judged_design(long, named, **options)
+
+
+_JUDGED_DESIGNS: dict[str, Callable[..., JudgedDesign]] = {
+    "pandas": _judged_of_frame,
+    "arrays": _no_arrays("judged_ci names a judge column: pass a DataFrame, not arrays"),
+    "dask": _computed(_judged_of_frame),
+    "xarray": _judged_of_dataset,
+}
+
+
+def judged_design(data: Any, columns: Columns, *, nest: bool = False) -> JudgedDesign:
+    """The per-cluster sums of ``judged_ci``: the judge's score on every row, the human
+    labels where given."""
+    build, data = _dispatch(_JUDGED_DESIGNS, data, columns)
+    return build(data, columns, nest=nest)

@@ -74,6 +74,10 @@ class Columns:
     other: Hashable | None = None
     groupings: tuple[Hashable, ...] = ()
     order: Hashable | None = None
+    #: The judge's score on every row, beside human labels in ``outcome`` (``judged_ci``).
+    judge: Hashable | None = None
+    #: The stated probability that each row was labelled (``judged_ci``).
+    inclusion: Hashable | None = None
     #: The dims of a Dataset laid out as (case, rerun): names of dims, not of columns, so
     #: never among :meth:`names`.
     layout: tuple[Hashable, Hashable] = ("case", "rerun")
@@ -120,7 +124,17 @@ class Columns:
             values[role] = tuple(labels) if several else (labels,)
         columns = cls(**values, layout=layout, listed=frozenset(listed))
         if columns.outcome is not None:
-            for role in ("by", "over", "strata", "on", "model", "weights", "order"):
+            for role in (
+                "by",
+                "over",
+                "strata",
+                "on",
+                "model",
+                "weights",
+                "order",
+                "judge",
+                "inclusion",
+            ):
                 if columns.outcome in columns.labels(role):
                     raise InvalidOptionError(
                         f"column {columns.outcome!r} is both the outcome and {role}=; name "
@@ -171,7 +185,7 @@ class Columns:
 
 _ROLES = tuple(f.name for f in fields(Columns) if f.name not in ("layout", "arrays", "listed"))
 #: Roles that name one column only (a weight per row).
-_ONE_COLUMN = ("weights",)
+_ONE_COLUMN = ("weights", "judge", "inclusion")
 #: Roles that can name several columns (a tuple of labels).
 _SEVERAL = ("by", "over", "on", "covariates", "groupings")
 

@@ -1,0 +1,182 @@
+"""A judged run with some rows labelled by humans, reduced to per-cluster sums.
+
+Every backend reaches :func:`judged_design` with a pandas frame: a polars or pyarrow table
+converted, a dask DataFrame computed (its named columns only), a (case, rerun) Dataset laid
+out long by :func:`frame_of_dataset`. The sums are those of
+:class:`~clusterstats.core.judged.JudgedSums`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from clusterstats._design import JudgedDesign
+from clusterstats.adapters.frame import (
+    as_frame,
+    cluster_codes,
+    outcome_values,
+    stratify,
+)
+from clusterstats.adapters.labels import Columns, require_columns
+from clusterstats.core.judged import JudgedSums
+from clusterstats.errors import (
+    ColumnNotFoundError,
+    DimensionError,
+    EmptyDataError,
+    InvalidDataError,
+    InvalidOutcomeError,
+)
+
+__all__ = ["frame_of_dataset", "judged_design"]
+
+
+def _rows(frame: pd.DataFrame, mask: np.ndarray) -> list[Any]:
+    return frame.index[np.flatnonzero(mask)[:3]].tolist()
+
+
+def _inclusion(frame: pd.DataFrame, label: Hashable, labelled: np.ndarray) -> np.ndarray:
+    """The stated inclusion probabilities: numbers in (0, 1] on every labelled row."""
+    values = outcome_values(frame[label], label)
+    on_labelled = values[labelled]
+    missing = np.isnan(on_labelled)
+    if missing.any():
+        raise InvalidDataError(
+            f"inclusion column {label!r} is missing on {int(missing.sum())} labelled rows "
+            f"(rows {_rows(frame, labelled & np.isnan(values))}); every labelled row needs "
+            "the probability it had of being labelled"
+        )
+    outside = (on_labelled <= 0) | (on_labelled > 1)
+    if outside.any():
+        bad = labelled & ((values <= 0) | (values > 1))
+        raise InvalidDataError(
+            f"inclusion column {label!r} holds {int(outside.sum())} probabilities outside "
+            f"(0, 1] on labelled rows (rows {_rows(frame, bad)}, e.g. "
+            f"{float(on_labelled[outside][0])!r}): a labelled row had a positive chance of "
+            "being labelled, and no more than certainty"
+        )
+    return np.where(labelled, values, np.nan)
+
+
+def judged_design(
+    data: pd.DataFrame | None, columns: Columns, *, nest: bool = False
+) -> JudgedDesign:
+    """Validate a frame of judge scores and human labels and reduce it to per-cluster sums.
+
+    Every row needs a judge score; a human label is missing where the row is unlabelled.
+    """
+    frame, outcome, by = as_frame(data, columns.outcome, columns.given("by"))
+    judge, strata, inclusion = columns.judge, columns.strata, columns.inclusion
+    require_columns(
+        frame, [outcome, *by, judge, *columns.labels("strata"), *columns.labels("inclusion")]
+    )
+    if len(frame) == 0:
+        raise EmptyDataError("the frame has no rows")
+    human = outcome_values(frame[outcome], outcome)
+    scores = outcome_values(frame[judge], judge)
+    unjudged = np.isnan(scores)
+    labelled = ~np.isnan(human)
+    if unjudged.any():
+        with_label = unjudged & labelled
+        where = "of them labelled" if with_label.any() else "none of them labelled"
+        raise InvalidDataError(
+            f"judge column {judge!r} is missing on {int(unjudged.sum())} rows "
+            f"({int(with_label.sum())} {where}; rows {_rows(frame, unjudged)}): the judge "
+            "scores every row, and the estimate is its mean corrected by the labels; drop the "
+            "rows the judge did not score, or score them"
+        )
+    codes = cluster_codes(frame, by)
+    n_clusters = int(codes.max()) + 1
+    if strata is None:
+        stratum_of_cluster = np.zeros(n_clusters, dtype=np.intp)
+        strata_labels: tuple[Any, ...] = ()
+    else:
+        codes, stratum_of_cluster, strata_labels = stratify(frame, codes, strata, nest=nest)
+        stratum_of_cluster = stratum_of_cluster.astype(np.intp)
+    if inclusion is None:
+        v = labelled.astype(np.float64)
+    else:
+        v = np.where(labelled, 1.0 / _inclusion(frame, inclusion, labelled), 0.0)
+    y = np.where(labelled, human, 0.0)
+    f_labelled = np.where(labelled, scores, 0.0)
+
+    def total(values: np.ndarray) -> np.ndarray:
+        return np.bincount(codes, weights=values, minlength=n_clusters)
+
+    sums = JudgedSums(
+        rows=total(np.ones(codes.size)),
+        judge_total=total(scores),
+        labelled=total(labelled.astype(np.float64)),
+        weight=total(v),
+        human=total(v * y),
+        judge=total(v * f_labelled),
+        human_sq=total(v * y**2),
+        judge_sq=total(v * f_labelled**2),
+        cross=total(v * y * f_labelled),
+        strata=stratum_of_cluster,
+        stated=inclusion is not None,
+    )
+    human_range = (
+        (float(human[labelled].min()), float(human[labelled].max()))
+        if labelled.any()
+        else (np.nan, np.nan)
+    )
+    return JudgedDesign(
+        outcome=outcome,
+        judge=judge,
+        by=tuple(by),
+        sums=sums,
+        strata=strata,
+        strata_labels=strata_labels,
+        inclusion=inclusion,
+        judge_range=(float(scores.min()), float(scores.max())),
+        human_range=human_range,
+    )
+
+
+def frame_of_dataset(data: xr.Dataset, columns: Columns) -> tuple[pd.DataFrame, Columns]:
+    """A (case, rerun) Dataset's runs as a long frame: one row per run the judge scored
+    (a cell with neither a judge score nor a label is a run that did not happen), the
+    clusters its cases or its ``by`` coordinates along the case dim."""
+    case, rerun = columns.layout
+    long: dict[Hashable, Any] = {}
+    for role in ("outcome", "judge", "inclusion"):
+        label = getattr(columns, role)
+        if label is None:
+            continue
+        if label not in data.variables:
+            raise ColumnNotFoundError(label, list(data.data_vars))
+        variable = data[label]
+        extra = [d for d in variable.dims if d not in (case, rerun)]
+        if extra or case not in variable.dims:
+            raise DimensionError(
+                f"variable {label!r} has dims {variable.dims}: judged_ci reads a "
+                f"({case!r}, {rerun!r}) Dataset; select one slice of {extra} first"
+            )
+        long[label] = variable.broadcast_like(data[columns.judge]).transpose(case, ...)
+    judged = long[columns.judge]
+    cases = np.asarray(judged[case].values) if case in judged.coords else np.arange(judged.shape[0])
+    grid = np.repeat(np.arange(judged.shape[0]), judged.shape[1] if judged.ndim > 1 else 1)
+    frame = pd.DataFrame(
+        {
+            label: np.asarray(values.values, dtype=np.float64).ravel()
+            for label, values in long.items()
+        }
+    )
+    if columns.by:
+        for name in columns.by:
+            frame[name] = np.asarray(data[name].values)[grid]
+        named = columns
+    else:
+        frame[str(case)] = cases[grid]
+        named = columns.with_roles(by=str(case))
+    if columns.strata is not None:
+        frame[columns.strata] = np.asarray(data[columns.strata].values)[grid]
+    happened = ~(frame[columns.judge].isna() & frame[columns.outcome].isna())
+    if not happened.any():
+        raise InvalidOutcomeError(f"the Dataset has no run with a judge score in {columns.judge!r}")
+    return frame[happened.to_numpy()].reset_index(drop=True), named

@@ -1,0 +1,430 @@
+"""Prediction-powered means with clusters: a judge on every row, humans on some.
+
+Every row of the run carries a judge score ``f``; a subset carries a human label ``y``. The
+estimate is the judge's mean over every row, corrected by the human-minus-weighted-judge
+difference on the labelled rows (Angelopoulos et al. 2023, *Science* 382:669; the weight
+``lam`` of PPI++, Angelopoulos, Duchi & Zrnic 2023, arXiv:2311.01453)::
+
+    estimate = lam * judge mean over all rows + Hajek mean of (y - lam * f) over labelled rows
+
+which is the two-phase regression (GREG) estimator with the judge as the phase-one auxiliary
+(Sarndal, Swensson & Wretman 1992, *Model Assisted Survey Sampling*, sections 9.4-9.7):
+phase one is the run (every cluster, every row judged), phase two the labelling. With the
+weight set to the phase-two regression slope, the estimate is R survey's
+``svymean(~y, calibrate(twophase(...), phase = 2, ~judge))``.
+
+The labelling design is either *estimated from the counts* (``stated=False``: in each
+labelling stratum ``m_h`` of the ``C_h`` clusters carry labels, drawn as a simple random
+sample, and inside a labelled cluster ``r_c`` of its ``n_c`` rows are, also at random; whole
+clusters labelled is ``r_c = n_c``, rows labelled inside every cluster is ``m_h = C_h``), or
+*stated* (``stated=True``: each labelled row carries the inverse of its stated inclusion
+probability, rows or clusters labelled independently).
+
+Variance. The estimate's error is linearised into per-cluster units ``g_c + e_c``: ``g_c``
+is the judge's (known for every cluster), ``e_c`` the labelled residual's (known for labelled
+clusters only). For an estimated design the two-phase variance is::
+
+    population: (S2_g + 2 S_ge + S2_e) / C + sum_h (C_h/C)^2 (1/m_h - 1/C_h) S2_e,h
+    benchmark:  sum_h (C_h/C)^2 (1/m_h - 1/C_h) S2_e,h + within-cluster term
+
+``S2_g`` over all clusters, ``S_ge`` and ``S2_e`` estimated without bias from the labelled
+clusters (each weighted ``C_h/m_h``); the within-cluster term is the second stage's
+``(1 - r_c/n_c) s2_c / r_c`` for the benchmark (for the population it is already in the
+spread of the clusters' estimated totals, the ultimate-cluster argument). It reduces exactly
+to the clustered (CR1) variance of the labelled rows alone when the weight is 0, and to that
+of the human labels when every row is labelled. A stated design uses the ultimate-cluster
+sandwich ``S2_{g+e} / C`` (population) or the Poisson-sampling variance of the labelled
+clusters (benchmark). The degrees of freedom are those of the labelled clusters: their number
+less the labelling strata.
+
+The weight is tuned by minimising this variance, which is a quadratic in ``lam``, and clipped
+to ``[0, 1]``; cross-fitted, each labelled cluster's residual uses the weight tuned without
+it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from clusterstats.core.intervals import t_interval
+
+__all__ = [
+    "ESTIMANDS",
+    "TARGETS",
+    "JudgedFit",
+    "JudgedSums",
+    "Labelling",
+    "fit",
+    "independent",
+    "judge_only",
+    "labelling_of",
+    "tuned_weight",
+]
+
+ESTIMANDS = ("pooled", "cluster_mean")
+TARGETS = ("population", "benchmark")
+
+Vector = NDArray[np.float64]
+
+
+class JudgedSums(NamedTuple):
+    """Per-cluster sufficient statistics of a judged run with some rows labelled.
+
+    Sums marked "labelled" run over the cluster's labelled rows, each row weighted by ``v``:
+    1 for a design estimated from the counts, the inverse of the row's stated inclusion
+    probability for a stated design.
+    """
+
+    rows: Vector
+    """Rows in the cluster (every row is judged)."""
+    judge_total: Vector
+    """Sum of the judge's scores over every row of the cluster."""
+    labelled: Vector
+    """Labelled rows in the cluster."""
+    weight: Vector
+    """Labelled: sum of ``v``."""
+    human: Vector
+    """Labelled: sum of ``v * y``."""
+    judge: Vector
+    """Labelled: sum of ``v * f``."""
+    human_sq: Vector
+    """Labelled: sum of ``v * y**2``."""
+    judge_sq: Vector
+    """Labelled: sum of ``v * f**2``."""
+    cross: Vector
+    """Labelled: sum of ``v * y * f``."""
+    strata: NDArray[np.intp]
+    """Labelling stratum of each cluster, coded 0..H-1."""
+    stated: bool = False
+    """True when ``v`` is the inverse of a stated inclusion probability."""
+
+
+class Labelling(NamedTuple):
+    """Which labelling design the counts show."""
+
+    kind: str
+    """``"clusters"`` (whole clusters), ``"rows"`` (rows inside every cluster), ``"clusters,
+    then rows"`` (some rows of some clusters), ``"every row"``, or ``"stated"``."""
+    labelled_clusters: NDArray[np.intp]
+    """Labelled clusters per stratum."""
+    clusters: NDArray[np.intp]
+    """Clusters per stratum."""
+
+
+def labelling_of(sums: JudgedSums) -> Labelling:
+    """The design the labelled counts show, and the labelled clusters per stratum."""
+    has = sums.labelled > 0
+    n_strata = int(sums.strata.max()) + 1 if sums.strata.size else 0
+    clusters = np.bincount(sums.strata, minlength=n_strata)
+    labelled = np.bincount(sums.strata, weights=has, minlength=n_strata).astype(np.intp)
+    if sums.stated:
+        kind = "stated"
+    elif np.array_equal(sums.labelled, sums.rows):
+        kind = "every row"
+    elif np.array_equal(labelled, clusters):
+        kind = "rows"
+    elif np.array_equal(sums.labelled[has], sums.rows[has]):
+        kind = "clusters"
+    else:
+        kind = "clusters, then rows"
+    return Labelling(kind, labelled, clusters)
+
+
+class _Prepared(NamedTuple):
+    """What the estimate and its linearised units need, computed once per design: the
+    judge's part over every cluster, and each labelled cluster's expanded totals."""
+
+    judge_mean: float
+    g1: Vector
+    """The judge's per-cluster unit at weight 1 (the judge's part is ``lam * g1``)."""
+    has: NDArray[np.bool_]
+    stage: Vector
+    """Each cluster's first-stage expansion ``C_h / m_h`` (1 for a stated design)."""
+    human_hat: Vector
+    judge_hat: Vector
+    size_hat: Vector
+    weighted_size: Vector
+    """Per stratum: the labelled clusters' expanded size."""
+    share: Vector
+    """Per stratum: its share of the estimand's size (rows, or clusters)."""
+    unit: Vector
+    """Per cluster: the factor turning a residual total into a unit of the mean."""
+    within: tuple[Vector, Vector, Vector]
+    """The second stage's within-cluster sums of squares of y, f and their products,
+    each already scaled to the mean's units (the benchmark target's second stage)."""
+
+
+def _prepare(sums: JudgedSums, estimand: str) -> _Prepared:
+    has = sums.labelled > 0
+    n = sums.rows
+    strata = sums.strata
+    n_strata = int(strata.max()) + 1
+    if estimand == "pooled":
+        size = n
+        judge_total = sums.judge_total
+        scale = np.ones_like(n)
+    else:
+        size = np.ones_like(n)
+        judge_total = sums.judge_total / n
+        scale = 1.0 / n
+    n_clusters = n.size
+    total_size = float(size.sum())
+    judge_mean = float(judge_total.sum()) / total_size
+    mean_size = total_size / n_clusters
+    g1 = (judge_total - judge_mean * size) / mean_size
+
+    if sums.stated:
+        expand = scale
+        size_hat = np.where(has, sums.weight * scale, 0.0)
+        stage = np.ones(n_clusters)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            expand = np.where(has, n / sums.labelled, 0.0) * scale
+        size_hat = np.where(has, size, 0.0)
+        counts = np.bincount(strata, minlength=n_strata)
+        labelled = np.bincount(strata, weights=has, minlength=n_strata)
+        stage = (counts / labelled)[strata]
+    weighted_size = np.bincount(strata, weights=stage * size_hat, minlength=n_strata)
+    share = np.bincount(strata, weights=size, minlength=n_strata) / total_size
+    unit = (share * n_clusters / weighted_size)[strata]
+
+    r = sums.labelled
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_y = sums.human / r
+        mean_f = sums.judge / r
+        factor = np.where(
+            (r > 1) & (r < n), (n / mean_size * scale) ** 2 * (1 - r / n) / (r * (r - 1)), 0.0
+        )
+        within = (
+            np.where(factor > 0, factor * (sums.human_sq - r * mean_y**2), 0.0),
+            np.where(factor > 0, factor * (sums.judge_sq - r * mean_f**2), 0.0),
+            np.where(factor > 0, factor * (sums.cross - r * mean_y * mean_f), 0.0),
+        )
+    return _Prepared(
+        judge_mean=judge_mean,
+        g1=g1,
+        has=has,
+        stage=stage,
+        human_hat=sums.human * expand,
+        judge_hat=sums.judge * expand,
+        size_hat=size_hat,
+        weighted_size=weighted_size,
+        share=share,
+        unit=unit,
+        within=within,
+    )
+
+
+def _residuals(sums: JudgedSums, prep: _Prepared, lam: float | Vector) -> tuple[float, Vector]:
+    """The estimate, and the labelled residuals' per-cluster units, at the weight ``lam``
+    (one per cluster when cross-fitted)."""
+    # The judge is centred at its mean over every row: for one weight this changes nothing,
+    # and cross-fitted weights then vary only the small centred term, not the whole score.
+    centred = prep.judge_hat - prep.judge_mean * prep.size_hat
+    residual = np.where(prep.has, prep.human_hat - lam * centred, 0.0)
+    alpha = (
+        np.bincount(sums.strata, weights=prep.stage * residual, minlength=prep.share.size)
+        / prep.weighted_size
+    )
+    e = np.where(prep.has, prep.unit * (residual - alpha[sums.strata] * prep.size_hat), 0.0)
+    return float(prep.share @ alpha), e
+
+
+def _variance(
+    sums: JudgedSums,
+    prep: _Prepared,
+    lam: float | Vector,
+    lam_judge: float,
+    target: str,
+    labelling: Labelling,
+) -> float:
+    """The estimate's variance at weight ``lam`` (per cluster when cross-fitted), with the
+    judge's part weighted ``lam_judge``."""
+    has = prep.has
+    g = lam_judge * prep.g1
+    _, e = _residuals(sums, prep, lam)
+    n_clusters = g.size
+    if sums.stated:
+        if target == "population":
+            u = g + e
+            return float(np.sum((u - u.mean()) ** 2)) / (n_clusters * (n_clusters - 1))
+        # Whole clusters labelled independently: the Poisson-sampling variance.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            probability = np.where(has, sums.labelled / sums.weight, 1.0)
+        return float(np.sum((1 - probability) * e**2)) / n_clusters**2
+    strata = sums.strata
+    m_h = labelling.labelled_clusters.astype(float)
+    c_h = labelling.clusters.astype(float)
+    stratum_ss = np.bincount(strata, weights=np.where(has, e**2, 0.0), minlength=c_h.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stratum_var = np.where(m_h > 1, stratum_ss / (m_h - 1), 0.0)
+        first_stage = float(
+            np.sum(
+                np.where(m_h > 0, (c_h / n_clusters) ** 2 * (1 / m_h - 1 / c_h), 0.0) * stratum_var
+            )
+        )
+    if target == "benchmark":
+        y_y, f_f, y_f = prep.within
+        within = y_y - 2 * lam * y_f + lam**2 * f_f
+        return first_stage + float(np.sum(prep.stage * within)) / n_clusters**2
+    t_ee = float(np.sum(np.where(has, prep.stage * e**2, 0.0)))
+    t_ge = float(np.sum(np.where(has, prep.stage * g * e, 0.0)))
+    spread = (float(np.sum(g**2)) + 2 * t_ge + t_ee + n_clusters * first_stage) / (n_clusters - 1)
+    return spread / n_clusters + first_stage
+
+
+def tuned_weight(sums: JudgedSums, prep: _Prepared, target: str, labelling: Labelling) -> float:
+    """The weight in ``[0, 1]`` that minimises the estimated variance, a quadratic in it
+    (read off its values at -1, 0 and 1)."""
+    at = [_variance(sums, prep, lam, lam, target, labelling) for lam in (-1.0, 0.0, 1.0)]
+    curvature = (at[0] + at[2] - 2 * at[1]) / 2
+    slope = (at[0] - at[2]) / 4
+    if not curvature > 1e-12 * abs(at[1]):
+        return 0.0
+    return float(min(max(slope / curvature, 0.0), 1.0))
+
+
+class JudgedFit(NamedTuple):
+    """An estimate from judge scores and human labels, with its variance."""
+
+    estimate: float
+    variance: float
+    df: float
+    lower: float
+    upper: float
+    weight: float
+    """The judge's weight (the mean of the cross-fitted weights when cross-fitted)."""
+    labelling: Labelling
+
+
+_LABELLED_FIELDS = ("labelled", "weight", "human", "judge", "human_sq", "judge_sq", "cross")
+
+
+def _cross_fitted(sums: JudgedSums, target: str, estimand: str, fallback: float) -> Vector:
+    """Each labelled cluster's weight, tuned with that cluster's labels left out (the
+    weight tuned on every cluster where leaving one out empties a stratum)."""
+    weights = np.zeros(sums.rows.size)
+    for cluster in np.flatnonzero(sums.labelled > 0):
+        without = sums._replace(
+            **{name: _zeroed(getattr(sums, name), cluster) for name in _LABELLED_FIELDS}
+        )
+        labelling = labelling_of(without)
+        if np.any(labelling.labelled_clusters < 2):
+            weights[cluster] = fallback
+            continue
+        weights[cluster] = tuned_weight(without, _prepare(without, estimand), target, labelling)
+    return weights
+
+
+def _zeroed(values: Vector, index: int) -> Vector:
+    copy = values.copy()
+    copy[index] = 0.0
+    return copy
+
+
+def fit(
+    sums: JudgedSums,
+    *,
+    estimand: str,
+    target: str,
+    weight: float | str,
+    confidence: float,
+    judge_part: bool = True,
+) -> JudgedFit:
+    """The prediction-powered estimate, its variance, degrees of freedom and interval.
+
+    Parameters
+    ----------
+    sums : JudgedSums
+        The design's per-cluster sums.
+    estimand : {"pooled", "cluster_mean"}
+        The mean over rows, or the mean of cluster means.
+    target : {"population", "benchmark"}
+        Clusters as draws from a population (two-phase variance), or this run's own clusters
+        (the labelling's variance alone).
+    weight : float or {"tuned", "cross-fitted"}
+        The judge's weight; a number is used as given.
+    confidence : float
+        Two-sided confidence level.
+    judge_part : bool
+        False drops the judge's mean over every row, leaving the labelled rows' mean of
+        ``y - weight * f`` (the judge's bias, with ``weight=1`` and the sign turned).
+
+    Returns
+    -------
+    JudgedFit
+    """
+    labelling = labelling_of(sums)
+    prep = _prepare(sums, estimand)
+    lam: float | Vector
+    if weight in ("tuned", "cross-fitted") and labelling.kind == "every row":
+        # Every row labelled: the estimate is the human labels' for any weight.
+        lam = lam_judge = 0.0
+    elif weight in ("tuned", "cross-fitted"):
+        tuned = tuned_weight(sums, prep, target, labelling)
+        if weight == "tuned":
+            lam = lam_judge = tuned
+        else:
+            lam = _cross_fitted(sums, target, estimand, tuned)
+            lam_judge = float(np.mean(lam[prep.has]))
+    else:
+        lam = lam_judge = float(weight)
+    if not judge_part:
+        lam_judge = 0.0
+    estimate, _ = _residuals(sums, prep, lam)
+    if not judge_part:
+        estimate -= float(lam) * prep.judge_mean
+    variance = _variance(sums, prep, lam, lam_judge, target, labelling)
+    labelled = labelling.labelled_clusters
+    df = float(max(int(labelled.sum()) - int(np.count_nonzero(labelled)), 1))
+    lower, upper = t_interval(estimate, variance, df, confidence)
+    shown = lam_judge if judge_part or not np.ndim(lam) else float(np.mean(lam[prep.has]))
+    if not judge_part and not np.ndim(lam):
+        shown = float(lam)
+    return JudgedFit(estimate, variance, df, lower, upper, shown, labelling)
+
+
+def independent(sums: JudgedSums, *, weight: float | str, confidence: float) -> JudgedFit:
+    """The construction of ``ppi_py.ppi_mean_ci`` and of glide, with clusters as units: the
+    labelled and the unlabelled clusters taken as two independent samples, each cluster
+    one unit (its labelled rows' means of the human label and of the judge; an unlabelled
+    cluster's judge mean), so::
+
+        estimate = lam * mean(f, unlabelled) + mean(y - lam * f, labelled)
+        variance = lam**2 var0(f, unlabelled) / N + var0(y - lam * f, labelled) / n
+
+    with population variances (``ddof=0``), a normal quantile, and the tuned weight of
+    PPI++ (Angelopoulos, Duchi & Zrnic 2023, Example 6.1):
+    ``cov0(y, f) / ((1 + n/N) var1(f, every unit))``, clipped to ``[0, 1]``.
+    """
+    has = sums.labelled > 0
+    y = sums.human[has] / sums.weight[has]
+    f = sums.judge[has] / sums.weight[has]
+    f_unlabelled = (sums.judge_total / sums.rows)[~has]
+    n, n_unlabelled = y.size, f_unlabelled.size
+    if weight in ("tuned", "cross-fitted"):
+        covariance = float(np.mean((y - y.mean()) * (f - f.mean())))
+        pooled = float(np.var(np.concatenate([f, f_unlabelled]), ddof=1))
+        lam = covariance / ((1 + n / n_unlabelled) * pooled) if pooled > 0 else 0.0
+        lam = min(max(lam, 0.0), 1.0)
+    else:
+        lam = float(weight)
+    estimate = lam * float(f_unlabelled.mean()) + float(np.mean(y - lam * f))
+    variance = lam**2 * float(np.var(f_unlabelled)) / n_unlabelled + float(np.var(y - lam * f)) / n
+    lower, upper = t_interval(estimate, variance, math.inf, confidence)
+    return JudgedFit(estimate, variance, math.inf, lower, upper, lam, labelling_of(sums))
+
+
+def judge_only(sums: JudgedSums, *, estimand: str, confidence: float) -> JudgedFit:
+    """The judge's own mean over every row, with its clustered (CR1) interval: what the
+    judge alone reports, on its own scale and with its own bias."""
+    prep = _prepare(sums, estimand)
+    n_clusters = sums.rows.size
+    variance = float(np.sum(prep.g1**2)) / (n_clusters * (n_clusters - 1))
+    df = float(n_clusters - 1)
+    lower, upper = t_interval(prep.judge_mean, variance, df, confidence)
+    return JudgedFit(prep.judge_mean, variance, df, lower, upper, 1.0, labelling_of(sums))

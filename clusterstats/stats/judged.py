@@ -1,0 +1,549 @@
+"""A judge on every row, human labels on a few: prediction-powered intervals with clusters.
+
+``judged_ci`` combines an LLM judge's score, which every row has, with human labels, which a
+few rows have: the judge's mean over every row, corrected by the human-minus-judge difference
+on the labelled rows (prediction-powered inference; Angelopoulos et al. 2023). The rows are
+clustered, so the variance is taken over clusters, and the labels may be whole clusters,
+rows inside clusters, or drawn with stated probabilities.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from clusterstats import _display as fmt
+from clusterstats import _options as opt
+from clusterstats import adapters
+from clusterstats._design import JudgedDesign
+from clusterstats._plotting import forest
+from clusterstats._result import Result, label_of
+from clusterstats.core import judged as core
+from clusterstats.core.intervals import FEW_CLUSTERS
+from clusterstats.errors import (
+    FewClustersWarning,
+    InvalidDataError,
+    InvalidOptionError,
+    JudgeScaleWarning,
+    TooFewClustersError,
+    warn,
+)
+
+__all__ = ["JudgedCI", "build_judged_ci", "judged_ci"]
+
+#: Below this many labelled clusters, ``weight="auto"`` cross-fits the judge's weight
+#: (each labelled cluster's residual uses the weight tuned without it): with few labelled
+#: clusters a weight tuned on the same clusters makes the interval too short
+#: (``studies/coverage_judged.py``).
+CROSS_FIT_BELOW = 50
+
+_LABELLING = {
+    "clusters": "whole clusters labelled",
+    "rows": "rows labelled inside every cluster",
+    "clusters, then rows": "some rows of some clusters labelled",
+    "every row": "every row labelled",
+    "stated": "labelled with stated probabilities",
+}
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class JudgedCI(Result):
+    """A prediction-powered interval from a judge's scores and human labels (returned by
+    ``judged_ci``), with what the judge bought beside it.
+
+    The property ``interval`` is ``(low, high)``. The fields are also the keys of
+    ``to_dict()`` and the columns of ``to_frame()``, in this order.
+
+    Attributes
+    ----------
+    outcome : str
+        The human label column (missing where unlabelled).
+    judge : str
+        The judge's score column.
+    by : tuple of str
+        The cluster column(s).
+    estimand : {"pooled", "cluster_mean"}
+        The mean over rows, or the mean of cluster means, of the human label.
+    target : {"population", "benchmark"}
+        What is estimated: the population the clusters are drawn from (documents like
+        these), or this benchmark's own full-run score (the mean the human labels would have
+        on every row of this run).
+    method : {"two_phase", "independent"}
+        The construction: ``"two_phase"`` takes the labelled rows as a subsample of the
+        judged run; ``"independent"`` is ``ppi_py``'s and glide's, labelled and unlabelled
+        clusters as two independent samples, a normal quantile.
+    labelling : str
+        The labelling design the labels show: ``"clusters"`` (whole clusters),
+        ``"rows"`` (rows inside every cluster), ``"clusters, then rows"``, ``"every row"``
+        or ``"stated"`` (stated inclusion probabilities).
+    confidence : float
+        The confidence level.
+    estimate, se, low, high, df : float
+        The estimate of the human labels' mean, its standard error, the interval and the
+        degrees of freedom of its t quantile (those of the labelled clusters: their number
+        less the labelling strata; infinite for ``method="independent"``).
+    weight : float
+        The judge's weight (PPI++'s lambda): 0 ignores the judge, 1 is plain
+        prediction-powered inference; cross-fitted, the mean of the labelled clusters'
+        weights.
+    weight_method : str
+        How the weight was chosen: ``"given"``, ``"tuned"`` or ``"cross-fitted"``.
+    n_rows, n_labelled : int
+        Rows (every one judged), and rows with a human label.
+    n_clusters, n_labelled_clusters : int
+        Clusters, and clusters with at least one label.
+    human_estimate, human_low, human_high : float
+        The human labels alone: the same construction with weight 0 (the clustered interval
+        of the labelled rows, weighted by their inverse inclusion probabilities).
+    judge_estimate, judge_low, judge_high : float
+        The judge alone: its mean over every row with its clustered interval (on the
+        judge's scale, with its bias).
+    judge_bias, bias_low, bias_high : float
+        The judge's estimated bias, judge minus human on the labelled rows, with its
+        interval.
+    effective_labels : float
+        How many labelled rows the human labels alone would need for the same variance:
+        ``n_labelled * human variance / variance``.
+    strata : str or None
+        The labelling strata column.
+    inclusion : str or None
+        The column of stated inclusion probabilities.
+    notes : tuple of str
+        The design read, the weight, and anything to know.
+    """
+
+    outcome: str
+    judge: str
+    by: tuple[str, ...] = ()
+    estimand: str
+    target: str
+    method: str
+    labelling: str
+    confidence: float
+    estimate: float
+    se: float
+    low: float
+    high: float
+    df: float
+    weight: float
+    weight_method: str
+    n_rows: int
+    n_labelled: int
+    n_clusters: int
+    n_labelled_clusters: int
+    human_estimate: float
+    human_low: float
+    human_high: float
+    judge_estimate: float
+    judge_low: float
+    judge_high: float
+    judge_bias: float
+    bias_low: float
+    bias_high: float
+    effective_labels: float
+    strata: str | None = None
+    inclusion: str | None = None
+    notes: tuple[str, ...] = ()
+
+    _html: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("estimate", "estimate"),
+        ("low", "low"),
+        ("high", "high"),
+        ("se", "se"),
+        ("human_low", "humans alone: low"),
+        ("human_high", "humans alone: high"),
+        ("judge_estimate", "judge alone"),
+        ("judge_bias", "judge bias"),
+        ("weight", "judge weight"),
+        ("effective_labels", "effective labels"),
+        ("n_labelled", "labelled rows"),
+        ("n_labelled_clusters", "labelled clusters"),
+        ("n_clusters", "clusters"),
+    )
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """``(low, high)``."""
+        return (self.low, self.high)
+
+    def _label(self) -> str:
+        return f"{label_of(self.outcome, self.by)}, judged by {self.judge}"
+
+    def _caption(self) -> str:
+        return (
+            f"{self._label()} — {self.confidence:.0%} CI, estimand {self.estimand}, "
+            f"target {self.target}, method {self.method}"
+        )
+
+    def _lines(self) -> list[str]:
+        pct = f"{self.confidence:.0%}"
+        extra = self.effective_labels - self.n_labelled
+        return [
+            f"JudgedCI({self._label()}; estimand={self.estimand}, target={self.target}, "
+            f"method={self.method})",
+            f"  estimate {fmt.number(self.estimate)}  {pct} CI "
+            f"{fmt.interval(self.low, self.high)}  se {fmt.number(self.se)}",
+            f"  humans alone {fmt.number(self.human_estimate)} "
+            f"{fmt.interval(self.human_low, self.human_high)}; judge alone "
+            f"{fmt.number(self.judge_estimate)} {fmt.interval(self.judge_low, self.judge_high)}",
+            f"  judge bias {fmt.number(self.judge_bias)} "
+            f"{fmt.interval(self.bias_low, self.bias_high)}; judge weight "
+            f"{fmt.number(self.weight)} ({self.weight_method})",
+            f"  {fmt.count(self.n_labelled, 'labelled row')} of {self.n_rows:,} in "
+            f"{self.n_labelled_clusters:,} of {fmt.count(self.n_clusters, 'cluster')} "
+            f"({_LABELLING[self.labelling]}); worth "
+            f"{fmt.number(self.effective_labels)} labels alone ({fmt.number(extra)} more)",
+        ]
+
+    def _value_label(self) -> str:
+        mean = "mean of cluster means" if self.estimand == "cluster_mean" else "pooled mean"
+        return f"{self.outcome}: {mean}, {self.confidence:.0%} CI"
+
+    def plot(self, *, ax: Any = None, values: bool = False, percent: bool | None = None) -> Any:
+        """The combined interval beside the human labels alone and the judge alone.
+
+        Parameters
+        ----------
+        {plot_ax}
+        values : bool, default False
+            Print each estimate above its interval.
+        percent : bool, optional
+            Show the values as percentages. By default they are when every estimate and
+            bound lies in [0, 1].
+
+        {plot_returns}
+
+        {plot_examples_head}
+        >>> import clusterstats
+        >>> coh = clusterstats.datasets.load("hanna").query("criterion == 'Coherence'")
+        >>> coh = coh.assign(human=coh["human_score"].where(coh["cluster"] < 24))
+        >>> res = coh.eval.judged_ci("human", by="cluster", judge="judge_score")
+        >>> [t.get_text() for t in res.plot().get_yticklabels()]
+        ['judge alone', 'humans alone', 'judge + humans']
+        """
+        return forest(
+            ["judge + humans", "humans alone", "judge alone"],
+            [self.estimate, self.human_estimate, self.judge_estimate],
+            [self.low, self.human_low, self.judge_low],
+            [self.high, self.human_high, self.judge_high],
+            None,
+            None,
+            title=f"{self.outcome}, judged by {self.judge}, clustered by {' + '.join(self.by)}",
+            xlabel=self._value_label(),
+            order="label",
+            values=values,
+            percent=percent,
+            ax=ax,
+        )
+
+
+def _check_design(design: JudgedDesign, options: opt.JudgedOptions) -> core.Labelling:
+    """Refuse a design the estimate cannot be formed from, naming what is missing."""
+    sums = design.sums
+    labelling = core.labelling_of(sums)
+    n_labelled = int(sums.labelled.sum())
+    if n_labelled == 0:
+        raise InvalidDataError(
+            f"no row of {design.outcome!r} holds a human label (every value is missing): "
+            f"the judge alone is cluster_ci(data, {design.judge!r}, by=...), which estimates "
+            "the judge's mean, not the humans'"
+        )
+    if sums.rows.size < 2:
+        raise TooFewClustersError(f"found 1 cluster in {design.by}: a clustered interval needs 2")
+    for stratum, (labelled, clusters) in enumerate(
+        zip(labelling.labelled_clusters, labelling.clusters, strict=True)
+    ):
+        where = (
+            f" in stratum {design.strata_labels[stratum]!r} of {design.strata!r}"
+            if design.strata is not None
+            else ""
+        )
+        if labelled < 2 and not sums.stated:
+            raise TooFewClustersError(
+                f"{int(labelled)} of {int(clusters)} clusters{where} hold a human label: the "
+                "labels' spread between clusters, which sets the interval's width, needs "
+                "labels in at least 2 clusters"
+            )
+    if sums.stated and int(np.count_nonzero(sums.labelled)) < 2:
+        raise TooFewClustersError(
+            "fewer than 2 clusters hold a human label: the labels' spread between clusters "
+            "needs at least 2"
+        )
+    if options.method == "independent":
+        if labelling.kind in ("rows", "every row"):
+            raise InvalidOptionError(
+                "method='independent' takes the unlabelled clusters as a sample of their own, "
+                f"but every cluster holds labels ({_LABELLING[labelling.kind]}); use "
+                "method='two_phase'"
+            )
+        if options.estimand == "pooled" and np.any(sums.rows > 1):
+            raise InvalidOptionError(
+                "method='independent' takes each cluster as one unit (glide's cluster means, "
+                "ppi_py's rows): pass estimand='cluster_mean', or clusters of one row"
+            )
+    if options.target == "benchmark":
+        if (
+            (sums.stated
+            and labelling.kind != "stated")
+            or (sums.stated and np.any((sums.labelled > 0) & (sums.labelled < sums.rows)))
+        ):
+            raise InvalidOptionError(
+                "target='benchmark' with stated inclusion probabilities takes whole clusters "
+                "labelled (each cluster's rows all labelled or none); with rows labelled "
+                "inside clusters use target='population'"
+            )
+        lone = (sums.labelled == 1) & (sums.rows > 1)
+        if not sums.stated and lone.any():
+            raise InvalidDataError(
+                f"{int(lone.sum())} clusters hold one human label among several rows: "
+                "target='benchmark' estimates the spread of the labels inside each partly "
+                "labelled cluster, which needs two labels there; label a second row, or use "
+                "target='population' (whose variance does not need it)"
+            )
+    return labelling
+
+
+def _weight_choice(options: opt.JudgedOptions, labelled_clusters: int) -> float | str:
+    if options.weight != "auto":
+        return options.weight
+    return "cross-fitted" if labelled_clusters < CROSS_FIT_BELOW else "tuned"
+
+
+def build_judged_ci(design: JudgedDesign, options: opt.JudgedOptions) -> JudgedCI:
+    """``judged_ci`` on a design."""
+    labelling = _check_design(design, options)
+    sums = design.sums
+    n_labelled_clusters = int(np.count_nonzero(sums.labelled))
+    weight = _weight_choice(options, n_labelled_clusters)
+    every_row = labelling.kind == "every row"
+    common = {"estimand": options.estimand, "target": options.target}
+    if options.method == "independent":
+        fitted = core.independent(sums, weight=weight, confidence=options.confidence)
+        human = core.independent(sums, weight=0.0, confidence=options.confidence)
+    else:
+        fitted = core.fit(sums, **common, weight=weight, confidence=options.confidence)
+        human = core.fit(sums, **common, weight=0.0, confidence=options.confidence)
+    judge = core.judge_only(sums, estimand=options.estimand, confidence=options.confidence)
+    residual = core.fit(
+        sums,
+        estimand=options.estimand,
+        target="population",
+        weight=1.0,
+        confidence=options.confidence,
+        judge_part=False,
+    )
+    notes = _notes(design, labelling, weight, fitted, n_labelled_clusters, every_row)
+    n_labelled = int(sums.labelled.sum())
+    effective = n_labelled * human.variance / fitted.variance if fitted.variance > 0 else math.nan
+    return JudgedCI(
+        outcome=design.outcome,
+        judge=design.judge,
+        by=design.by,
+        estimand=options.estimand,
+        target=options.target,
+        method=options.method,
+        labelling=labelling.kind,
+        confidence=options.confidence,
+        estimate=fitted.estimate,
+        se=math.sqrt(fitted.variance),
+        low=fitted.lower,
+        high=fitted.upper,
+        df=fitted.df,
+        weight=fitted.weight,
+        weight_method="given" if isinstance(weight, float) else weight,
+        n_rows=int(sums.rows.sum()),
+        n_labelled=n_labelled,
+        n_clusters=int(sums.rows.size),
+        n_labelled_clusters=n_labelled_clusters,
+        human_estimate=human.estimate,
+        human_low=human.lower,
+        human_high=human.upper,
+        judge_estimate=judge.estimate,
+        judge_low=judge.lower,
+        judge_high=judge.upper,
+        judge_bias=-residual.estimate,
+        bias_low=-residual.upper,
+        bias_high=-residual.lower,
+        effective_labels=effective,
+        strata=design.strata,
+        inclusion=design.inclusion,
+        notes=tuple(notes),
+    )
+
+
+def _notes(
+    design: JudgedDesign,
+    labelling: core.Labelling,
+    weight: float | str,
+    fitted: core.JudgedFit,
+    n_labelled_clusters: int,
+    every_row: bool,
+) -> list[str]:
+    notes = [f"labelling read from the data: {_LABELLING[labelling.kind]}"]
+    if every_row:
+        notes.append(
+            "every row holds a human label: the judge adds nothing, and this is the clustered "
+            "interval of the labels"
+        )
+    if weight == "cross-fitted":
+        notes.append(
+            f"judge weight cross-fitted: fewer than {CROSS_FIT_BELOW} labelled clusters, so "
+            "each labelled cluster's correction uses the weight tuned without it"
+        )
+    if n_labelled_clusters < FEW_CLUSTERS:
+        message = (
+            f"only {n_labelled_clusters} clusters hold human labels: the interval's width is "
+            f"itself uncertain with fewer than {FEW_CLUSTERS}; labels in more clusters, not "
+            "more labels per cluster, fix this"
+        )
+        warn(message, FewClustersWarning)
+        notes.append(message)
+    low, high = design.judge_range
+    human_low, human_high = design.human_range
+    if human_low < low or human_high > high:
+        message = (
+            f"the human labels run {fmt.number(human_low)} to {fmt.number(human_high)}, "
+            f"outside the judge's {fmt.number(low)} to {fmt.number(high)}: the judge is meant "
+            "to score on the labels' scale (a weight near 1 then corrects only its bias); "
+            "rescale the judge to the labels' scale if they differ"
+        )
+        warn(message, JudgeScaleWarning)
+        notes.append(message)
+    return notes
+
+
+def judged_ci(
+    data: Any,
+    outcome: Hashable,
+    by: opt.By | None = None,
+    *,
+    judge: Hashable,
+    estimand: opt.Estimand = "pooled",
+    target: opt.Target = "population",
+    weight: opt.JudgeWeight | float = "auto",
+    method: opt.JudgedMethod = "two_phase",
+    confidence: float = 0.95,
+    strata: Hashable | None = None,
+    inclusion: Hashable | None = None,
+    nest: bool = False,
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
+) -> JudgedCI:
+    """Confidence interval for the human labels' mean from a judge on every row and human
+    labels on a few, when rows are clustered (prediction-powered inference, PPI++).
+
+    The estimate is the judge's mean over every row, corrected by the mean of
+    ``label - weight * judge`` over the labelled rows (Angelopoulos et al. 2023; the weight
+    of PPI++, Angelopoulos, Duchi & Zrnic 2023). It is the survey regression estimator of a
+    two-phase design, the judge its auxiliary (Särndal, Swensson & Wretman 1992, ch. 9): with
+    the weight set to the labelled rows' regression slope, it equals R survey's
+    ``svymean(~label, calibrate(twophase(...), phase = 2, ~judge))``. Its variance is taken
+    over clusters: a judge lenient on one document is lenient on all its answers, which an
+    interval over independent rows misses.
+
+    Parameters
+    ----------
+    data : pandas DataFrame, polars or pyarrow table, dask DataFrame or xarray Dataset
+        One row per judged item (a Dataset: the judge and the labels as (case, rerun)
+        variables, the cases the clusters unless ``by`` is given).
+    outcome : str
+        The human label column: a number on every labelled row, missing elsewhere.
+    by : str or list of str
+        The cluster column(s): the document, prompt or conversation the rows share.
+    judge : str
+        The judge's score column, on the labels' scale, present on every row.
+    estimand : {"pooled", "cluster_mean"}, default "pooled"
+        The mean over every row, or the mean of the clusters' means.
+    target : {"population", "benchmark"}, default "population"
+        What is estimated. ``"population"``: the population the clusters are drawn from
+        (documents like these); its variance holds the clusters' spread and the labelling's.
+        ``"benchmark"``: this benchmark's own full-run score, the mean the human labels
+        would have on every row of this run; its variance is the labelling's alone.
+    weight : {"auto", "tuned", "cross-fitted"} or float, default "auto"
+        The judge's weight. ``"tuned"`` minimises the estimated variance (a quadratic in the
+        weight, over cluster sums), clipped to [0, 1]. ``"cross-fitted"`` tunes each labelled
+        cluster's weight without that cluster. ``"auto"`` cross-fits below 50 labelled
+        clusters and tunes above. A number is used as given: 0 ignores the judge (the human
+        labels alone), 1 is plain prediction-powered inference.
+    method : {"two_phase", "independent"}, default "two_phase"
+        ``"two_phase"``: the labelled rows are a subsample of the judged run, drawn as the
+        design shows (whole clusters, rows inside clusters, by stratum) or with the stated
+        probabilities; the variance is the two-phase variance, with the degrees of freedom of
+        the labelled clusters. ``"independent"``: ``ppi_py``'s and glide's construction,
+        each cluster one unit (its means), the labelled and unlabelled clusters two
+        independent samples, the judge's mean over the unlabelled ones, population variances
+        and a normal quantile; with clusters of one row it is ``ppi_py.ppi_mean_ci``.
+    confidence : float, default 0.95
+        Two-sided confidence level.
+    strata : str, optional
+        A column constant within each cluster whose strata were labelled separately (a
+        share of clusters in each): the labels are expanded stratum by stratum.
+    inclusion : str, optional
+        The probability each labelled row had of being labelled, when the labelling was
+        drawn with known unequal probabilities (rows or clusters labelled independently).
+        Without it the probabilities are read from the counts: labelled clusters among the
+        clusters of their stratum, labelled rows among the rows of their cluster.
+    nest : bool, default False
+        Cluster ids are local to their stratum (R survey's ``nest=TRUE``).
+    case, rerun : str, default "case", "rerun"
+        The dims of a (case, rerun) Dataset.
+
+    Returns
+    -------
+    JudgedCI
+        The interval, the human labels alone and the judge alone beside it, the judge's bias
+        with its interval, the weight, and the labels the judge was worth.
+
+    Raises
+    ------
+    InvalidDataError
+        No row labelled; a judge score missing on some row; an inclusion probability
+        outside (0, 1] or missing on a labelled row.
+    TooFewClustersError
+        Fewer than 2 clusters (in some stratum) hold labels.
+
+    Warns
+    -----
+    FewClustersWarning
+        Fewer than 20 clusters hold labels.
+    JudgeScaleWarning
+        The human labels run outside the judge's range of scores.
+
+    Notes
+    -----
+    Every row labelled gives the clustered interval of the labels for any weight; weight 0
+    gives the clustered interval of the labelled rows alone (weighted by their inverse
+    inclusion probabilities). Coverage on simulated grids and on HANNA and Topical-Chat used
+    as populations is in the documentation's *Judge and humans* page.
+
+    Examples
+    --------
+    HANNA's stories, 96 writing prompts of 11 stories each, rated by humans and by ChatGPT;
+    suppose humans had rated only the stories of 24 prompts:
+
+    >>> import clusterstats
+    >>> coh = clusterstats.datasets.load("hanna").query("criterion == 'Coherence'")
+    >>> coh = coh.assign(human=coh["human_score"].where(coh["cluster"] < 24))
+    >>> res = coh.eval.judged_ci("human", by="cluster", judge="judge_score")
+    >>> res.labelling, res.n_labelled, res.n_labelled_clusters, res.weight_method
+    ('clusters', 264, 24, 'cross-fitted')
+    >>> res.high - res.low < res.human_high - res.human_low
+    True
+    """
+    columns = adapters.columns_of(
+        data, outcome, by, judge=judge, strata=strata, inclusion=inclusion, layout=(case, rerun)
+    )
+    options = opt.judged_options(
+        columns,
+        estimand=estimand,
+        target=target,
+        weight=weight,
+        method=method,
+        confidence=confidence,
+        nest=nest,
+    )
+    return build_judged_ci(adapters.judged_design(data, columns, nest=options.nest), options)

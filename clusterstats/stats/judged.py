@@ -41,6 +41,10 @@ __all__ = ["JudgedCI", "build_judged_ci", "judged_ci"]
 #: (``studies/coverage_judged.py``).
 CROSS_FIT_BELOW = 50
 
+#: How far (a share of the judge's span) the human labels may run past the judge's scores
+#: before ``JudgeScaleWarning`` says the two are on different scales.
+SCALE_SLACK = 0.1
+
 _LABELLING = {
     "clusters": "whole clusters labelled",
     "rows": "rows labelled inside every cluster",
@@ -404,7 +408,10 @@ def _notes(
         notes.append(message)
     low, high = design.judge_range
     human_low, human_high = design.human_range
-    if human_low < low or human_high > high:
+    # a tenth of the judge's span of slack: continuous scores of one scale rarely span the
+    # same range exactly, scores of another scale (0-1 against 1-5) miss it by far more
+    slack = SCALE_SLACK * (high - low)
+    if human_low < low - slack or human_high > high + slack:
         message = (
             f"the human labels run {fmt.number(human_low)} to {fmt.number(human_high)}, "
             f"outside the judge's {fmt.number(low)} to {fmt.number(high)}: the judge is meant "
@@ -511,7 +518,8 @@ def judged_ci(
     FewClustersWarning
         Fewer than 20 clusters hold labels.
     JudgeScaleWarning
-        The human labels run outside the judge's range of scores.
+        The human labels run past the judge's range of scores by more than a tenth of
+        that range: the two look to be on different scales.
 
     Notes
     -----

@@ -548,3 +548,64 @@ def test_paired_confidence_sequence(layouts, backend, case):
     got, got_warnings = _on(backend, frame_call, dataset_call, layouts)
     assert_same(expected, got)
     assert got_warnings == expected_warnings
+
+
+# --- judged_ci: a judge on every row, human labels on whole documents (some rows missing)
+
+
+def _judged_rows() -> pd.DataFrame:
+    frame = _eval_rows()
+    frame = frame[(frame["model"] == "alpha") & frame["score"].notna()].drop(columns="model")
+    labelled = frame["doc"].isin(sorted(frame["doc"].unique())[::3])
+    return frame.assign(judge=(frame["score"] / 10).clip(0, 1), human=frame["y"].where(labelled))
+
+
+@pytest.fixture(scope="module")
+def judged_layouts() -> dict[str, Any]:
+    frame = _judged_rows()
+    dataset = cs.to_case_rerun(
+        frame, case="item", rerun="run", outcome=["human", "judge"], coords=["doc", "cat"]
+    )
+    layouts = {
+        "pandas": frame,
+        "dask": dd.from_pandas(frame, npartitions=7),
+        "xarray": dataset,
+        "xarray-chunked": dataset.chunk({"case": 9, "rerun": 2}),
+        "pyarrow": pytest.importorskip("pyarrow").Table.from_pandas(frame, preserve_index=False),
+    }
+    try:
+        import polars as pl
+    except ImportError:
+        return layouts
+    return {**layouts, "polars": pl.from_pandas(frame)}
+
+
+JUDGED_CASES = {
+    "default": {},
+    "cluster_mean": {"estimand": "cluster_mean"},
+    "benchmark": {"target": "benchmark", "weight": 0.6},
+    "strata": {"strata": "cat", "weight": "tuned"},
+    "independent": {"method": "independent", "estimand": "cluster_mean"},
+}
+
+
+@pytest.mark.parametrize("layout", ["dask", "xarray", "xarray-chunked", "pyarrow", "polars"])
+@pytest.mark.parametrize("case", JUDGED_CASES)
+def test_judged_ci_parity(case: str, layout: str, judged_layouts: dict) -> None:
+    if layout not in judged_layouts:
+        pytest.skip(f"{layout} is not installed")
+    options = JUDGED_CASES[case]
+    reference, notes = _quiet(
+        lambda: judged_layouts["pandas"].eval.judged_ci("human", "doc", judge="judge", **options)
+    )
+    data = judged_layouts[layout]
+    result, other_notes = _quiet(
+        lambda: cs.judged_ci(data, "human", "doc", judge="judge", **options)
+    )
+    assert_same(reference, result)
+    assert notes == other_notes
+    if hasattr(data, "eval"):
+        assert_same(
+            reference,
+            _quiet(lambda: data.eval.judged_ci("human", "doc", judge="judge", **options))[0],
+        )

@@ -1,0 +1,347 @@
+"""``judged_ci``: a judge on every row, human labels on a few, clustered rows.
+
+The exact agreements are closed-form reductions of the two-phase estimator: weight 0 is the
+clustered (CR1) interval of the labelled rows alone, every row labelled is that of the human
+labels for any weight (Särndal, Swensson & Wretman 1992, ch. 9: with every row in phase two
+the regression estimator is the phase-two mean). The peers' values (ppi_py, R survey, glide)
+are in ``tests/conformance/test_judged_references.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import clusterstats as cs
+from clusterstats.core import judged as core
+
+TOL = 1e-12
+
+
+def _run(seed: int = 11, n_docs: int = 40) -> pd.DataFrame:
+    """Answers nested in items nested in documents; a judge with a bias that varies by
+    document; human labels on every row (``human_full``), to be masked by each test."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for doc in range(n_docs):
+        level, lean = rng.normal(0, 0.6), rng.normal(0.4, 0.3)
+        for item in range(int(rng.integers(1, 5))):
+            for run in range(int(rng.integers(1, 4))):
+                # ratings on a 1-5 scale, as human and judge ratings are
+                human = min(max(3 + level + rng.normal(0, 0.8), 1.0), 5.0)
+                judge = min(max(0.7 * human + 0.9 + lean + rng.normal(0, 0.5), 1.0), 5.0)
+                rows.append((f"doc{doc:02d}", f"d{doc:02d}-{item}", run, human, judge))
+    frame = pd.DataFrame(rows, columns=["doc", "item", "run", "human_full", "judge"])
+    frame["cat"] = "c" + (frame["doc"].str[-2:].astype(int) % 3).astype(str)
+    return frame
+
+
+def _whole_docs(frame: pd.DataFrame, n: int, seed: int = 1) -> pd.DataFrame:
+    docs = np.random.default_rng(seed).choice(frame["doc"].unique(), n, replace=False)
+    return frame.assign(human=frame["human_full"].where(frame["doc"].isin(docs)))
+
+
+def _rows_inside(frame: pd.DataFrame, seed: int = 2) -> pd.DataFrame:
+    """Up to two rows labelled at random in every document."""
+    rng = np.random.default_rng(seed)
+    keep = frame.groupby("doc", group_keys=False)["doc"].apply(
+        lambda g: pd.Series(rng.permutation(len(g)) < 2, index=g.index)
+    )
+    return frame.assign(human=frame["human_full"].where(keep))
+
+
+def _quiet(call: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.FewClustersWarning)
+        return call()
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=TOL, abs_tol=1e-14)
+
+
+@pytest.mark.parametrize("estimand", ["pooled", "cluster_mean"])
+def test_weight_zero_is_the_clustered_interval_of_the_labelled_rows(estimand: str) -> None:
+    data = _whole_docs(_run(), 14)
+    res = _quiet(
+        lambda: cs.judged_ci(data, "human", "doc", judge="judge", estimand=estimand, weight=0)
+    )
+    labelled = data.dropna(subset=["human"])
+    ref = _quiet(lambda: cs.cluster_ci(labelled, "human", "doc", estimand=estimand, method="cr1"))
+    assert _close(res.estimate, ref.estimate)
+    assert _close(res.low, ref.low) and _close(res.high, ref.high)
+    assert res.df == ref.df == 13
+    # and the human-only interval beside every result is the same one
+    tuned = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge", estimand=estimand))
+    assert _close(tuned.human_low, ref.low) and _close(tuned.human_high, ref.high)
+
+
+def test_weight_zero_with_rows_inside_clusters_is_the_weighted_interval() -> None:
+    """Rows labelled inside every document at unequal rates: the labels count by their
+    inverse inclusion probability, n_c / r_c (the Hájek mean)."""
+    data = _rows_inside(_run())
+    res = cs.judged_ci(data, "human", "doc", judge="judge", weight=0)
+    labelled = data.dropna(subset=["human"])
+    share = labelled.groupby("doc").size() / data.groupby("doc").size()
+    labelled = labelled.assign(w=1 / labelled["doc"].map(share))
+    ref = cs.cluster_ci(labelled, "human", "doc", weights="w", method="cr1")
+    assert res.labelling == "rows"
+    assert _close(res.estimate, ref.estimate)
+    assert _close(res.low, ref.low) and _close(res.high, ref.high)
+
+
+@pytest.mark.parametrize("estimand", ["pooled", "cluster_mean"])
+@pytest.mark.parametrize("weight", [0.3, 1.0, 1.7, "tuned", "cross-fitted", "auto"])
+def test_every_row_labelled_is_the_clustered_interval_of_the_labels(estimand, weight) -> None:
+    data = _run().assign(human=lambda d: d["human_full"])
+    res = cs.judged_ci(data, "human", "doc", judge="judge", estimand=estimand, weight=weight)
+    ref = cs.cluster_ci(data, "human", "doc", estimand=estimand, method="cr1")
+    assert res.labelling == "every row"
+    assert _close(res.estimate, ref.estimate)
+    assert _close(res.low, ref.low) and _close(res.high, ref.high)
+    assert any("every row holds a human label" in note for note in res.notes)
+
+
+def test_the_tuned_weight_minimises_the_variance() -> None:
+    data = _whole_docs(_run(), 24)
+    res = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge", weight="tuned"))
+    assert 0 < res.weight < 1
+    for step in (-0.05, 0.05):
+        nearby = _quiet(
+            lambda step=step: cs.judged_ci(
+                data, "human", "doc", judge="judge", weight=res.weight + step
+            )
+        )
+        assert nearby.se > res.se
+
+
+def test_the_judge_narrows_the_interval_and_its_bias_is_estimated() -> None:
+    data = _whole_docs(_run(n_docs=120), 40)
+    res = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge"))
+    assert res.high - res.low < res.human_high - res.human_low
+    assert res.effective_labels > res.n_labelled
+    # judge minus human on the labelled rows, with its interval: the generator's lean is 0.4
+    # plus 0.9 - 0.3 * 3, a bias near 0.4
+    labelled = data.dropna(subset=["human"])
+    assert _close(res.judge_bias, float((labelled["judge"] - labelled["human"]).mean()))
+    assert res.bias_low < 0.4 < res.bias_high
+    # the judge alone: its own mean over every row
+    assert _close(res.judge_estimate, float(data["judge"].mean()))
+
+
+def test_the_benchmark_target_is_narrower_than_the_population() -> None:
+    data = _rows_inside(_run())
+    frame = data.assign(human=data["human"])
+    pop = cs.judged_ci(frame, "human", "doc", judge="judge", weight=0.5)
+    bench = cs.judged_ci(frame, "human", "doc", judge="judge", weight=0.5, target="benchmark")
+    assert _close(pop.estimate, bench.estimate)
+    assert bench.se < pop.se
+
+
+def test_strata_expand_the_labels_stratum_by_stratum() -> None:
+    """Labelling strata with different labelled shares: with weight 0, the estimate is the
+    strata's labelled means weighted by their row counts."""
+    frame = _run(n_docs=60)
+    rng = np.random.default_rng(5)
+    docs = frame.groupby("doc")["cat"].first()
+    chosen = [
+        d for cat, n in (("c0", 3), ("c1", 6), ("c2", 9))
+        for d in rng.choice(docs[docs == cat].index, n, replace=False)
+    ]  # fmt: skip
+    data = frame.assign(human=frame["human_full"].where(frame["doc"].isin(chosen)))
+    res = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge", strata="cat", weight=0))
+    per = data.groupby("cat").apply(
+        lambda g: pd.Series({"rows": len(g), "mean": g["human"].mean()}), include_groups=False
+    )
+    expected = float((per["rows"] * per["mean"]).sum() / per["rows"].sum())
+    assert _close(res.estimate, expected)
+
+
+def test_stated_inclusion_probabilities() -> None:
+    """Rows labelled independently with stated probabilities: weight 0 is the Hájek mean of
+    the labels weighted by the inverse probabilities."""
+    frame = _run()
+    rng = np.random.default_rng(3)
+    p = np.where(frame["item"].str.endswith("0"), 0.6, 0.2)
+    labelled = rng.random(len(frame)) < p
+    data = frame.assign(human=frame["human_full"].where(labelled), p=p)
+    res = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge", inclusion="p", weight=0))
+    kept = data[labelled]
+    assert res.labelling == "stated"
+    assert _close(res.estimate, float(np.average(kept["human"], weights=1 / kept["p"])))
+
+
+def test_independent_method_with_clusters_of_one_row_is_ppi_py_construction() -> None:
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=300)
+    f = 0.6 * y + rng.normal(size=300)
+    labelled = rng.random(300) < 0.3
+    data = pd.DataFrame({"id": range(300), "y": np.where(labelled, y, np.nan), "f": f})
+    res = cs.judged_ci(data, "y", "id", judge="f", method="independent", weight=0.5)
+    lam = 0.5
+    estimate = lam * f[~labelled].mean() + (y[labelled] - lam * f[labelled]).mean()
+    se = math.sqrt(
+        lam**2 * f[~labelled].var() / (~labelled).sum()
+        + (y[labelled] - lam * f[labelled]).var() / labelled.sum()
+    )
+    assert _close(res.estimate, estimate) and _close(res.se, se)
+    assert res.df == math.inf
+
+
+# --- a Dataset's cases (the backends' parity is in tests/conformance/test_parity.py)
+
+
+def test_a_dataset_defaults_to_its_cases_as_clusters() -> None:
+    data = _whole_docs(_run(), 18)
+    dataset = cs.to_case_rerun(
+        data[["item", "run", "human", "judge"]],
+        case="item",
+        rerun="run",
+        outcome=["human", "judge"],
+    )
+    res = _quiet(lambda: dataset.eval.judged_ci("human", judge="judge"))
+    ref = _quiet(lambda: cs.judged_ci(data, "human", "item", judge="judge"))
+    assert _close(res.estimate, ref.estimate) and _close(res.se, ref.se)
+    assert res.by == ("case",)
+
+
+# --- bad input: a clear error or a documented result
+
+
+def test_no_label_is_an_error_that_points_at_the_judge_alone() -> None:
+    data = _run().assign(human=np.nan)
+    with pytest.raises(cs.InvalidDataError, match="no row of 'human' holds a human label"):
+        cs.judged_ci(data, "human", "doc", judge="judge")
+
+
+def test_one_labelled_cluster_is_an_error() -> None:
+    data = _whole_docs(_run(), 1)
+    with pytest.raises(cs.TooFewClustersError, match="1 of 40 clusters hold a human label"):
+        cs.judged_ci(data, "human", "doc", judge="judge")
+
+
+def test_a_stratum_without_two_labelled_clusters_is_named() -> None:
+    frame = _run()
+    c0 = frame.loc[frame["cat"] == "c0", "doc"].unique()[:1]
+    others = frame.loc[frame["cat"] != "c0", "doc"].unique()[:8]
+    data = frame.assign(human=frame["human_full"].where(frame["doc"].isin([*c0, *others])))
+    with pytest.raises(cs.TooFewClustersError, match="in stratum 'c0' of 'cat'"):
+        _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge", strata="cat"))
+
+
+@pytest.mark.parametrize("labelled", [True, False])
+def test_a_missing_judge_score_is_an_error_naming_the_rows(labelled: bool) -> None:
+    data = _whole_docs(_run(), 10)
+    row = data.index[data["human"].notna()][0] if labelled else data.index[data["human"].isna()][0]
+    data.loc[row, "judge"] = np.nan
+    with pytest.raises(
+        cs.InvalidDataError, match=rf"judge column 'judge' is missing on 1 rows .*{row}"
+    ):
+        cs.judged_ci(data, "human", "doc", judge="judge")
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.5, -0.2, np.nan])
+def test_inclusion_probabilities_outside_zero_one_are_refused(bad: float) -> None:
+    data = _whole_docs(_run(), 10).assign(p=0.25)
+    data.loc[data["human"].notna().idxmax(), "p"] = bad
+    with pytest.raises(cs.InvalidDataError, match="inclusion column 'p'"):
+        cs.judged_ci(data, "human", "doc", judge="judge", inclusion="p")
+
+
+def test_labels_outside_the_judges_scale_warn() -> None:
+    data = _whole_docs(_run(), 24)
+    data["judge"] = (data["judge"] - data["judge"].min()) / (
+        data["judge"].max() - data["judge"].min()
+    )
+    with pytest.warns(cs.JudgeScaleWarning, match="outside the judge's"):
+        res = cs.judged_ci(data, "human", "doc", judge="judge")
+    assert any("outside the judge's" in note for note in res.notes)
+
+
+def test_few_labelled_clusters_warn_and_say_so() -> None:
+    data = _whole_docs(_run(), 8)
+    with pytest.warns(cs.FewClustersWarning, match="only 8 clusters hold human labels"):
+        res = cs.judged_ci(data, "human", "doc", judge="judge")
+    assert res.weight_method == "cross-fitted"
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"weight": "best"}, "weight must be one of"),
+        ({"weight": "0.5"}, "weight must be one of"),
+        ({"weight": math.inf}, "weight must be a finite number"),
+        ({"weight": True}, "weight must be"),
+        ({"target": "run"}, "target must be one of"),
+        ({"method": "bootstrap"}, "method must be one of"),
+        ({"method": "independent", "target": "benchmark"}, "target='benchmark' needs"),
+        ({"method": "independent"}, "pass estimand='cluster_mean'"),
+    ],
+)
+def test_bad_options_are_named(options: dict, match: str) -> None:
+    data = _whole_docs(_run(), 20)
+    with pytest.raises(cs.InvalidOptionError, match=match):
+        cs.judged_ci(data, "human", "doc", judge="judge", **options)
+
+
+def test_independent_needs_unlabelled_clusters() -> None:
+    data = _rows_inside(_run())
+    with pytest.raises(cs.InvalidOptionError, match="every cluster holds labels"):
+        cs.judged_ci(
+            data, "human", "doc", judge="judge", method="independent", estimand="cluster_mean"
+        )
+
+
+def test_benchmark_target_needs_two_labels_in_partly_labelled_clusters() -> None:
+    frame = _run()
+    first = frame.groupby("doc").cumcount() == 0
+    data = frame.assign(human=frame["human_full"].where(first))
+    with pytest.raises(cs.InvalidDataError, match="hold one human label among several rows"):
+        cs.judged_ci(data, "human", "doc", judge="judge", target="benchmark")
+
+
+def test_the_judge_column_is_required_and_checked() -> None:
+    data = _whole_docs(_run(), 20)
+    with pytest.raises(TypeError):
+        cs.judged_ci(data, "human", "doc")  # type: ignore[call-arg]
+    with pytest.raises(cs.ColumnNotFoundError):
+        cs.judged_ci(data, "human", "doc", judge="nope")
+    with pytest.raises(cs.InvalidOptionError, match="both the outcome and judge="):
+        cs.judged_ci(data, "human", "doc", judge="human")
+
+
+def test_the_callers_frame_is_not_changed() -> None:
+    data = _whole_docs(_run(), 20)
+    before = data.copy()
+    _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge", strata="cat"))
+    pd.testing.assert_frame_equal(data, before)
+
+
+def test_the_result_prints_and_tabulates() -> None:
+    data = _whole_docs(_run(), 24)
+    res = cs.judged_ci(data, "human", "doc", judge="judge")
+    text = str(res)
+    assert text.startswith("JudgedCI(human by doc, judged by judge;")
+    assert "humans alone" in text and "judge alone" in text and "judge bias" in text
+    assert list(res.to_frame().columns) == list(res.columns)
+    assert "judge weight" in res._repr_html_()
+
+
+def test_core_labelling_kinds() -> None:
+    def sums(rows: list[int], labelled: list[int]) -> core.JudgedSums:
+        zeros = np.zeros(len(rows))
+        return core.JudgedSums(
+            rows=np.array(rows, float), judge_total=zeros, labelled=np.array(labelled, float),
+            weight=zeros, human=zeros, judge=zeros, human_sq=zeros, judge_sq=zeros,
+            cross=zeros, strata=np.zeros(len(rows), np.intp),
+        )  # fmt: skip
+
+    assert core.labelling_of(sums([3, 2, 4], [3, 0, 4])).kind == "clusters"
+    assert core.labelling_of(sums([3, 2, 4], [1, 1, 2])).kind == "rows"
+    assert core.labelling_of(sums([3, 2, 4], [1, 0, 4])).kind == "clusters, then rows"
+    assert core.labelling_of(sums([3, 2, 4], [3, 2, 4])).kind == "every row"

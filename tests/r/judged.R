@@ -74,6 +74,20 @@ show("A identity", out$whole_clusters$greg_identity$value)
 m <- svymean(~human, d)
 show("A svymean(~human, d)", m); show("A phases", attr(vcov(m), "phases"))
 out$whole_clusters$human_only <- stat("svymean(~human, d)", m)
+# survey's older variance, method = "simple" ("correct for designs with simple random sampling
+# at phase one and stratified random sampling at phase two", ?twophase): same estimates, another
+# phase-1 variance.
+ds <- twophase(id = list(~cluster, ~cluster), subset = ~labelled_clusters, data = dfa,
+               method = "simple")
+m <- svymean(~human, calibrate(ds, phase = 2, formula = ~judge, calfun = "linear"))
+show("A simple: svymean(~human, calibrate(ds, ...))", m); show("phases", attr(vcov(m), "phases"))
+out$whole_clusters$method_simple <- list(
+  design = paste("ds <- twophase(id = list(~cluster, ~cluster), subset = ~labelled_clusters,",
+                 "data = df, method = \"simple\")"),
+  greg_mean = stat("svymean(~human, calibrate(ds, phase = 2, formula = ~judge, calfun = \"linear\"))", m))
+m <- svymean(~human, ds)
+show("A simple: svymean(~human, ds)", m); show("phases", attr(vcov(m), "phases"))
+out$whole_clusters$method_simple$human_only <- stat("svymean(~human, ds)", m)
 # For comparison: the 12 labelled clusters alone as a one-phase cluster sample (CR1-type SE).
 m <- svymean(~human, svydesign(ids = ~cluster, weights = ~1, data = subset(dfa, labelled_clusters)))
 show("A one-phase labelled clusters only", m)
@@ -116,6 +130,18 @@ show("B identity", out$rows_within_clusters$greg_identity$value)
 m <- svymean(~human, d)
 show("B svymean(~human, d)", m); show("B phases", attr(vcov(m), "phases"))
 out$rows_within_clusters$human_only <- stat("svymean(~human, d)", m)
+
+ds <- twophase(id = list(~cluster, ~1), strata = list(NULL, ~cluster), subset = ~labelled_rows,
+               data = dfb, method = "simple")
+m <- svymean(~human, calibrate(ds, phase = 2, formula = ~judge, calfun = "linear"))
+show("B simple: svymean(~human, calibrate(ds, ...))", m); show("phases", attr(vcov(m), "phases"))
+out$rows_within_clusters$method_simple <- list(
+  design = paste("ds <- twophase(id = list(~cluster, ~1), strata = list(NULL, ~cluster),",
+                 "subset = ~labelled_rows, data = df, method = \"simple\")"),
+  greg_mean = stat("svymean(~human, calibrate(ds, phase = 2, formula = ~judge, calfun = \"linear\"))", m))
+m <- svymean(~human, ds)
+show("B simple: svymean(~human, ds)", m); show("phases", attr(vcov(m), "phases"))
+out$rows_within_clusters$method_simple$human_only <- stat("svymean(~human, ds)", m)
 
 # ---- survey's own example: two-stage sampling as two-phase (example(twophase)) ---------------
 # Verbatim from survey's twophase.Rd. mu284 is a two-stage sample (5 clusters id1 of the 50
@@ -192,6 +218,14 @@ out$mu284_calibrated$greg_mean_phase1_fpc <- stat(paste(
   "svymean(~human, calibrate(twophase(id = list(~id1, ~id1), fpc = list(~n1, NULL),",
   "subset = ~labelled, data = mu), phase = 2, formula = ~y2, calfun = \"linear\"))"), m)
 
-write(toJSON(out, auto_unbox = TRUE, digits = NA, pretty = TRUE),
+# jsonlite's digits = NA keeps only 15 significant digits; every number is written instead
+# with 17 (sprintf "%.17g", which round-trips a double) as verbatim JSON.
+full <- function(x) {
+  v <- sprintf("%.17g", x)
+  structure(if (length(x) == 1) v else paste0("[", paste(v, collapse = ", "), "]"),
+            class = "json")
+}
+write(toJSON(rapply(out, full, classes = c("numeric", "integer"), how = "replace"),
+             auto_unbox = TRUE, json_verbatim = TRUE, pretty = TRUE),
       "tests/reference/judged_survey.json")
 cat("\nwrote tests/reference/judged_survey.json\n")

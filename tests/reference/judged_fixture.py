@@ -42,7 +42,8 @@ def make() -> dict[str, np.ndarray]:
     human = 3.0 + effect[cluster - 1] + rng.normal(0.0, sd_within, cluster.size)
     human = np.clip(human, 1.0, 5.0)
     bias = rng.normal(0.0, 0.3, N_CLUSTERS)
-    # var(human) is about 1.2; slope 0.6 and noise sd 0.85 give r near 0.6 * 1.1 / sqrt(0.43 + 0.09 + 0.72) = 0.59
+    # var(human) is about 1.2; slope 0.6 and noise sd 0.85 give r near
+    # 0.6 * 1.1 / sqrt(0.43 + 0.09 + 0.72) = 0.59
     judge = 3.0 + 0.6 * (human - 3.0) + bias[cluster - 1] + rng.normal(0.0, 0.85, cluster.size)
     judge = np.clip(judge, 1.0, 5.0)
     chosen = rng.choice(np.arange(1, N_CLUSTERS + 1), N_LABELLED_CLUSTERS, replace=False)
@@ -74,6 +75,11 @@ def icc_anova(y: np.ndarray, cluster: np.ndarray) -> float:
     return float((msb - msw) / (msb + (n0 - 1) * msw))
 
 
+def flag(x: bool) -> str:
+    """R's spelling of a logical, so read.csv gives a logical column."""
+    return "TRUE" if x else "FALSE"
+
+
 def main() -> None:
     cols = make()
     OUT.parent.mkdir(parents=True, exist_ok=True)
@@ -82,13 +88,14 @@ def main() -> None:
         for i in range(cols["cluster"].size):
             f.write(
                 f"{cols['cluster'][i]},{cols['row'][i]},{float(cols['judge'][i])!r},"
-                f"{float(cols['human_full'][i])!r},{'TRUE' if cols['labelled_clusters'][i] else 'FALSE'},"
-                f"{'TRUE' if cols['labelled_rows'][i] else 'FALSE'}\n"
+                f"{float(cols['human_full'][i])!r},{flag(cols['labelled_clusters'][i])},"
+                f"{flag(cols['labelled_rows'][i])}\n"
             )
     h, j = cols["human_full"], cols["judge"]
     print(f"wrote {OUT} ({h.size} rows, {np.unique(cols['cluster']).size} clusters)")
     print(f"sizes {np.bincount(cols['cluster'])[1:].tolist()}")
-    print(f"ICC(human) {icc_anova(h, cols['cluster']):.3f}, corr(judge, human) {np.corrcoef(h, j)[0, 1]:.3f}")
+    icc, r = icc_anova(h, cols["cluster"]), np.corrcoef(h, j)[0, 1]
+    print(f"ICC(human) {icc:.3f}, corr(judge, human) {r:.3f}")
     print(
         f"labelled rows: whole clusters {int(cols['labelled_clusters'].sum())}, "
         f"within clusters {int(cols['labelled_rows'].sum())}"

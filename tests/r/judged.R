@@ -88,6 +88,25 @@ out$whole_clusters$method_simple <- list(
 m <- svymean(~human, ds)
 show("A simple: svymean(~human, ds)", m); show("phases", attr(vcov(m), "phases"))
 out$whole_clusters$method_simple$human_only <- stat("svymean(~human, ds)", m)
+# With no phase-1 probabilities or fpc, method = "full" treats the phase-1 sample as independent
+# ROWS: survey:::Dcheck_multi_subset returns the identity matrix when `all(probs == 1) &&
+# withreplacement`, so the phase-1 variance ignores ~cluster. Giving phase-1 probabilities (a
+# constant 1e-12: an effectively infinite population of clusters, sampled with replacement;
+# the values move by about 1e-10 relative from 1e-9 to 1e-12) makes it use the clusters.
+# tests/r/judged_twophase_sim.R compares the three variances by simulation.
+dfa$p1 <- 1e-12
+dp <- twophase(id = list(~cluster, ~cluster), probs = list(~p1, NULL),
+               subset = ~labelled_clusters, data = dfa)
+m <- svymean(~human, calibrate(dp, phase = 2, formula = ~judge, calfun = "linear"))
+show("A phase-1 probs: svymean(~human, calibrate(dp, ...))", m)
+show("phases", attr(vcov(m), "phases"))
+out$whole_clusters$phase1_probs <- list(
+  design = paste("dp <- twophase(id = list(~cluster, ~cluster), probs = list(~p1, NULL),",
+                 "subset = ~labelled_clusters, data = df) with df$p1 = 1e-12"),
+  greg_mean = stat("svymean(~human, calibrate(dp, phase = 2, formula = ~judge, calfun = \"linear\"))", m))
+m <- svymean(~human, dp)
+show("A phase-1 probs: svymean(~human, dp)", m); show("phases", attr(vcov(m), "phases"))
+out$whole_clusters$phase1_probs$human_only <- stat("svymean(~human, dp)", m)
 # For comparison: the 12 labelled clusters alone as a one-phase cluster sample (CR1-type SE).
 m <- svymean(~human, svydesign(ids = ~cluster, weights = ~1, data = subset(dfa, labelled_clusters)))
 show("A one-phase labelled clusters only", m)
@@ -142,6 +161,20 @@ out$rows_within_clusters$method_simple <- list(
 m <- svymean(~human, ds)
 show("B simple: svymean(~human, ds)", m); show("phases", attr(vcov(m), "phases"))
 out$rows_within_clusters$method_simple$human_only <- stat("svymean(~human, ds)", m)
+
+dfb$p1 <- 1e-12
+dp <- twophase(id = list(~cluster, ~1), strata = list(NULL, ~cluster), probs = list(~p1, NULL),
+               subset = ~labelled_rows, data = dfb)
+m <- svymean(~human, calibrate(dp, phase = 2, formula = ~judge, calfun = "linear"))
+show("B phase-1 probs: svymean(~human, calibrate(dp, ...))", m)
+show("phases", attr(vcov(m), "phases"))
+out$rows_within_clusters$phase1_probs <- list(
+  design = paste("dp <- twophase(id = list(~cluster, ~1), strata = list(NULL, ~cluster),",
+                 "probs = list(~p1, NULL), subset = ~labelled_rows, data = df) with df$p1 = 1e-12"),
+  greg_mean = stat("svymean(~human, calibrate(dp, phase = 2, formula = ~judge, calfun = \"linear\"))", m))
+m <- svymean(~human, dp)
+show("B phase-1 probs: svymean(~human, dp)", m); show("phases", attr(vcov(m), "phases"))
+out$rows_within_clusters$phase1_probs$human_only <- stat("svymean(~human, dp)", m)
 
 # ---- survey's own example: two-stage sampling as two-phase (example(twophase)) ---------------
 # Verbatim from survey's twophase.Rd. mu284 is a two-stage sample (5 clusters id1 of the 50
@@ -217,6 +250,17 @@ show("mu284 fpc n1: svymean(~human, calibrate(dmf, ...))", m)
 out$mu284_calibrated$greg_mean_phase1_fpc <- stat(paste(
   "svymean(~human, calibrate(twophase(id = list(~id1, ~id1), fpc = list(~n1, NULL),",
   "subset = ~labelled, data = mu), phase = 2, formula = ~y2, calfun = \"linear\"))"), m)
+
+# And with phase-1 probabilities (1e-12, see design A above) instead of no fpc.
+mu$p1 <- 1e-12
+dmp <- twophase(id = list(~id1, ~id1), probs = list(~p1, NULL), subset = ~labelled, data = mu)
+m <- svymean(~human, calibrate(dmp, phase = 2, formula = ~y2, calfun = "linear"))
+show("mu284 phase-1 probs: svymean(~human, calibrate(dmp, ...))", m)
+show("phases", attr(vcov(m), "phases"))
+out$mu284_calibrated$greg_mean_phase1_probs <- stat(paste(
+  "svymean(~human, calibrate(twophase(id = list(~id1, ~id1), probs = list(~p1, NULL),",
+  "subset = ~labelled, data = mu), phase = 2, formula = ~y2, calfun = \"linear\"))",
+  "with mu$p1 = 1e-12"), m)
 
 # jsonlite's digits = NA keeps only 15 significant digits; every number is written instead
 # with 17 (sprintf "%.17g", which round-trips a double) as verbatim JSON.

@@ -74,7 +74,7 @@ Adjust = Literal["holm", "bh", "none"]
 Orientation = Literal["as_given", "higher_minus_lower"]
 RankMethod = Literal["auto", "guarded", "t", "normal", "bootstrap"]
 Target = Literal["population", "benchmark"]
-JudgedMethod = Literal["two_phase", "independent"]
+JudgedMethod = Literal["two_phase", "glide", "ppi_py"]
 JudgeWeight = Literal["auto", "tuned", "cross-fitted"]
 PairedMethod = Literal[
     "auto",
@@ -796,18 +796,18 @@ def judged_options(
         )
     elif not math.isfinite(float(weight)):
         raise InvalidOptionError(f"weight must be a finite number, got {shown(weight)}")
-    method = check_choice("method", method, ("two_phase", "independent"))
+    method = check_choice("method", method, ("two_phase", "glide", "ppi_py"))
     target = check_choice("target", target, ("population", "benchmark"))
-    if method == "independent":
+    if method != "two_phase":
         if target == "benchmark":
             raise InvalidOptionError(
-                "method='independent' (ppi_py's and glide's construction) estimates the "
-                "population; target='benchmark' needs method='two_phase'"
+                f"method={method!r} (that peer's construction) estimates the population; "
+                "target='benchmark' needs method='two_phase'"
             )
         if columns.inclusion is not None or columns.strata is not None:
             raise InvalidOptionError(
-                "method='independent' (ppi_py's and glide's construction) takes no "
-                "inclusion= or strata=; use method='two_phase'"
+                f"method={method!r} (that peer's construction) takes no inclusion= or "
+                "strata=; use method='two_phase'"
             )
     return JudgedOptions(
         estimand=check_choice("estimand", estimand, ("pooled", "cluster_mean")),

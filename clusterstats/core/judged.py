@@ -388,18 +388,22 @@ def fit(
     return JudgedFit(estimate, variance, df, lower, upper, shown, labelling)
 
 
-def independent(sums: JudgedSums, *, weight: float | str, confidence: float) -> JudgedFit:
-    """The construction of ``ppi_py.ppi_mean_ci`` and of glide, with clusters as units: the
-    labelled and the unlabelled clusters taken as two independent samples, each cluster
-    one unit (its labelled rows' means of the human label and of the judge; an unlabelled
-    cluster's judge mean), so::
+def independent(
+    sums: JudgedSums, *, weight: float | str, confidence: float, ddof: int
+) -> JudgedFit:
+    """The construction of ``ppi_py.ppi_mean_ci`` (``ddof=0``) and of glide's
+    ``ClusteredPPIMeanEstimator`` (``ddof=1``), with clusters as units: the labelled and the
+    unlabelled clusters taken as two independent samples, each cluster one unit (its
+    labelled rows' means of the human label and of the judge; an unlabelled cluster's judge
+    mean), so::
 
         estimate = lam * mean(f, unlabelled) + mean(y - lam * f, labelled)
-        variance = lam**2 var0(f, unlabelled) / N + var0(y - lam * f, labelled) / n
+        variance = lam**2 var(f, unlabelled) / N + var(y - lam * f, labelled) / n
 
-    with population variances (``ddof=0``), a normal quantile, and the tuned weight of
-    PPI++ (Angelopoulos, Duchi & Zrnic 2023, Example 6.1):
-    ``cov0(y, f) / ((1 + n/N) var1(f, every unit))``, clipped to ``[0, 1]``.
+    with variances of ``ddof``, a normal quantile, and the tuned weight of PPI++
+    (Angelopoulos, Duchi & Zrnic 2023, Example 6.1), ``cov(y, f) / ((1 + n/N) var(f, every
+    unit))``: the covariance with ``ddof``, the pooled variance with ``ddof=1``, clipped to
+    ``[0, 1]``.
     """
     has = sums.labelled > 0
     y = sums.human[has] / sums.weight[has]
@@ -407,14 +411,16 @@ def independent(sums: JudgedSums, *, weight: float | str, confidence: float) -> 
     f_unlabelled = (sums.judge_total / sums.rows)[~has]
     n, n_unlabelled = y.size, f_unlabelled.size
     if weight in ("tuned", "cross-fitted"):
-        covariance = float(np.mean((y - y.mean()) * (f - f.mean())))
+        covariance = float(np.sum((y - y.mean()) * (f - f.mean()))) / (n - ddof)
         pooled = float(np.var(np.concatenate([f, f_unlabelled]), ddof=1))
         lam = covariance / ((1 + n / n_unlabelled) * pooled) if pooled > 0 else 0.0
         lam = min(max(lam, 0.0), 1.0)
     else:
         lam = float(weight)
     estimate = lam * float(f_unlabelled.mean()) + float(np.mean(y - lam * f))
-    variance = lam**2 * float(np.var(f_unlabelled)) / n_unlabelled + float(np.var(y - lam * f)) / n
+    variance = lam**2 * float(np.var(f_unlabelled, ddof=ddof)) / n_unlabelled + float(
+        np.var(y - lam * f, ddof=ddof)
+    ) / n
     lower, upper = t_interval(estimate, variance, math.inf, confidence)
     return JudgedFit(estimate, variance, math.inf, lower, upper, lam, labelling_of(sums))
 

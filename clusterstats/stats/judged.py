@@ -45,6 +45,10 @@ CROSS_FIT_BELOW = 50
 #: before ``JudgeScaleWarning`` says the two are on different scales.
 SCALE_SLACK = 0.1
 
+#: The peers' constructions ``method=`` names, with the ddof of their variances: glide's
+#: sample variances, ppi_py's population variances.
+_PEERS = {"glide": 1, "ppi_py": 0}
+
 _LABELLING = {
     "clusters": "whole clusters labelled",
     "rows": "rows labelled inside every cluster",
@@ -76,9 +80,9 @@ class JudgedCI(Result):
         What is estimated: the population the clusters are drawn from (documents like
         these), or this benchmark's own full-run score (the mean the human labels would have
         on every row of this run).
-    method : {"two_phase", "independent"}
+    method : {"two_phase", "glide", "ppi_py"}
         The construction: ``"two_phase"`` takes the labelled rows as a subsample of the
-        judged run; ``"independent"`` is ``ppi_py``'s and glide's, labelled and unlabelled
+        judged run; ``"glide"`` and ``"ppi_py"`` are those peers', labelled and unlabelled
         clusters as two independent samples, a normal quantile.
     labelling : str
         The labelling design the labels show: ``"clusters"`` (whole clusters),
@@ -89,7 +93,7 @@ class JudgedCI(Result):
     estimate, se, low, high, df : float
         The estimate of the human labels' mean, its standard error, the interval and the
         degrees of freedom of its t quantile (those of the labelled clusters: their number
-        less the labelling strata; infinite for ``method="independent"``).
+        less the labelling strata; infinite for the peers' methods).
     weight : float
         The judge's weight (PPI++'s lambda): 0 ignores the judge, 1 is plain
         prediction-powered inference; cross-fitted, the mean of the labelled clusters'
@@ -277,17 +281,18 @@ def _check_design(design: JudgedDesign, options: opt.JudgedOptions) -> core.Labe
             "fewer than 2 clusters hold a human label: the labels' spread between clusters "
             "needs at least 2"
         )
-    if options.method == "independent":
+    if options.method in _PEERS:
         if labelling.kind in ("rows", "every row"):
             raise InvalidOptionError(
-                "method='independent' takes the unlabelled clusters as a sample of their own, "
+                f"method={options.method!r} takes the unlabelled clusters as a sample of their "
+                "own, "
                 f"but every cluster holds labels ({_LABELLING[labelling.kind]}); use "
                 "method='two_phase'"
             )
         if options.estimand == "pooled" and np.any(sums.rows > 1):
             raise InvalidOptionError(
-                "method='independent' takes each cluster as one unit (glide's cluster means, "
-                "ppi_py's rows): pass estimand='cluster_mean', or clusters of one row"
+                f"method={options.method!r} takes each cluster as one unit (glide's cluster "
+                "means, ppi_py's rows): pass estimand='cluster_mean', or clusters of one row"
             )
     if options.target == "benchmark":
         if (
@@ -325,9 +330,10 @@ def build_judged_ci(design: JudgedDesign, options: opt.JudgedOptions) -> JudgedC
     weight = _weight_choice(options, n_labelled_clusters)
     every_row = labelling.kind == "every row"
     common = {"estimand": options.estimand, "target": options.target}
-    if options.method == "independent":
-        fitted = core.independent(sums, weight=weight, confidence=options.confidence)
-        human = core.independent(sums, weight=0.0, confidence=options.confidence)
+    if options.method in _PEERS:
+        ddof = _PEERS[options.method]
+        fitted = core.independent(sums, weight=weight, confidence=options.confidence, ddof=ddof)
+        human = core.independent(sums, weight=0.0, confidence=options.confidence, ddof=ddof)
     else:
         fitted = core.fit(sums, **common, weight=weight, confidence=options.confidence)
         human = core.fit(sums, **common, weight=0.0, confidence=options.confidence)
@@ -476,14 +482,16 @@ def judged_ci(
         cluster's weight without that cluster. ``"auto"`` cross-fits below 50 labelled
         clusters and tunes above. A number is used as given: 0 ignores the judge (the human
         labels alone), 1 is plain prediction-powered inference.
-    method : {"two_phase", "independent"}, default "two_phase"
+    method : {"two_phase", "glide", "ppi_py"}, default "two_phase"
         ``"two_phase"``: the labelled rows are a subsample of the judged run, drawn as the
         design shows (whole clusters, rows inside clusters, by stratum) or with the stated
         probabilities; the variance is the two-phase variance, with the degrees of freedom of
-        the labelled clusters. ``"independent"``: ``ppi_py``'s and glide's construction,
-        each cluster one unit (its means), the labelled and unlabelled clusters two
-        independent samples, the judge's mean over the unlabelled ones, population variances
-        and a normal quantile; with clusters of one row it is ``ppi_py.ppi_mean_ci``.
+        the labelled clusters. ``"glide"``: glide's ``ClusteredPPIMeanEstimator``, each
+        cluster one unit (its means, whole clusters labelled), the labelled and unlabelled
+        clusters two independent samples, the judge's mean over the unlabelled ones, sample
+        variances and a normal quantile. ``"ppi_py"``: the same with population variances,
+        which with clusters of one row is ``ppi_py.ppi_mean_ci``. Both ignore that the
+        labelled clusters were drawn from the judged ones; they are here to compare with.
     confidence : float, default 0.95
         Two-sided confidence level.
     strata : str, optional

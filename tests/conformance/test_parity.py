@@ -585,7 +585,7 @@ JUDGED_CASES = {
     "cluster_mean": {"estimand": "cluster_mean"},
     "benchmark": {"target": "benchmark", "weight": 0.6},
     "strata": {"strata": "cat", "weight": "tuned"},
-    "independent": {"method": "independent", "estimand": "cluster_mean"},
+    "glide": {"method": "glide", "estimand": "cluster_mean"},
 }
 
 

@@ -38,6 +38,7 @@ CORE = PACKAGE / "core"
 ADAPTERS = PACKAGE / "adapters"
 STATS = PACKAGE / "stats"
 STATISTICS = {
+    "judged",
     "mean",
     "paired",
     "comparison",

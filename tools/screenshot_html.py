@@ -40,6 +40,7 @@ def results() -> dict[str, object]:
     mixtral = full[full.model == "Mixtral-8x7B-Instruct-v0.1"]
     tau = cs.datasets.load("tau_bench_airline")
     bbh = cs.datasets.load("bbh")
+    hanna = cs.datasets.load("hanna").query("criterion == 'Coherence'")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cs.ClusterStatsWarning)
         return {
@@ -71,6 +72,12 @@ def results() -> dict[str, object]:
             ),
             "SequencePlan": cs.sequence_plan(
                 bbh[bbh.condition == "cot"], "correct", by="task", at_least=0.6, runs=50
+            ),
+            "JudgedCI": cs.judged_ci(
+                hanna.assign(human=hanna["human_score"].where(hanna["cluster"] < 24)),
+                "human",
+                by="cluster",
+                judge="judge_score",
             ),
             "SliceComparison (compare over category)": cs.compare(
                 full[full.category.isin(["law", "math"])],

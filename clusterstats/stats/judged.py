@@ -189,7 +189,7 @@ class JudgedCI(Result):
 
     def _lines(self) -> list[str]:
         pct = f"{self.confidence:.0%}"
-        extra = self.effective_labels - self.n_labelled
+        gained = self.effective_labels - self.n_labelled
         return [
             f"JudgedCI({self._label()}; estimand={self.estimand}, target={self.target}, "
             f"method={self.method})",
@@ -203,8 +203,8 @@ class JudgedCI(Result):
             f"{fmt.number(self.weight)} ({self.weight_method})",
             f"  {fmt.count(self.n_labelled, 'labelled row')} of {self.n_rows:,} in "
             f"{self.n_labelled_clusters:,} of {fmt.count(self.n_clusters, 'cluster')} "
-            f"({_LABELLING[self.labelling]}); worth "
-            f"{fmt.number(self.effective_labels)} labels alone ({fmt.number(extra)} more)",
+            f"({_LABELLING[self.labelling]}); as precise as "
+            f"{self.effective_labels:,.0f} labels alone ({gained:+,.0f})",
         ]
 
     def _value_label(self) -> str:

@@ -76,6 +76,8 @@ RankMethod = Literal["auto", "guarded", "t", "normal", "bootstrap"]
 Target = Literal["population", "benchmark"]
 JudgedMethod = Literal["two_phase", "glide", "ppi_py"]
 JudgeWeight = Literal["auto", "tuned", "cross-fitted"]
+TARGETS: tuple[str, ...] = get_args(Target)
+JUDGED_METHODS: tuple[str, ...] = get_args(JudgedMethod)
 PairedMethod = Literal[
     "auto",
     "naive",
@@ -796,8 +798,8 @@ def judged_options(
         )
     elif not math.isfinite(float(weight)):
         raise InvalidOptionError(f"weight must be a finite number, got {shown(weight)}")
-    method = check_choice("method", method, ("two_phase", "glide", "ppi_py"))
-    target = check_choice("target", target, ("population", "benchmark"))
+    method = check_choice("method", method, JUDGED_METHODS)
+    target = check_choice("target", target, TARGETS)
     if method != "two_phase":
         if target == "benchmark":
             raise InvalidOptionError(

@@ -417,6 +417,37 @@ def _paired(args: argparse.Namespace) -> Iterable[str]:
     return _notes_of(res)
 
 
+def _judged(args: argparse.Namespace) -> Iterable[str]:
+    from clusterstats.stats.judged import judged_ci
+
+    on = _key(args.on)
+    labels = [*args.by, args.judge, *(args.on or [])]
+    labels += [name for name in (args.strata, args.inclusion) if name]
+    data = _read(args, args.path, labels)
+    human = None if args.labels is None else _read(args, args.labels, [*(args.on or [])])
+    res = judged_ci(
+        data,
+        args.outcome,
+        _key(args.by),
+        judge=args.judge,
+        labels=human,
+        on=on,
+        weight=_weight(args.weight),
+        **_keywords(args, "estimand", "target", "method", "confidence", "strata", "inclusion"),
+        nest=args.nest,
+    )
+    _print_output(res, args)
+    return _notes_of(res)
+
+
+def _weight(value: str) -> str | float:
+    """``--weight``: a name, or a number."""
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
 def _compare(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.stats.slices import compare
 
@@ -960,6 +991,59 @@ def _paired_arguments(parser: argparse.ArgumentParser) -> None:
     _output_option(parser)
 
 
+def _judged_arguments(parser: argparse.ArgumentParser) -> None:
+    _table_arguments(
+        parser,
+        "the judged rows: a .csv, .tsv, .parquet, .json or .jsonl file, or inspect_ai logs "
+        "(--format inspect)",
+        outcome="the human label column (missing where unlabelled), in this file or in --labels",
+        by="cluster column (repeat for a combination of columns)",
+    )
+    parser.add_argument("--judge", required=True, help="the judge's score column, on every row")
+    parser.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="the human labels in a file of their own, matched to the judged rows --on a key",
+    )
+    parser.add_argument(
+        "--on", action="append", help="with --labels: the key column(s) of a row (repeat)"
+    )
+    parser.add_argument(
+        "--estimand",
+        default="pooled",
+        choices=ESTIMANDS,
+        help="pooled (default: the mean over rows) or cluster_mean (each cluster counts once)",
+    )
+    parser.add_argument(
+        "--target",
+        default="population",
+        choices=opt.TARGETS,
+        help="population (default: clusters like these) or benchmark (this run's own "
+        "full-run score)",
+    )
+    parser.add_argument(
+        "--weight",
+        default="auto",
+        help="the judge's weight: auto (default), tuned, cross-fitted, or a number (0: the "
+        "human labels alone)",
+    )
+    parser.add_argument(
+        "--method",
+        default="two_phase",
+        choices=opt.JUDGED_METHODS,
+        help="two_phase (default), or a peer's construction: glide, ppi_py",
+    )
+    _confidence_option(parser)
+    parser.add_argument("--strata", help="labelling strata column (constant within clusters)")
+    parser.add_argument(
+        "--inclusion", help="column of each labelled row's probability of being labelled"
+    )
+    parser.add_argument(
+        "--nest", action="store_true", help="with --strata: cluster ids are local to a stratum"
+    )
+    _output_option(parser)
+
+
 def _compare_arguments(parser: argparse.ArgumentParser) -> None:
     _table_arguments(
         parser,
@@ -1297,6 +1381,10 @@ _COMMAND_SETTINGS: dict[str, dict[str, Any]] = {
         "intermixed": True,
     },
     "compare": {"help": "many models on the same items: leaderboard, ranks, pairwise differences"},
+    "judged": {
+        "help": "a judge's scores on every row and human labels on a few: the labels' mean "
+        "(prediction-powered, clustered)"
+    },
     "passk": {"help": "pass@k (or pass^k with --hat) over reruns of each case"},
     "flakiness": {"help": "the share of cases whose reruns disagree, and the reruns' ICC"},
     "report": {"help": "what to report: a table and sentences"},
@@ -1335,6 +1423,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("ci", _ci_arguments, _ci),
         ("paired", _paired_arguments, _paired),
         ("compare", _compare_arguments, _compare),
+        ("judged", _judged_arguments, _judged),
         ("passk", partial(_rerun_arguments, passk=True), _rerun_statistic),
         ("flakiness", partial(_rerun_arguments, passk=False), _rerun_statistic),
         ("report", _report_arguments, _report),

@@ -429,8 +429,12 @@ _JUDGED_DESIGNS: dict[str, Callable[..., JudgedDesign]] = {
 }
 
 
-def judged_design(data: Any, columns: Columns, *, nest: bool = False) -> JudgedDesign:
+def judged_design(
+    data: Any, columns: Columns, *, nest: bool = False, labels: Any = None
+) -> JudgedDesign:
     """The per-cluster sums of ``judged_ci``: the judge's score on every row, the human
-    labels where given."""
+    labels where given (in ``data``, or in ``labels`` matched on ``columns.on``)."""
+    if labels is not None:
+        data = judged.with_labels(data, labels, columns)
     build, data = _dispatch(_JUDGED_DESIGNS, data, columns)
     return build(data, columns, nest=nest)

@@ -16,6 +16,8 @@ import pandas as pd
 import xarray as xr
 
 from clusterstats._design import JudgedDesign
+from clusterstats.adapters import arrow
+from clusterstats.adapters import dask as dask_adapter
 from clusterstats.adapters.frame import (
     as_frame,
     cluster_codes,
@@ -25,14 +27,17 @@ from clusterstats.adapters.frame import (
 from clusterstats.adapters.labels import Columns, require_columns
 from clusterstats.core.judged import JudgedSums
 from clusterstats.errors import (
+    AlignmentError,
     ColumnNotFoundError,
     DimensionError,
     EmptyDataError,
     InvalidDataError,
+    InvalidInputError,
+    InvalidOptionError,
     InvalidOutcomeError,
 )
 
-__all__ = ["frame_of_dataset", "judged_design"]
+__all__ = ["frame_of_dataset", "judged_design", "with_labels"]
 
 
 def _rows(frame: pd.DataFrame, mask: np.ndarray) -> list[Any]:
@@ -180,3 +185,64 @@ def frame_of_dataset(data: xr.Dataset, columns: Columns) -> tuple[pd.DataFrame, 
     if not happened.any():
         raise InvalidOutcomeError(f"the Dataset has no run with a judge score in {columns.judge!r}")
     return frame[happened.to_numpy()].reset_index(drop=True), named
+
+
+def _as_frame(table: Any, names: list[Hashable], what: str) -> pd.DataFrame:
+    if isinstance(table, xr.Dataset):
+        raise InvalidInputError(
+            f"{what} is a Dataset: a (case, rerun) Dataset holds its human labels as a "
+            "variable beside the judge's; labels= takes a table matched on= a key"
+        )
+    if dask_adapter.is_dask_frame(table):
+        return dask_adapter.compute_columns(table, names)
+    table = arrow.to_pandas(table, names)
+    if not isinstance(table, pd.DataFrame):
+        raise InvalidInputError(
+            f"{what} must be a pandas, polars, pyarrow or dask table, got {type(table).__name__}"
+        )
+    require_columns(table, names)
+    return table[names]
+
+
+def _repeated(frame: pd.DataFrame, key: list[Hashable]) -> list[Any]:
+    repeated = frame[key][frame.duplicated(key, keep=False)].drop_duplicates()
+    return [tuple(row) if len(key) > 1 else row[0] for row in repeated.head(3).to_numpy()]
+
+
+def with_labels(data: Any, labels: Any, columns: Columns) -> pd.DataFrame:
+    """The judged rows with the human labels of a second table matched ``on=`` a key: every
+    label must name a judged row, each key once on either side; a judged row without a label
+    is unlabelled."""
+    key = list(columns.on)
+    if not key:
+        raise InvalidOptionError(
+            "labels= is matched to the judged rows on a key: pass on= (e.g. on='sample_id')"
+        )
+    outcome = columns.outcome
+    judged_names = [name for name in columns.names() if name != outcome]
+    judged = _as_frame(data, judged_names, "data")
+    human = _as_frame(labels, [*key, outcome], "labels")
+    if outcome in (data.columns if hasattr(data, "columns") else []):
+        raise InvalidDataError(
+            f"column {outcome!r} is in the judged rows and in labels=: name the labels' column "
+            "once, in labels="
+        )
+    for frame, what in ((judged, "judged rows"), (human, "labels")):
+        repeated = _repeated(frame, key)
+        if repeated:
+            raise AlignmentError(
+                f"the {what} repeat the key {key if len(key) > 1 else key[0]!r} (e.g. "
+                f"{repeated}): each judged row and each label needs its own key; name the "
+                "columns that identify one (e.g. on=['sample_id', 'epoch'])"
+            )
+    merged = judged.merge(human, on=key, how="left", indicator=True, validate="one_to_one")
+    unmatched = human.merge(judged[key], on=key, how="left", indicator=True)
+    strays = unmatched[unmatched["_merge"] == "left_only"]
+    if len(strays):
+        shown = strays[key].head(3).to_numpy().tolist()
+        raise AlignmentError(
+            f"{len(strays)} of the {len(human)} labels name no judged row on {key} (e.g. "
+            f"{shown}): labels must be a subset of the rows the judge scored"
+        )
+    merged.index = judged.index
+    return merged.drop(columns="_merge")

@@ -418,9 +418,10 @@ def independent(
     else:
         lam = float(weight)
     estimate = lam * float(f_unlabelled.mean()) + float(np.mean(y - lam * f))
-    variance = lam**2 * float(np.var(f_unlabelled, ddof=ddof)) / n_unlabelled + float(
-        np.var(y - lam * f, ddof=ddof)
-    ) / n
+    variance = (
+        lam**2 * float(np.var(f_unlabelled, ddof=ddof)) / n_unlabelled
+        + float(np.var(y - lam * f, ddof=ddof)) / n
+    )
     lower, upper = t_interval(estimate, variance, math.inf, confidence)
     return JudgedFit(estimate, variance, math.inf, lower, upper, lam, labelling_of(sums))
 

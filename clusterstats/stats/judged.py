@@ -295,10 +295,8 @@ def _check_design(design: JudgedDesign, options: opt.JudgedOptions) -> core.Labe
                 "means, ppi_py's rows): pass estimand='cluster_mean', or clusters of one row"
             )
     if options.target == "benchmark":
-        if (
-            (sums.stated
-            and labelling.kind != "stated")
-            or (sums.stated and np.any((sums.labelled > 0) & (sums.labelled < sums.rows)))
+        if (sums.stated and labelling.kind != "stated") or (
+            sums.stated and np.any((sums.labelled > 0) & (sums.labelled < sums.rows))
         ):
             raise InvalidOptionError(
                 "target='benchmark' with stated inclusion probabilities takes whole clusters "
@@ -442,6 +440,8 @@ def judged_ci(
     confidence: float = 0.95,
     strata: Hashable | None = None,
     inclusion: Hashable | None = None,
+    labels: Any = None,
+    on: Hashable | list[Hashable] | None = None,
     nest: bool = False,
     case: Hashable = "case",
     rerun: Hashable = "rerun",
@@ -502,6 +502,14 @@ def judged_ci(
         drawn with known unequal probabilities (rows or clusters labelled independently).
         Without it the probabilities are read from the counts: labelled clusters among the
         clusters of their stratum, labelled rows among the rows of their cluster.
+    labels : pandas, polars, pyarrow or dask table, optional
+        The human labels in a table of their own (a file of labels beside an eval log),
+        matched to the judged rows ``on=`` a key: its ``outcome`` column holds the labels.
+        Every label must name a judged row, each key once on either side; a judged row
+        without a label is unlabelled.
+    on : str or list of str, optional
+        The key that identifies a row in ``data`` and in ``labels`` (e.g. ``"sample_id"``,
+        or ``["sample_id", "epoch"]``); with ``labels=`` only.
     nest : bool, default False
         Cluster ids are local to their stratum (R survey's ``nest=TRUE``).
     case, rerun : str, default "case", "rerun"
@@ -518,6 +526,8 @@ def judged_ci(
     InvalidDataError
         No row labelled; a judge score missing on some row; an inclusion probability
         outside (0, 1] or missing on a labelled row.
+    AlignmentError
+        ``labels=`` holds a key no judged row has, or a key repeats in either table.
     TooFewClustersError
         Fewer than 2 clusters (in some stratum) hold labels.
 
@@ -551,8 +561,9 @@ def judged_ci(
     True
     """
     columns = adapters.columns_of(
-        data, outcome, by, judge=judge, strata=strata, inclusion=inclusion, layout=(case, rerun)
-    )
+        data, outcome, by, judge=judge, strata=strata, inclusion=inclusion, on=on,
+        layout=(case, rerun),
+    )  # fmt: skip
     options = opt.judged_options(
         columns,
         estimand=estimand,
@@ -562,4 +573,7 @@ def judged_ci(
         confidence=confidence,
         nest=nest,
     )
-    return build_judged_ci(adapters.judged_design(data, columns, nest=options.nest), options)
+    if on is not None and labels is None:
+        raise InvalidOptionError("on= matches labels= to the judged rows: pass labels= too")
+    design = adapters.judged_design(data, columns, nest=options.nest, labels=labels)
+    return build_judged_ci(design, options)

@@ -715,3 +715,51 @@ def test_gate_takes_the_power_of_its_plan_as_gate_does(tmp_path, capsys):
             report = cs.gate(small, "correct", by="task", at_least=0.6, power=power)
         assert needed[power] == report.gates[0].clusters_needed
     assert needed[0.95] > needed[0.8]
+
+
+def _judged_files(tmp_path):
+    import clusterstats as cs
+
+    hanna = cs.datasets.load("hanna").query("criterion == 'Coherence'")
+    judged, labels = tmp_path / "judged.csv", tmp_path / "labels.csv"
+    hanna.drop(columns="human_score").to_csv(judged, index=False)
+    kept = hanna[hanna["cluster"] < 24]
+    kept[["item", "human_score"]].to_csv(labels, index=False)
+    in_one = hanna.assign(human_score=hanna["human_score"].where(hanna["cluster"] < 24))
+    return in_one, judged, labels
+
+
+def test_judged_reaches_the_library_with_labels_from_a_file(tmp_path, capsys):
+    import clusterstats as cs
+
+    frame, judged, labels = _judged_files(tmp_path)
+    words = ["judged", str(judged), "--labels", str(labels), "--on", "item", "--outcome",
+             "human_score", "--judge", "judge_score", "--by", "cluster"]  # fmt: skip
+    for extra, options in (
+        ([], {}),
+        (["--weight", "0.5", "--target", "benchmark"], {"weight": 0.5, "target": "benchmark"}),
+        (["--estimand", "cluster_mean", "--method", "glide"],
+         {"estimand": "cluster_mean", "method": "glide"}),
+    ):  # fmt: skip
+        status, out, err = _run([*words, *extra, "--output", "json"], capsys)
+        assert status == 0, err
+        record = json.loads(out)
+        library = cs.judged_ci(frame, "human_score", "cluster", judge="judge_score", **options)
+        assert record["estimate"] == library.estimate
+        assert record["low"] == library.low
+        assert record["weight_method"] == library.weight_method
+
+
+def test_judged_refuses_a_label_for_a_row_the_judge_did_not_score(tmp_path, capsys):
+    _, judged, labels = _judged_files(tmp_path)
+    extra = pd.read_csv(labels)
+    pd.concat([extra, pd.DataFrame({"item": [99999], "human_score": [3.0]})]).to_csv(
+        labels, index=False
+    )
+    status, _, err = _run(
+        ["judged", str(judged), "--labels", str(labels), "--on", "item", "--outcome",
+         "human_score", "--judge", "judge_score", "--by", "cluster"],
+        capsys,
+    )  # fmt: skip
+    assert status != 0
+    assert "name no judged row" in err

@@ -333,3 +333,52 @@ def test_core_labelling_kinds() -> None:
     assert core.labelling_of(sums([3, 2, 4], [1, 1, 2])).kind == "rows"
     assert core.labelling_of(sums([3, 2, 4], [1, 0, 4])).kind == "clusters, then rows"
     assert core.labelling_of(sums([3, 2, 4], [3, 2, 4])).kind == "every row"
+
+
+# --- labels in a table of their own, matched on a key
+
+
+def _split(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The judged rows without labels, and a labels table keyed by (item, run)."""
+    judged = frame.drop(columns=["human", "human_full"])
+    labels = frame.loc[frame["human"].notna(), ["item", "run", "human"]].sample(
+        frac=1, random_state=0
+    )  # in another order: matching is by key, never by position
+    return judged, labels
+
+
+def test_labels_from_a_table_matched_on_a_key_give_the_same_result() -> None:
+    data = _whole_docs(_run(), 20)
+    judged, labels = _split(data)
+    res = cs.judged_ci(judged, "human", "doc", judge="judge", labels=labels, on=["item", "run"])
+    ref = cs.judged_ci(data, "human", "doc", judge="judge")
+    assert res == ref
+
+
+def test_a_label_for_a_row_the_judge_did_not_score_is_refused() -> None:
+    judged, labels = _split(_whole_docs(_run(), 20))
+    stray = pd.DataFrame({"item": ["nope"], "run": [0], "human": [3.0]})
+    with pytest.raises(cs.AlignmentError, match="1 of the .* labels name no judged row"):
+        cs.judged_ci(
+            judged, "human", "doc", judge="judge", labels=pd.concat([labels, stray]),
+            on=["item", "run"],
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("side", ["judged rows", "labels"])
+def test_a_repeated_key_is_refused(side: str) -> None:
+    judged, labels = _split(_whole_docs(_run(), 20))
+    if side == "labels":
+        labels = pd.concat([labels, labels.iloc[:1]])
+    else:
+        judged = pd.concat([judged, judged.iloc[:1]])
+    with pytest.raises(cs.AlignmentError, match=f"the {side} repeat the key"):
+        cs.judged_ci(judged, "human", "doc", judge="judge", labels=labels, on=["item", "run"])
+
+
+def test_labels_need_a_key() -> None:
+    judged, labels = _split(_whole_docs(_run(), 20))
+    with pytest.raises(cs.InvalidOptionError, match="pass on="):
+        cs.judged_ci(judged, "human", "doc", judge="judge", labels=labels)
+    with pytest.raises(cs.InvalidOptionError, match="pass labels= too"):
+        cs.judged_ci(judged, "human", "doc", judge="judge", on="item")

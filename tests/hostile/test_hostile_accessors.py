@@ -103,6 +103,7 @@ FRAME_CALLS = {
     "pass_at_k": lambda d, o: d.eval.pass_at_k(o, k=2),
     "pass_hat_k": lambda d, o: d.eval.pass_hat_k(o, k=2),
     "flakiness": lambda d, o: d.eval.flakiness(o),
+    "judged_ci": lambda d, o: d.eval.judged_ci(o, "g", judge="y"),
 }
 DATASET_CALLS = {
     "cluster_ci": lambda d, o: d.eval.cluster_ci(o),
@@ -118,6 +119,7 @@ DATASET_CALLS = {
     "pass_at_k": lambda d, o: d.eval.pass_at_k(o, k=2),
     "pass_hat_k": lambda d, o: d.eval.pass_hat_k(o, k=2),
     "flakiness": lambda d, o: d.eval.flakiness(o),
+    "judged_ci": lambda d, o: d.eval.judged_ci(o, judge="y"),
 }
 
 

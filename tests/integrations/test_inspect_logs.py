@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import clusterstats as cs
@@ -131,3 +132,33 @@ def test_annotate_skips_dict_valued_scorers_and_picks_one_on_request(tmp_path):
         annotate(COMPLETE, cluster="doc", scorer="nope", output=tmp_path / "x.eval")
     with pytest.raises(cs.InvalidInputError, match=r"metrics are dicts per score key"):
         annotate(COMPLETE, cluster="doc", scorer="details", output=tmp_path / "y.eval")
+
+
+def test_a_judges_scores_in_a_log_with_human_labels_from_a_file(tmp_path):
+    """The Inspect path of judged_ci: a scorer's values read from the log, human labels from
+    a file of their own matched by (sample id, epoch), the log's errored sample dropped
+    (a row the judge did not score cannot be in the run)."""
+    import warnings
+
+    import clusterstats as cs
+
+    log = cs.read_inspect(COMPLETE, score="includes").dropna(subset=["score"])
+    labelled = log[log["doc"].isin(["doc0", "doc1"])]
+    labels = labelled[["sample_id", "epoch"]].assign(human=1 - labelled["score"].to_numpy() * 0.5)
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.FewClustersWarning)
+        res = cs.judged_ci(
+            log, "human", "doc", judge="score", labels=pd.read_csv(tmp_path / "labels.csv"),
+            on=["sample_id", "epoch"], weight=0.5,
+        )  # fmt: skip
+        merged = log.merge(labels, on=["sample_id", "epoch"], how="left")
+        ref = cs.judged_ci(merged, "human", "doc", judge="score", weight=0.5)
+    assert res.estimate == pytest.approx(ref.estimate, rel=1e-12)
+    assert res.n_labelled == len(labels)
+    assert res.n_labelled_clusters == 2
+    with pytest.raises(cs.InvalidDataError, match="judge column 'score' is missing on"):
+        cs.judged_ci(
+            cs.read_inspect(COMPLETE, score="includes"), "human", "doc", judge="score",
+            labels=labels, on=["sample_id", "epoch"],
+        )  # fmt: skip

@@ -70,6 +70,11 @@ class _StatisticsAccessor:
         ``clusterstats.judged_ci``."""
         return judged.judged_ci(self._obj, outcome, by, **options)
 
+    def judged_delta(self, other, outcome, by=None, **options) -> Any:
+        """Paired difference with ``other`` from a judge and human labels; see
+        ``clusterstats.judged_delta``."""
+        return judged.judged_delta(self._obj, other, outcome, by, **options)
+
     def compare(self, outcome, by=None, **options) -> Any:
         """Many models on shared items; see ``clusterstats.compare``."""
         return slices.compare(self._obj, outcome, by, **options)

@@ -11,7 +11,7 @@ from clusterstats.stats.formulas import (
     rule_of_three,
     wilson_interval,
 )
-from clusterstats.stats.judged import judged_ci
+from clusterstats.stats.judged import judged_ci, judged_delta
 from clusterstats.stats.mean import cluster_ci, design_effect, icc
 from clusterstats.stats.missing import missing_report
 from clusterstats.stats.paired import paired_delta
@@ -33,6 +33,7 @@ __all__ = [
     "gate",
     "icc",
     "judged_ci",
+    "judged_delta",
     "kish_design_effect",
     "missing_report",
     "paired_delta",

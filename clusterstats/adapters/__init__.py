@@ -58,6 +58,7 @@ __all__ = [
     "in_slice",
     "is_dataset",
     "judged_design",
+    "judged_paired_design",
     "mean_design",
     "missing_reasons",
     "paired_design",
@@ -438,3 +439,34 @@ def judged_design(
         data = judged.with_labels(data, labels, columns)
     build, data = _dispatch(_JUDGED_DESIGNS, data, columns)
     return build(data, columns, nest=nest)
+
+
+def _judged_pairs(data: Any, other: Any, columns: Columns, **options: Any) -> Any:
+    _require_by(columns)
+    how = options.pop("how")
+    difference, one_side, (judge_range, human_range) = judged.paired_frame(
+        data, other, columns, how=how
+    )
+    design = judged.judged_design(difference, columns, **options)
+    return replace(design, judge_range=judge_range, human_range=human_range), one_side
+
+
+_JUDGED_PAIRED_DESIGNS: dict[str, Callable[..., Any]] = {
+    "pandas": _judged_pairs,
+    "arrays": _no_arrays("judged_delta names a judge column: pass two DataFrames, not arrays"),
+    "dask": _judged_pairs,
+    "xarray": _no_arrays(
+        "judged_delta matches two tables on a key; for a Dataset, lay each run out as a "
+        "frame (Dataset.to_dataframe()) with its item key"
+    ),
+}
+
+
+def judged_paired_design(
+    data: Any, other: Any, columns: Columns, *, how: str, nest: bool = False
+) -> tuple[JudgedDesign, int]:
+    """The per-cluster sums of ``judged_delta``: two judged runs matched item by item, the
+    judge's difference on every shared item, the labels' where both sides are labelled; and
+    how many items were labelled on one side only."""
+    build, data = _dispatch(_JUDGED_PAIRED_DESIGNS, data, columns, columns.given("on"))
+    return build(data, other, columns, how=how, nest=nest)

@@ -37,7 +37,7 @@ from clusterstats.errors import (
     InvalidOutcomeError,
 )
 
-__all__ = ["frame_of_dataset", "judged_design", "with_labels"]
+__all__ = ["frame_of_dataset", "judged_design", "paired_frame", "with_labels"]
 
 
 def _rows(frame: pd.DataFrame, mask: np.ndarray) -> list[Any]:
@@ -246,3 +246,65 @@ def with_labels(data: Any, labels: Any, columns: Columns) -> pd.DataFrame:
         )
     merged.index = judged.index
     return merged.drop(columns="_merge")
+
+
+def paired_frame(
+    data: Any, other: Any, columns: Columns, *, how: str
+) -> tuple[pd.DataFrame, int, tuple[tuple[float, float], tuple[float, float]]]:
+    """Two judged runs on the same items as one frame of differences, matched on
+    ``columns.on``: the judge's difference on every shared item, the human labels'
+    difference where both sides are labelled. Returns the frame and how many items carry a
+    label on one side only (unusable for the difference).
+
+    ``how="strict"`` refuses items judged on one side only; ``"inner"`` keeps the shared
+    ones. Also returns the ranges of the two runs' own judge scores and labels (the scale
+    check reads the runs, not their differences).
+    """
+    key = list(columns.on)
+    if not key:
+        raise InvalidOptionError(
+            "two judged runs are matched item by item on a key: pass on= (e.g. on='item')"
+        )
+    outcome, judge = columns.outcome, columns.judge
+    shared = [name for name in columns.names() if name not in (outcome, judge)]
+    sides = [_as_frame(side, [*dict.fromkeys([*shared, outcome, judge])], what)
+             for side, what in ((data, "data"), (other, "other"))]  # fmt: skip
+    for frame, what in zip(sides, ("first run", "second run"), strict=True):
+        repeated = _repeated(frame, key)
+        if repeated:
+            raise AlignmentError(
+                f"the {what} repeats the key {key if len(key) > 1 else key[0]!r} (e.g. "
+                f"{repeated}): each item needs its own key on each side"
+            )
+    merged = sides[0].merge(
+        sides[1][[*key, outcome, judge]], on=key, how="outer", suffixes=("", " (other)"),
+        indicator=True,
+    )  # fmt: skip
+    lonely = merged["_merge"] != "both"
+    if lonely.any() and how == "strict":
+        where = merged.loc[lonely, key].head(3).to_numpy().tolist()
+        raise AlignmentError(
+            f"{int(lonely.sum())} items are judged in one run only (e.g. {where}): both runs "
+            "must judge the same items; pass how='inner' to keep the shared ones"
+        )
+    merged = merged[~lonely.to_numpy()].reset_index(drop=True)
+    if len(merged) == 0:
+        raise AlignmentError(f"the two runs share no item on {key}")
+    first, second = (outcome_values(merged[name], name) for name in (outcome, f"{outcome} (other)"))
+    one_side = int((np.isnan(first) != np.isnan(second)).sum())
+    difference = merged[shared].assign(
+        **{
+            outcome: first - second,
+            judge: outcome_values(merged[judge], judge)
+            - outcome_values(merged[f"{judge} (other)"], judge),
+        }
+    )
+    scores = np.concatenate([outcome_values(merged[judge], judge),
+                             outcome_values(merged[f"{judge} (other)"], judge)])  # fmt: skip
+    labels = np.concatenate([first, second])
+    labels = labels[~np.isnan(labels)]
+    ranges = (
+        (float(np.nanmin(scores)), float(np.nanmax(scores))),
+        (float(labels.min()), float(labels.max())) if labels.size else (np.nan, np.nan),
+    )
+    return difference, one_side, ranges

@@ -33,7 +33,7 @@ from clusterstats.errors import (
     warn,
 )
 
-__all__ = ["JudgedCI", "build_judged_ci", "judged_ci"]
+__all__ = ["JudgedCI", "build_judged_ci", "judged_ci", "judged_delta"]
 
 #: Below this many labelled clusters, ``weight="auto"`` cross-fits the judge's weight
 #: (each labelled cluster's residual uses the weight tuned without it): with few labelled
@@ -120,6 +120,9 @@ class JudgedCI(Result):
         The labelling strata column.
     inclusion : str or None
         The column of stated inclusion probabilities.
+    sides : tuple of str, or None
+        ``judged_delta``: the two runs, the estimate being the first minus the second (every
+        estimate, bound and bias is of the difference); None for one run.
     notes : tuple of str
         The design read, the weight, and anything to know.
     """
@@ -155,6 +158,7 @@ class JudgedCI(Result):
     effective_labels: float
     strata: str | None = None
     inclusion: str | None = None
+    sides: tuple[str, str] | None = None
     notes: tuple[str, ...] = ()
 
     _html: ClassVar[tuple[tuple[str, str], ...]] = (
@@ -179,7 +183,10 @@ class JudgedCI(Result):
         return (self.low, self.high)
 
     def _label(self) -> str:
-        return f"{label_of(self.outcome, self.by)}, judged by {self.judge}"
+        what = label_of(self.outcome, self.by)
+        if self.sides is not None:
+            what = f"{what}: {self.sides[0]} - {self.sides[1]}"
+        return f"{what}, judged by {self.judge}"
 
     def _caption(self) -> str:
         return (
@@ -320,8 +327,15 @@ def _weight_choice(options: opt.JudgedOptions, labelled_clusters: int) -> float 
     return "cross-fitted" if labelled_clusters < CROSS_FIT_BELOW else "tuned"
 
 
-def build_judged_ci(design: JudgedDesign, options: opt.JudgedOptions) -> JudgedCI:
-    """``judged_ci`` on a design."""
+def build_judged_ci(
+    design: JudgedDesign,
+    options: opt.JudgedOptions,
+    *,
+    sides: tuple[str, str] | None = None,
+    one_side: int = 0,
+) -> JudgedCI:
+    """``judged_ci`` on a design; with ``sides``, the difference of two runs
+    (``judged_delta``), ``one_side`` items of which were labelled on one side only."""
     labelling = _check_design(design, options)
     sums = design.sums
     n_labelled_clusters = int(np.count_nonzero(sums.labelled))
@@ -345,6 +359,11 @@ def build_judged_ci(design: JudgedDesign, options: opt.JudgedOptions) -> JudgedC
         judge_part=False,
     )
     notes = _notes(design, labelling, weight, fitted, n_labelled_clusters, every_row)
+    if one_side:
+        notes.append(
+            f"{one_side:,} items carry a human label in one run only: the difference needs "
+            "both, so those labels are not used"
+        )
     n_labelled = int(sums.labelled.sum())
     effective = n_labelled * human.variance / fitted.variance if fitted.variance > 0 else math.nan
     return JudgedCI(
@@ -379,6 +398,7 @@ def build_judged_ci(design: JudgedDesign, options: opt.JudgedOptions) -> JudgedC
         effective_labels=effective,
         strata=design.strata,
         inclusion=design.inclusion,
+        sides=sides,
         notes=tuple(notes),
     )
 
@@ -577,3 +597,92 @@ def judged_ci(
         raise InvalidOptionError("on= matches labels= to the judged rows: pass labels= too")
     design = adapters.judged_design(data, columns, nest=options.nest, labels=labels)
     return build_judged_ci(design, options)
+
+
+def judged_delta(
+    data: Any,
+    other: Any,
+    outcome: Hashable,
+    by: opt.By | None = None,
+    *,
+    judge: Hashable,
+    on: Hashable | list[Hashable],
+    how: opt.How = "strict",
+    estimand: opt.Estimand = "pooled",
+    target: opt.Target = "population",
+    weight: opt.JudgeWeight | float = "auto",
+    method: opt.JudgedMethod = "two_phase",
+    confidence: float = 0.95,
+    strata: Hashable | None = None,
+    nest: bool = False,
+) -> JudgedCI:
+    """Paired difference of two models' human-label means, from a judge on every shared item
+    and human labels on a shared few (prediction-powered, clustered).
+
+    Both runs are judged on the same items, matched ``on=`` a key; an item's judge
+    difference is known everywhere, its human difference where both runs' answers are
+    labelled. The difference is then :func:`judged_ci`'s estimate of those differences, with
+    the same construction, weight and options: a judge whose bias is the same for both
+    models cancels in the difference, and the weight is tuned on the differences.
+
+    Parameters
+    ----------
+    data, other : pandas, polars, pyarrow or dask DataFrame
+        The two runs (the difference is ``data`` minus ``other``), one row per item; the
+        clusters (and strata) are read from ``data``.
+    outcome : str
+        The human label column of both runs (missing where unlabelled).
+    by : str or list of str
+        The cluster column(s).
+    judge : str
+        The judge's score column of both runs, on every item.
+    on : str or list of str
+        The item key matching the two runs.
+    how : {"strict", "inner"}, default "strict"
+        ``"strict"`` refuses an item judged in one run only; ``"inner"`` keeps the shared
+        items.
+    estimand, target, weight, method, confidence, strata, nest
+        As for :func:`judged_ci`.
+
+    Returns
+    -------
+    JudgedCI
+        Of the difference, with ``sides`` naming the two runs.
+
+    Raises
+    ------
+    AlignmentError
+        A key repeats in a run, or (``how="strict"``) an item is judged in one run only.
+
+    Examples
+    --------
+    Two of HANNA's story generators answer the same 96 prompts; humans rated both stories of
+    30 prompts:
+
+    >>> import clusterstats
+    >>> coh = clusterstats.datasets.load("hanna").query("criterion == 'Coherence'")
+    >>> coh = coh.assign(human=coh["human_score"].where(coh["cluster"] < 30))
+    >>> gpt2, human = (coh[coh["system"] == s] for s in ("GPT-2", "Human"))
+    >>> res = clusterstats.judged_delta(gpt2, human, "human", "cluster", judge="judge_score",
+    ...                                 on="cluster")
+    >>> res.sides, res.n_labelled, res.high < 0
+    (('GPT-2', 'Human'), 30, True)
+    """
+    columns = adapters.columns_of(
+        data, outcome, by, judge=judge, strata=strata, on=on
+    )  # fmt: skip
+    options = opt.judged_options(
+        columns,
+        estimand=estimand,
+        target=target,
+        weight=weight,
+        method=method,
+        confidence=confidence,
+        nest=nest,
+    )
+    how = opt.check_choice("how", how, ("strict", "inner"))
+    design, one_side = adapters.judged_paired_design(
+        data, other, columns, how=how, nest=options.nest
+    )
+    sides = adapters.side_names(data, other, columns) or ("data", "other")
+    return build_judged_ci(design, options, sides=sides, one_side=one_side)

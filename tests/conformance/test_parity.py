@@ -609,3 +609,35 @@ def test_judged_ci_parity(case: str, layout: str, judged_layouts: dict) -> None:
             reference,
             _quiet(lambda: data.eval.judged_ci("human", "doc", judge="judge", **options))[0],
         )
+
+
+def _judged_sides() -> tuple[pd.DataFrame, pd.DataFrame]:
+    frame = _eval_rows().dropna(subset=["score"])
+    keep = frame.groupby(["item", "run"])["model"].transform("size") == 3
+    frame = frame[keep]
+    labelled = frame["doc"].isin(sorted(frame["doc"].unique())[::3])
+    frame = frame.assign(judge=(frame["score"] / 10).clip(0, 1), human=frame["y"].where(labelled))
+    return frame[frame["model"] == "alpha"], frame[frame["model"] == "beta"]
+
+
+@pytest.mark.parametrize("layout", ["dask", "pyarrow", "polars"])
+def test_judged_delta_parity(layout: str) -> None:
+    a, b = _judged_sides()
+    reference, notes = _quiet(
+        lambda: cs.judged_delta(a, b, "human", "doc", judge="judge", on=["item", "run"])
+    )
+    if layout == "dask":
+        convert = lambda side: dd.from_pandas(side, npartitions=3)  # noqa: E731
+    elif layout == "pyarrow":
+        pa = pytest.importorskip("pyarrow")
+        convert = lambda side: pa.Table.from_pandas(side, preserve_index=False)  # noqa: E731
+    else:
+        pl = pytest.importorskip("polars")
+        convert = pl.from_pandas
+    result, other_notes = _quiet(
+        lambda: cs.judged_delta(
+            convert(a), convert(b), "human", "doc", judge="judge", on=["item", "run"]
+        )
+    )
+    assert_same(reference, result)
+    assert notes == other_notes

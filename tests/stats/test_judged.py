@@ -358,7 +358,7 @@ def test_labels_from_a_table_matched_on_a_key_give_the_same_result() -> None:
 def test_a_label_for_a_row_the_judge_did_not_score_is_refused() -> None:
     judged, labels = _split(_whole_docs(_run(), 20))
     stray = pd.DataFrame({"item": ["nope"], "run": [0], "human": [3.0]})
-    with pytest.raises(cs.AlignmentError, match="1 of the .* labels name no judged row"):
+    with pytest.raises(cs.AlignmentError, match=r"1 of the \d+ labels name no judged row"):
         cs.judged_ci(
             judged, "human", "doc", judge="judge", labels=pd.concat([labels, stray]),
             on=["item", "run"],
@@ -382,3 +382,80 @@ def test_labels_need_a_key() -> None:
         cs.judged_ci(judged, "human", "doc", judge="judge", labels=labels)
     with pytest.raises(cs.InvalidOptionError, match="pass labels= too"):
         cs.judged_ci(judged, "human", "doc", judge="judge", on="item")
+
+
+# --- two runs judged on the same items: the paired difference
+
+
+def _two_runs(seed: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Model A and model B answer the same items; the judge is lenient on some documents
+    for both models; humans labelled both answers of the items of 16 documents."""
+    frame = _run(seed)
+    rng = np.random.default_rng(seed)
+    other = frame.assign(
+        human_full=(frame["human_full"] - 0.3 + rng.normal(0, 0.5, len(frame))).clip(1, 5),
+    )
+    other = other.assign(judge=(other["judge"] - 0.2 + rng.normal(0, 0.3, len(frame))).clip(1, 5))
+    docs = rng.choice(frame["doc"].unique(), 16, replace=False)
+    a, b = (
+        side.assign(human=side["human_full"].where(side["doc"].isin(docs)), model=name)
+        for side, name in ((frame, "A"), (other, "B"))
+    )
+    return a, b
+
+
+def test_judged_delta_is_judged_ci_of_the_differences() -> None:
+    a, b = _two_runs()
+    res = _quiet(lambda: cs.judged_delta(a, b, "human", "doc", judge="judge", on=["item", "run"]))
+    difference = a.assign(human=a["human"] - b["human"], judge=a["judge"] - b["judge"])
+    with warnings.catch_warnings():  # the differences run on a scale of their own
+        warnings.simplefilter("ignore", cs.JudgeScaleWarning)
+        ref = _quiet(lambda: cs.judged_ci(difference, "human", "doc", judge="judge"))
+    assert res.sides == ("A", "B")
+    for field in ("estimate", "low", "high", "weight", "human_low", "judge_bias"):
+        assert _close(getattr(res, field), getattr(ref, field)), field
+    assert str(res).startswith("JudgedCI(human by doc: A - B, judged by judge;")
+
+
+def test_judged_delta_matches_by_key_not_position() -> None:
+    a, b = _two_runs()
+    shuffled = b.sample(frac=1, random_state=3)
+    on = ["item", "run"]
+    assert _quiet(lambda: cs.judged_delta(a, shuffled, "human", "doc", judge="judge", on=on)) == (
+        _quiet(lambda: cs.judged_delta(a, b, "human", "doc", judge="judge", on=on))
+    )
+
+
+def test_judged_delta_strict_and_inner() -> None:
+    a, b = _two_runs()
+    short = b.iloc[5:]
+    with pytest.raises(cs.AlignmentError, match="5 items are judged in one run only"):
+        cs.judged_delta(a, short, "human", "doc", judge="judge", on=["item", "run"])
+    res = _quiet(
+        lambda: cs.judged_delta(
+            a, short, "human", "doc", judge="judge", on=["item", "run"], how="inner"
+        )
+    )
+    assert res.n_rows == len(a) - 5
+
+
+def test_judged_delta_says_when_a_label_is_on_one_side_only() -> None:
+    a, b = _two_runs()
+    b = b.assign(human=b["human"].where(b.index % 7 != 0))
+    res = _quiet(lambda: cs.judged_delta(a, b, "human", "doc", judge="judge", on=["item", "run"]))
+    lost = int((a["human"].notna() & b["human"].isna()).sum())
+    assert lost > 0
+    assert any(f"{lost} items carry a human label in one run only" in n for n in res.notes)
+
+
+def test_judged_delta_refuses_a_dataset_and_repeated_keys() -> None:
+    a, b = _two_runs()
+    with pytest.raises(cs.AlignmentError, match="the second run repeats the key"):
+        cs.judged_delta(
+            a, pd.concat([b, b.iloc[:1]]), "human", "doc", judge="judge", on=["item", "run"]
+        )
+    dataset = cs.to_case_rerun(a, case="item", rerun="run", outcome=["human", "judge"])
+    with pytest.raises(cs.InvalidInputError, match="judged_delta matches two tables"):
+        cs.judged_delta(dataset, dataset, "human", judge="judge", on="item")
+    with pytest.raises(cs.InvalidOptionError, match="how must be one of"):
+        cs.judged_delta(a, b, "human", "doc", judge="judge", on="item", how="outer")

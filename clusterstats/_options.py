@@ -74,7 +74,7 @@ Adjust = Literal["holm", "bh", "none"]
 Orientation = Literal["as_given", "higher_minus_lower"]
 RankMethod = Literal["auto", "guarded", "t", "normal", "bootstrap"]
 Target = Literal["population", "benchmark"]
-JudgedMethod = Literal["two_phase", "glide", "ppi_py"]
+JudgedMethod = Literal["cr2", "cr1", "glide", "ppi_py"]
 JudgeWeight = Literal["auto", "tuned", "cross-fitted"]
 TARGETS: tuple[str, ...] = get_args(Target)
 JUDGED_METHODS: tuple[str, ...] = get_args(JudgedMethod)
@@ -772,7 +772,7 @@ class JudgedOptions:
     estimand: str = "pooled"
     target: str = "population"
     weight: float | str = "auto"
-    method: str = "two_phase"
+    method: str = "cr2"
     confidence: float = 0.95
     nest: bool = False
 
@@ -800,16 +800,16 @@ def judged_options(
         raise InvalidOptionError(f"weight must be a finite number, got {shown(weight)}")
     method = check_choice("method", method, JUDGED_METHODS)
     target = check_choice("target", target, TARGETS)
-    if method != "two_phase":
+    if method in ("glide", "ppi_py"):
         if target == "benchmark":
             raise InvalidOptionError(
                 f"method={method!r} (that peer's construction) estimates the population; "
-                "target='benchmark' needs method='two_phase'"
+                "target='benchmark' needs method='cr2' or 'cr1'"
             )
         if columns.inclusion is not None or columns.strata is not None:
             raise InvalidOptionError(
                 f"method={method!r} (that peer's construction) takes no inclusion= or "
-                "strata=; use method='two_phase'"
+                "strata=; use method='cr2' or 'cr1'"
             )
     return JudgedOptions(
         estimand=check_choice("estimand", estimand, ("pooled", "cluster_mean")),

@@ -1029,9 +1029,10 @@ def _judged_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--method",
-        default="two_phase",
+        default="cr2",
         choices=opt.JUDGED_METHODS,
-        help="two_phase (default), or a peer's construction: glide, ppi_py",
+        help="cr2 (default) or cr1: the two-phase variance with that small-sample "
+        "correction; or a peer's construction: glide, ppi_py",
     )
     _confidence_option(parser)
     parser.add_argument("--strata", help="labelling strata column (constant within clusters)")

@@ -51,6 +51,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from clusterstats.core.intervals import t_interval
+from clusterstats.core.variance import satterthwaite_df_cr2
 
 __all__ = [
     "ESTIMANDS",
@@ -58,10 +59,13 @@ __all__ = [
     "JudgedFit",
     "JudgedSums",
     "Labelling",
+    "PlanParts",
     "fit",
     "independent",
     "judge_only",
     "labelling_of",
+    "plan_parts",
+    "projected_variance",
     "tuned_weight",
 ]
 
@@ -156,9 +160,13 @@ class _Prepared(NamedTuple):
     within: tuple[Vector, Vector, Vector]
     """The second stage's within-cluster sums of squares of y, f and their products,
     each already scaled to the mean's units (the benchmark target's second stage)."""
+    judge_scale: Vector
+    """Per cluster: the factor on the judge's unit, 1 or CR2's (below)."""
+    residual_scale: Vector
+    """Per cluster: the factor on the labelled residual's unit, 1 or CR2's (below)."""
 
 
-def _prepare(sums: JudgedSums, estimand: str) -> _Prepared:
+def _prepare(sums: JudgedSums, estimand: str, small_sample: str = "cr1") -> _Prepared:
     has = sums.labelled > 0
     n = sums.rows
     strata = sums.strata
@@ -204,6 +212,7 @@ def _prepare(sums: JudgedSums, estimand: str) -> _Prepared:
             np.where(factor > 0, factor * (sums.judge_sq - r * mean_f**2), 0.0),
             np.where(factor > 0, factor * (sums.cross - r * mean_y * mean_f), 0.0),
         )
+    judge_scale, residual_scale = _cr2_scales(sums, size, size_hat, has, small_sample)
     return _Prepared(
         judge_mean=judge_mean,
         g1=g1,
@@ -216,7 +225,30 @@ def _prepare(sums: JudgedSums, estimand: str) -> _Prepared:
         share=share,
         unit=unit,
         within=within,
+        judge_scale=judge_scale,
+        residual_scale=residual_scale,
     )
+
+
+def _cr2_scales(
+    sums: JudgedSums, size: Vector, size_hat: Vector, has: NDArray[np.bool_], small_sample: str
+) -> tuple[Vector, Vector]:
+    """CR2's bias reduction (Bell & McCaffrey 2002) carried into the two-phase variance:
+    each unit divided by ``sqrt(1 - leverage)`` in place of CR1's ``G/(G-1)``, the judge's
+    units with their leverage among every cluster, the labelled residual's with theirs
+    among the labelled clusters of their stratum. With weight 0 this is CR2 of the labelled
+    rows; with every row labelled, CR2 of the labels (``core.variance.cluster_robust``)."""
+    ones = np.ones(size.size)
+    if small_sample == "cr1" or sums.stated:
+        return ones, ones
+    n_clusters = size.size
+    judge = np.sqrt((n_clusters - 1) / n_clusters / (1 - size / size.sum()))
+    strata = sums.strata
+    labelled_size = np.bincount(strata, weights=size_hat)[strata]
+    labelled = np.bincount(strata, weights=has.astype(float))[strata]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        residual = np.sqrt((labelled - 1) / labelled / (1 - size_hat / labelled_size))
+    return judge, np.where(has, residual, 1.0)
 
 
 def _residuals(sums: JudgedSums, prep: _Prepared, lam: float | Vector) -> tuple[float, Vector]:
@@ -245,8 +277,9 @@ def _variance(
     """The estimate's variance at weight ``lam`` (per cluster when cross-fitted), with the
     judge's part weighted ``lam_judge``."""
     has = prep.has
-    g = lam_judge * prep.g1
+    g = lam_judge * prep.g1 * prep.judge_scale
     _, e = _residuals(sums, prep, lam)
+    e = e * prep.residual_scale
     n_clusters = g.size
     if sums.stated:
         if target == "population":
@@ -304,9 +337,10 @@ class JudgedFit(NamedTuple):
 _LABELLED_FIELDS = ("labelled", "weight", "human", "judge", "human_sq", "judge_sq", "cross")
 
 
-def _cross_fitted(sums: JudgedSums, target: str, estimand: str, fallback: float) -> Vector:
-    """Each labelled cluster's weight, tuned with that cluster's labels left out (the
-    weight tuned on every cluster where leaving one out empties a stratum)."""
+def _cross_fitted(sums: JudgedSums, target: str, estimand: str, small_sample: str) -> Vector:
+    """Each labelled cluster's weight, tuned with that cluster's labels left out; 0 (the
+    labels alone) where leaving it out leaves its stratum fewer than 2 labelled clusters,
+    since a weight cannot be tuned on one."""
     weights = np.zeros(sums.rows.size)
     for cluster in np.flatnonzero(sums.labelled > 0):
         without = sums._replace(
@@ -314,9 +348,9 @@ def _cross_fitted(sums: JudgedSums, target: str, estimand: str, fallback: float)
         )
         labelling = labelling_of(without)
         if np.any(labelling.labelled_clusters < 2):
-            weights[cluster] = fallback
             continue
-        weights[cluster] = tuned_weight(without, _prepare(without, estimand), target, labelling)
+        prep = _prepare(without, estimand, small_sample)
+        weights[cluster] = tuned_weight(without, prep, target, labelling)
     return weights
 
 
@@ -333,6 +367,7 @@ def fit(
     target: str,
     weight: float | str,
     confidence: float,
+    small_sample: str = "cr2",
     judge_part: bool = True,
 ) -> JudgedFit:
     """The prediction-powered estimate, its variance, degrees of freedom and interval.
@@ -350,6 +385,10 @@ def fit(
         The judge's weight; a number is used as given.
     confidence : float
         Two-sided confidence level.
+    small_sample : {"cr2", "cr1"}
+        CR2's leverage correction with its Satterthwaite degrees of freedom (for the pooled
+        estimand), or CR1's ``G/(G-1)`` with the labelled clusters less the strata; a stated
+        design takes CR1's.
     judge_part : bool
         False drops the judge's mean over every row, leaving the labelled rows' mean of
         ``y - weight * f`` (the judge's bias, with ``weight=1`` and the sign turned).
@@ -359,7 +398,7 @@ def fit(
     JudgedFit
     """
     labelling = labelling_of(sums)
-    prep = _prepare(sums, estimand)
+    prep = _prepare(sums, estimand, small_sample)
     lam: float | Vector
     if weight in ("tuned", "cross-fitted") and labelling.kind == "every row":
         # Every row labelled: the estimate is the human labels' for any weight.
@@ -369,7 +408,7 @@ def fit(
         if weight == "tuned":
             lam = lam_judge = tuned
         else:
-            lam = _cross_fitted(sums, target, estimand, tuned)
+            lam = _cross_fitted(sums, target, estimand, small_sample)
             lam_judge = float(np.mean(lam[prep.has]))
     else:
         lam = lam_judge = float(weight)
@@ -379,13 +418,27 @@ def fit(
     if not judge_part:
         estimate -= float(lam) * prep.judge_mean
     variance = _variance(sums, prep, lam, lam_judge, target, labelling)
-    labelled = labelling.labelled_clusters
-    df = float(max(int(labelled.sum()) - int(np.count_nonzero(labelled)), 1))
+    df = _degrees_of_freedom(sums, prep, labelling, estimand, small_sample)
     lower, upper = t_interval(estimate, variance, df, confidence)
     shown = lam_judge if judge_part or not np.ndim(lam) else float(np.mean(lam[prep.has]))
     if not judge_part and not np.ndim(lam):
         shown = float(lam)
     return JudgedFit(estimate, variance, df, lower, upper, shown, labelling)
+
+
+def _degrees_of_freedom(
+    sums: JudgedSums, prep: _Prepared, labelling: Labelling, estimand: str, small_sample: str
+) -> float:
+    """Those of the labelled clusters: their number less the labelling strata, or for CR2
+    of a pooled mean in one stratum clubSandwich's Satterthwaite df of their sizes (as
+    ``cluster_ci(method="cr2")`` takes them)."""
+    labelled = labelling.labelled_clusters
+    plain = float(max(int(labelled.sum()) - int(np.count_nonzero(labelled)), 1))
+    one_stratum = labelled.size == 1
+    if small_sample == "cr1" or sums.stated or estimand != "pooled" or not one_stratum:
+        return plain
+    sizes = prep.size_hat[prep.has]
+    return satterthwaite_df_cr2(sizes, float(sizes.sum()))
 
 
 def independent(
@@ -426,12 +479,84 @@ def independent(
     return JudgedFit(estimate, variance, math.inf, lower, upper, lam, labelling_of(sums))
 
 
-def judge_only(sums: JudgedSums, *, estimand: str, confidence: float) -> JudgedFit:
-    """The judge's own mean over every row, with its clustered (CR1) interval: what the
-    judge alone reports, on its own scale and with its own bias."""
-    prep = _prepare(sums, estimand)
+def judge_only(
+    sums: JudgedSums, *, estimand: str, confidence: float, small_sample: str = "cr2"
+) -> JudgedFit:
+    """The judge's own mean over every row, with its clustered interval (CR2 or CR1, as
+    :func:`fit`): what the judge alone reports, on its own scale and with its own bias."""
+    prep = _prepare(sums, estimand, small_sample)
     n_clusters = sums.rows.size
-    variance = float(np.sum(prep.g1**2)) / (n_clusters * (n_clusters - 1))
+    variance = float(np.sum((prep.g1 * prep.judge_scale) ** 2)) / (n_clusters * (n_clusters - 1))
     df = float(n_clusters - 1)
+    if small_sample == "cr2" and estimand == "pooled":
+        df = satterthwaite_df_cr2(sums.rows, float(sums.rows.sum()))
     lower, upper = t_interval(prep.judge_mean, variance, df, confidence)
     return JudgedFit(prep.judge_mean, variance, df, lower, upper, 1.0, labelling_of(sums))
+
+
+class PlanParts(NamedTuple):
+    """What a pilot says about the variance of a labelling design to come, at the pilot's
+    weight: the two-phase variance as a function of the labelled clusters ``m`` and the
+    labelled rows per cluster ``r`` (one labelling stratum, estimated design)."""
+
+    judge_spread: float
+    """``S2_g``: the spread of the judge's units over every cluster."""
+    cross: float
+    """``S_ge``: their covariance with the labelled residual's units."""
+    between: float
+    """``S2_e``: the spread of the clusters' true residual units (the labels' part no
+    judge removes), the within-cluster noise of the pilot's labels taken out."""
+    within: Vector
+    """Per pilot cluster: ``s_c**2 * sigma2_w``, so that labelling ``r`` of its ``n_c`` rows
+    adds ``within_c * (1/r - 1/n_c)`` to its unit's variance."""
+    rows: Vector
+    """Rows per pilot cluster."""
+
+
+def plan_parts(sums: JudgedSums, *, estimand: str, weight: float) -> PlanParts:
+    """The pieces of :func:`projected_variance` from a pilot's sums at ``weight``."""
+    prep = _prepare(sums, estimand)
+    has = prep.has
+    g = weight * prep.g1
+    _, e = _residuals(sums, prep, weight)
+    n_clusters = g.size
+    m = int(has.sum())
+    stage = n_clusters / m
+    judge_spread = float(np.sum(g**2)) / (n_clusters - 1)
+    cross = float(np.sum(np.where(has, stage * g * e, 0.0))) / (n_clusters - 1)
+    spread = float(np.sum(e[has] ** 2)) / (m - 1)
+    # the within-cluster variance of y - weight * f, pooled over clusters with two labels
+    r = sums.labelled
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_y, mean_f = sums.human / r, sums.judge / r
+        squares = (
+            sums.human_sq - r * mean_y**2
+            - 2 * weight * (sums.cross - r * mean_y * mean_f)
+            + weight**2 * (sums.judge_sq - r * mean_f**2)
+        )  # fmt: skip
+    two = r > 1
+    sigma2 = float(np.sum(squares[two]) / np.sum(r[two] - 1)) if two.any() else 0.0
+    n = sums.rows
+    # a unit is the cluster's mean, weighted by its size for the pooled estimand
+    within = sigma2 * ((n / n.mean()) ** 2 if estimand == "pooled" else np.ones_like(n))
+    pilot_noise = np.where(has & (r < n), within * (1 / np.maximum(r, 1) - 1 / n), 0.0)
+    between = max(spread - float(pilot_noise[has].mean()), 0.0)
+    return PlanParts(judge_spread, cross, between, within, n)
+
+
+def projected_variance(
+    parts: PlanParts, *, clusters: int, labelled: int, per_cluster: float, target: str
+) -> float:
+    """The two-phase variance of a run of ``clusters`` clusters like the pilot's, labelling
+    ``per_cluster`` rows (at most all) in each of ``labelled`` clusters drawn at random.
+
+    The population's is ``(S2_g + 2 S_ge + S2_e + w) / C + (1/m - 1/C) (S2_e + w)``, the
+    benchmark's ``(1/m - 1/C) S2_e + w / m``, with ``w`` the mean within-cluster noise of
+    ``per_cluster`` labels (the classic two-stage variance, Cochran 1977, section 10.2).
+    """
+    r = np.minimum(per_cluster, parts.rows)
+    noise = float(np.mean(parts.within * (1 / r - 1 / parts.rows)))
+    if target == "benchmark":
+        return (1 / labelled - 1 / clusters) * parts.between + noise / labelled
+    first = parts.judge_spread + 2 * parts.cross + parts.between + noise
+    return max(first, 0.0) / clusters + (1 / labelled - 1 / clusters) * (parts.between + noise)

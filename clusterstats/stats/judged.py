@@ -80,9 +80,10 @@ class JudgedCI(Result):
         What is estimated: the population the clusters are drawn from (documents like
         these), or this benchmark's own full-run score (the mean the human labels would have
         on every row of this run).
-    method : {"two_phase", "glide", "ppi_py"}
-        The construction: ``"two_phase"`` takes the labelled rows as a subsample of the
-        judged run; ``"glide"`` and ``"ppi_py"`` are those peers', labelled and unlabelled
+    method : {"cr2", "cr1", "glide", "ppi_py"}
+        The construction: ``"cr2"`` and ``"cr1"`` take the labelled rows as a subsample of
+        the judged run (the two-phase variance, with CR2's or CR1's small-sample
+        correction); ``"glide"`` and ``"ppi_py"`` are those peers', labelled and unlabelled
         clusters as two independent samples, a normal quantile.
     labelling : str
         The labelling design the labels show: ``"clusters"`` (whole clusters),
@@ -294,7 +295,7 @@ def _check_design(design: JudgedDesign, options: opt.JudgedOptions) -> core.Labe
                 f"method={options.method!r} takes the unlabelled clusters as a sample of their "
                 "own, "
                 f"but every cluster holds labels ({_LABELLING[labelling.kind]}); use "
-                "method='two_phase'"
+                "method='cr2'"
             )
         if options.estimand == "pooled" and np.any(sums.rows > 1):
             raise InvalidOptionError(
@@ -319,6 +320,14 @@ def _check_design(design: JudgedDesign, options: opt.JudgedOptions) -> core.Labe
                 "target='population' (whose variance does not need it)"
             )
     return labelling
+
+
+def _weight_method(weight: float | str, method: str) -> str:
+    """How the weight was chosen, as the result reports it: the peers tune theirs by their
+    own formula, never cross-fitted."""
+    if isinstance(weight, float):
+        return "given"
+    return "tuned" if method in _PEERS else weight
 
 
 def _weight_choice(options: opt.JudgedOptions, labelled_clusters: int) -> float | str:
@@ -347,18 +356,25 @@ def build_judged_ci(
         fitted = core.independent(sums, weight=weight, confidence=options.confidence, ddof=ddof)
         human = core.independent(sums, weight=0.0, confidence=options.confidence, ddof=ddof)
     else:
+        common["small_sample"] = options.method
         fitted = core.fit(sums, **common, weight=weight, confidence=options.confidence)
         human = core.fit(sums, **common, weight=0.0, confidence=options.confidence)
-    judge = core.judge_only(sums, estimand=options.estimand, confidence=options.confidence)
+    small_sample = "cr1" if options.method == "cr1" else "cr2"
+    judge = core.judge_only(
+        sums, estimand=options.estimand, confidence=options.confidence, small_sample=small_sample
+    )
     residual = core.fit(
         sums,
         estimand=options.estimand,
         target="population",
         weight=1.0,
         confidence=options.confidence,
+        small_sample=small_sample,
         judge_part=False,
     )
-    notes = _notes(design, labelling, weight, fitted, n_labelled_clusters, every_row)
+    notes = _notes(
+        design, labelling, options.method, weight, fitted, n_labelled_clusters, every_row
+    )
     if one_side:
         notes.append(
             f"{one_side:,} items carry a human label in one run only: the difference needs "
@@ -381,7 +397,7 @@ def build_judged_ci(
         high=fitted.upper,
         df=fitted.df,
         weight=fitted.weight,
-        weight_method="given" if isinstance(weight, float) else weight,
+        weight_method=_weight_method(weight, options.method),
         n_rows=int(sums.rows.sum()),
         n_labelled=n_labelled,
         n_clusters=int(sums.rows.size),
@@ -406,6 +422,7 @@ def build_judged_ci(
 def _notes(
     design: JudgedDesign,
     labelling: core.Labelling,
+    method: str,
     weight: float | str,
     fitted: core.JudgedFit,
     n_labelled_clusters: int,
@@ -417,7 +434,7 @@ def _notes(
             "every row holds a human label: the judge adds nothing, and this is the clustered "
             "interval of the labels"
         )
-    if weight == "cross-fitted":
+    if weight == "cross-fitted" and method not in _PEERS:
         notes.append(
             f"judge weight cross-fitted: fewer than {CROSS_FIT_BELOW} labelled clusters, so "
             "each labelled cluster's correction uses the weight tuned without it"
@@ -456,7 +473,7 @@ def judged_ci(
     estimand: opt.Estimand = "pooled",
     target: opt.Target = "population",
     weight: opt.JudgeWeight | float = "auto",
-    method: opt.JudgedMethod = "two_phase",
+    method: opt.JudgedMethod = "cr2",
     confidence: float = 0.95,
     strata: Hashable | None = None,
     inclusion: Hashable | None = None,
@@ -502,13 +519,17 @@ def judged_ci(
         cluster's weight without that cluster. ``"auto"`` cross-fits below 50 labelled
         clusters and tunes above. A number is used as given: 0 ignores the judge (the human
         labels alone), 1 is plain prediction-powered inference.
-    method : {"two_phase", "glide", "ppi_py"}, default "two_phase"
-        ``"two_phase"``: the labelled rows are a subsample of the judged run, drawn as the
-        design shows (whole clusters, rows inside clusters, by stratum) or with the stated
-        probabilities; the variance is the two-phase variance, with the degrees of freedom of
-        the labelled clusters. ``"glide"``: glide's ``ClusteredPPIMeanEstimator``, each
-        cluster one unit (its means, whole clusters labelled), the labelled and unlabelled
-        clusters two independent samples, the judge's mean over the unlabelled ones, sample
+    method : {"cr2", "cr1", "glide", "ppi_py"}, default "cr2"
+        ``"cr2"``: the labelled rows are a subsample of the judged run, drawn as the design
+        shows (whole clusters, rows inside clusters, by stratum) or with the stated
+        probabilities; the variance is the two-phase variance with CR2's bias reduction
+        (Bell & McCaffrey 2002: each cluster's unit divided by the square root of one minus
+        its leverage) and, for the pooled mean, clubSandwich's Satterthwaite degrees of
+        freedom of the labelled clusters' sizes (else their number less the labelling
+        strata). ``"cr1"``: the same with CR1's ``G/(G-1)``. A stated design takes CR1's.
+        ``"glide"``: glide's ``ClusteredPPIMeanEstimator``, each cluster one unit (its
+        means, whole clusters labelled), the labelled and unlabelled clusters two
+        independent samples, the judge's mean over the unlabelled ones, sample
         variances and a normal quantile. ``"ppi_py"``: the same with population variances,
         which with clusters of one row is ``ppi_py.ppi_mean_ci``. Both ignore that the
         labelled clusters were drawn from the judged ones; they are here to compare with.
@@ -561,9 +582,10 @@ def judged_ci(
 
     Notes
     -----
-    Every row labelled gives the clustered interval of the labels for any weight; weight 0
-    gives the clustered interval of the labelled rows alone (weighted by their inverse
-    inclusion probabilities). Coverage on simulated grids and on HANNA and Topical-Chat used
+    Every row labelled gives ``cluster_ci`` of the labels (with ``method="cr2"`` or
+    ``"cr1"`` alike) for any weight; weight 0 gives ``cluster_ci`` of the labelled rows alone
+    (with ``method="cr1"``, weighted by their inverse inclusion probabilities when the rates
+    differ between clusters). Coverage on simulated grids and on HANNA and Topical-Chat used
     as populations is in the documentation's *Judge and humans* page.
 
     Examples
@@ -611,7 +633,7 @@ def judged_delta(
     estimand: opt.Estimand = "pooled",
     target: opt.Target = "population",
     weight: opt.JudgeWeight | float = "auto",
-    method: opt.JudgedMethod = "two_phase",
+    method: opt.JudgedMethod = "cr2",
     confidence: float = 0.95,
     strata: Hashable | None = None,
     nest: bool = False,

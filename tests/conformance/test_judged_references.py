@@ -124,11 +124,14 @@ def test_the_standard_error_beside_surveys(design: str) -> None:
     two-phase variance written with the calibrated row count and the with-replacement
     phase-one term, where ours linearises the labelled rows' own mean (so that weight 0 is
     the clustered interval of the labelled rows) and takes the phase-one term without bias:
-    the two agree to first order, and here to within 5% (+4.0% and -2.1%)."""
+    the two agree to first order, and here to within 5% (+4.0% and -2.1%). survey has no CR2,
+    so the comparison is of ``method="cr1"``."""
     reference = _load("judged_survey.json")[design]
     data = _fixture(DESIGNS[design])
     slope = reference["greg_regression"]["slope"]
-    res = _quiet(lambda: cs.judged_ci(data, "human", "cluster", judge="judge", weight=slope))
+    res = _quiet(
+        lambda: cs.judged_ci(data, "human", "cluster", judge="judge", weight=slope, method="cr1")
+    )
     survey = reference["phase1_probs"]["greg_mean"]["se"]
     assert abs(res.se / survey - 1) < 0.05
     assert res.se > reference["greg_mean"]["se"]  # survey's default, rows independent
@@ -138,16 +141,17 @@ def test_mu284_calibrated_two_phase() -> None:
     """survey's ``mu284`` (5 first-stage clusters of 3 or 4 rows; the judge an artificial
     ``y2``, 3 of the 5 clusters labelled, ``tests/r/judged.R``): the estimates agree. The
     standard errors, with 3 labelled clusters of 5, are those of four different small-sample
-    choices: ours 2.392 (2 degrees of freedom), survey's default 2.139 (phase-one rows
-    independent), with phase-one ``fpc = n1`` 1.645, with phase-one probabilities 1.496; the
-    documentation's *Judge and humans* page shows them side by side."""
+    choices: ours 2.392 (``method="cr1"``, 2 degrees of freedom), survey's default 2.139
+    (phase-one rows independent), with phase-one ``fpc = n1`` 1.645, with phase-one
+    probabilities 1.496; the documentation's *Judge and humans* page shows them side by
+    side."""
     reference = _load("judged_survey.json")["mu284_calibrated"]
     mu = pd.read_csv(REFERENCE / "data" / "mu284.csv")
     mu = mu.assign(
         y2=reference["y2"], human=mu["y1"].where(mu["id1"].isin(reference["labelled_id1"]))
     )
     slope = reference["greg_regression"]["slope"]
-    res = _quiet(lambda: cs.judged_ci(mu, "human", "id1", judge="y2", weight=slope))
+    res = _quiet(lambda: cs.judged_ci(mu, "human", "id1", judge="y2", weight=slope, method="cr1"))
     assert math.isclose(res.estimate, reference["greg_mean"]["estimate"], rel_tol=1e-10)
     assert math.isclose(res.human_estimate, reference["human_only"]["estimate"], rel_tol=1e-10)
     assert res.df == 2

@@ -81,6 +81,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from coverage_real_data import monte_carlo_floor  # studies/, beside this script
+from scipy import stats
 
 import clusterstats
 from clusterstats._design import JudgedDesign
@@ -707,7 +709,7 @@ def cells_table(rows: list[dict], source: str) -> list[str]:
                 entries.append("–")
                 continue
             text = f"{r['coverage']:.1f}"
-            if m in PPI_METHODS and r["coverage"] < (94 if r["labelled_clusters"] >= 20 else 92):
+            if m in PPI_METHODS and r["coverage"] < _goal(r):
                 text = f"**{text}**"
             entries.append(text)
         lines.append(
@@ -752,9 +754,203 @@ def hanna_gain(rows: list[dict], design: str, size: int) -> list[str]:
     return lines
 
 
+def _median(rows: list[dict], key: str = "coverage") -> float:
+    return float(np.median([r[key] for r in rows])) if rows else math.nan
+
+
+def _pairs(rows: list[dict], a: str, b: str, keep) -> list[tuple[dict, dict]]:
+    """The cells where both ``a`` and ``b`` ran and ``keep`` holds, as (a's row, b's row)."""
+    by_cell: dict[tuple, dict] = {}
+    for r in rows:
+        by_cell.setdefault(_cell_key(r), {})[r["method"]] = r
+    return [(c[a], c[b]) for c in by_cell.values() if a in c and b in c and keep(c[a])]
+
+
+def comparisons(rows: list[dict]) -> list[str]:
+    """The questions about the defaults, answered from the cells (same draws)."""
+    lines = [
+        "## The choices behind the default, on the same draws",
+        "",
+        "| question | cells | coverage (median; worst) | mean width ÷ humans' (median) |",
+        "|---|---|---|---|",
+    ]
+
+    def row(question: str, pairs: list[tuple[dict, dict]], names: tuple[str, str]) -> None:
+        if not pairs:
+            return
+        cov = "; ".join(
+            f"`{n}` {_median(side):.1f} ({min(r['coverage'] for r in side):.1f})"
+            for n, side in zip(names, zip(*pairs, strict=True), strict=True)
+        )
+        width = "; ".join(
+            f"`{n}` {_median(side, 'width_ratio'):.2f}"
+            for n, side in zip(names, zip(*pairs, strict=True), strict=True)
+        )
+        lines.append(f"| {question} | {len(pairs)} | {cov} | {width} |")
+
+    few = CROSS_FIT_BELOW
+    for part in ("simulated", "real"):
+        row(
+            f"{part}: cross-fitted or tuned weight, fewer than {few} labelled clusters",
+            _pairs(
+                rows,
+                "cross-fitted",
+                "tuned",
+                lambda r, part=part: r["source"] == part and r["labelled_clusters"] < few,
+            ),
+            ("cross-fitted", "tuned"),
+        )
+    row(
+        f"simulated: cross-fitted or tuned weight, {few} or more labelled clusters",
+        _pairs(
+            rows,
+            "cross-fitted",
+            "tuned",
+            lambda r: r["source"] == "simulated" and r["labelled_clusters"] >= few,
+        ),
+        ("cross-fitted", "tuned"),
+    )
+    for estimand in ESTIMANDS:
+        row(
+            f"simulated, estimand `{estimand}`: the default beside the humans alone",
+            _pairs(
+                rows,
+                "judged",
+                "humans alone",
+                lambda r, e=estimand: r["source"] == "simulated" and r["estimand"] == e,
+            ),
+            ("judged", "humans alone"),
+        )
+    for target in TARGETS:
+        for design in ("clusters", "rows"):
+            row(
+                f"target `{target}`, labelled by {design}: the default beside the humans alone",
+                _pairs(
+                    rows,
+                    "judged",
+                    "humans alone",
+                    lambda r, t=target, d=design: r["target"] == t and r["design"] == d,
+                ),
+                ("judged", "humans alone"),
+            )
+    row(
+        "population target, whole clusters, clusters as units: the default beside "
+        "`independent` (ppi_py's and glide's construction)",
+        _pairs(rows, "judged", "independent", lambda r: True),
+        ("judged", "independent"),
+    )
+    row(
+        "the default beside `ppi_py iid` (every row its own unit)",
+        _pairs(rows, "judged", "ppi_py iid", lambda r: True),
+        ("judged", "ppi_py iid"),
+    )
+    judged = [r for r in rows if r["method"] == "judged"]
+    for part, (band, low, high) in itertools.product(("simulated", "real"), BANDS[1:]):
+        sel = [r for r in judged if r["source"] == part and low <= r["labelled_clusters"] <= high]
+        if sel:
+            draws = int(np.median([r["draws"] for r in sel]))
+            lines.append(
+                f"| Monte Carlo floor, {part}: the expected worst of {len(sel)} cells "
+                f"({band} labelled clusters) of a calibrated 95% interval at {draws:,} draws "
+                f"| {len(sel)} | {monte_carlo_floor(draws, len(sel)):.1f} | |"
+            )
+    return lines
+
+
+def _goal(r: dict) -> float:
+    """The coverage goal of a cell's band (none below 10 labelled clusters)."""
+    m = r["labelled_clusters"]
+    return 94.0 if m >= 20 else 92.0 if m >= 10 else -math.inf
+
+
+def noise_misses(cells: list[dict]) -> float:
+    """The expected number of ``cells`` below their goal were the interval's coverage exactly
+    95%: the misses that Monte Carlo noise alone makes."""
+    return float(
+        sum(
+            stats.binom.cdf(math.ceil(_goal(r) * r["draws"] / 100) - 1, r["draws"], CONFIDENCE)
+            for r in cells
+        )
+    )
+
+
+def in_brief(rows: list[dict]) -> list[str]:
+    """What the cells say, in numbers computed from them."""
+    by_cell: dict[tuple, dict] = {}
+    for r in rows:
+        by_cell.setdefault(_cell_key(r), {})[r["method"]] = r
+    graded = [c for c in by_cell.values() if c["judged"]["labelled_clusters"] >= 10]
+    missed = [c for c in graded if c["judged"]["coverage"] < _goal(c["judged"])]
+    humans_too = [c for c in missed if c["humans alone"]["coverage"] < _goal(c["judged"])]
+    gap = [c["judged"]["coverage"] - c["humans alone"]["coverage"] for c in missed]
+    lines = ["## In brief", ""]
+    for part in ("simulated", "real"):
+        mine = [c for c in graded if c["judged"]["source"] == part]
+        miss = [c for c in missed if c["judged"]["source"] == part]
+        if not mine:
+            continue
+        worst = min(mine, key=lambda c: c["judged"]["coverage"])["judged"]
+        lines.append(
+            f"- {part.capitalize()}: `judged` misses its goal in {len(miss)} of {len(mine)} "
+            f"cells with 10 or more labelled clusters (an exactly calibrated 95% interval "
+            f"would miss in about {noise_misses([c['judged'] for c in mine]):.0f} of them by "
+            f"Monte Carlo noise alone); its worst is {worst['coverage']:.1f}% "
+            f"± {worst['mc_se']:.1f} ({_where(worst)})."
+        )
+    if missed:
+        lines.append(
+            f"- Where `judged` misses, `humans alone` (the same construction with weight 0) "
+            f"misses the same goal in {len(humans_too)} of the {len(missed)} cells; `judged` "
+            f"minus `humans alone` there: median {np.median(gap):+.1f} points, range "
+            f"{min(gap):+.1f} to {max(gap):+.1f}. Most of the shortfall is the two-phase "
+            "variance with its t quantile on the labelled clusters' degrees of freedom (a "
+            "linearised, CR1-like variance), which the judge inherits, not the judge's doing."
+        )
+    whole = [
+        c
+        for c in by_cell.values()
+        if c["judged"]["source"] == "simulated" and c["judged"]["design"] == "clusters"
+    ]
+    for estimand in ESTIMANDS:
+        sel = [c["humans alone"] for c in whole if c["judged"]["estimand"] == estimand]
+        if sel:
+            lines.append(
+                f"- Simulated, whole clusters labelled, estimand `{estimand}`: `humans alone` "
+                f"covers {_median(sel):.1f}% in the median cell (worst "
+                f"{min(r['coverage'] for r in sel):.1f}%): "
+                + (
+                    "the pooled mean is a ratio over labelled clusters of uneven sizes (CV "
+                    f"{SIZE_CV:g}), whose linearised variance is short with few clusters."
+                    if estimand == "pooled"
+                    else "the mean of cluster means is a plain mean over labelled clusters."
+                )
+            )
+    two = [c for c in by_cell.values() if c["judged"]["labelled_clusters"] == 2]
+    if two:
+        shown = ", ".join(
+            f"{c['judged']['coverage']:.1f}% ({c['judged']['estimand']}, "
+            f"{c['judged']['target']}; humans alone {c['humans alone']['coverage']:.1f}%)"
+            for c in two
+        )
+        lines.append(
+            "- With 2 labelled clusters, cross-fitting cannot leave one out (a stratum would "
+            "keep 1), so `auto` falls back to the tuned weight on the same 2 clusters: "
+            f"`judged` covers {shown}."
+        )
+    over = [c for c in by_cell.values() if c["judged"]["width_ratio"] > width_goal(c["judged"])]
+    widest = max((c["judged"] for c in over), key=lambda r: r["width_ratio"], default=None)
+    lines.append(
+        f"- Width: `judged`'s mean width is above `humans alone`'s × (1 + 1/labelled "
+        f"clusters) in {len(over)} of {len(by_cell)} cells"
+        + (f"; the widest, {widest['width_ratio']:.2f} ×, is {_where(widest)}." if over else ".")
+    )
+    return lines
+
+
 def render(rows: list[dict]) -> str:
     seconds = sum({_cell_key(r)[:6]: r["cell_seconds"] for r in rows}.values())
     n_cells = len({_cell_key(r) for r in rows})
+    n_runs = len({_cell_key(r)[:6] for r in rows})
     draw_counts = sorted({r["draws"] for r in rows})
     se = 100 * math.sqrt(CONFIDENCE * (1 - CONFIDENCE) / max(draw_counts))
     se_few = 100 * math.sqrt(CONFIDENCE * (1 - CONFIDENCE) / min(draw_counts))
@@ -764,14 +960,15 @@ def render(rows: list[dict]) -> str:
         "",
         "<!-- generated by studies/coverage_judged.py; do not edit by hand -->",
         "",
-        f"Produced by `python studies/coverage_judged.py` (seed {SEED}; "
-        f"{' or '.join(f'{d:,}' for d in reversed(draw_counts))} draws per cell: "
-        f"{DRAWS:,} for simulated cells with fewer than 30 labelled clusters, {MANY_DRAWS:,} "
-        f"with 30 to 99, {MOST_DRAWS:,} with 100 or more, {REAL_DRAWS:,} for real cells; "
-        f"{n_cells} cells) "
-        f"with clusterstats {clusterstats.__version__}, numpy {np.__version__}, Python "
+        f"Produced by `python studies/coverage_judged.py` (seed {SEED}) with clusterstats "
+        f"{clusterstats.__version__}, numpy {np.__version__}, Python "
         f"{platform.python_version()}, in {seconds / 60:.1f} minutes on one core of a "
-        f"{platform.machine()} machine ({os.cpu_count()} cores shared). Every cell is in "
+        f"{platform.machine()} machine ({os.cpu_count()} cores shared with other work): "
+        f"{n_runs} sets of draws, each scored for every estimand and target ({n_cells} "
+        f"cells). Draws per set: {DRAWS:,} for simulated sets with fewer than 30 labelled "
+        f"clusters, {MANY_DRAWS:,} with 30 to 99, {MOST_DRAWS:,} with 100 or more (cross-"
+        f"fitting leaves out each labelled cluster in turn, which is what costs), "
+        f"{REAL_DRAWS:,} for the real populations. Every cell is in "
         "[coverage-judged.csv](coverage-judged.csv).",
         "",
         "## What is measured",
@@ -803,8 +1000,10 @@ def render(rows: list[dict]) -> str:
         "",
         f"Monte Carlo SE of one cell's coverage near 95%: {se:.2f} points at "
         f"{max(draw_counts):,} draws, {se_few:.2f} at {min(draw_counts):,}; each cell's own SE "
-        "is in the CSV (`mc_se`). Over many cells the worst one sits below 95% by noise alone: "
-        "over 100 cells of 1,000 draws, a calibrated interval's worst cell is near 93.2%.",
+        "is in the CSV (`mc_se`). Over many cells the worst one sits below 95% by noise alone "
+        "(the Monte Carlo floor, in the last rows of the comparisons below).",
+        "",
+        *in_brief(rows),
         "",
         "## The goals",
         "",
@@ -829,12 +1028,7 @@ def render(rows: list[dict]) -> str:
                     f"| `{method}` | {goal} | {value} | {'yes' if met else '**no**'} | {where} |"
                 )
         lines.append("")
-    failing = [
-        r
-        for r in judged
-        if (r["labelled_clusters"] >= 20 and r["coverage"] < 94)
-        or (10 <= r["labelled_clusters"] < 20 and r["coverage"] < 92)
-    ]
+    failing = [r for r in judged if r["coverage"] < _goal(r)]
     lines += [
         f"Cells where `judged` misses its coverage goal ({len(failing)} of "
         f"{len(judged)}; the bands below 10 labelled clusters have no goal):",
@@ -855,7 +1049,7 @@ def render(rows: list[dict]) -> str:
         )
     if not failing:
         lines.append("| (none) | | | | | |")
-    lines += ["", "## Summary per method", ""]
+    lines += ["", *comparisons(rows), "", "## Summary per method", ""]
     lines += [
         "Coverage (%) by labelled clusters, worst and median over the cells; the width is the "
         "median over cells of the mean width relative to `humans alone`.",

@@ -937,6 +937,27 @@ def in_brief(rows: list[dict]) -> list[str]:
             "keep 1), so `auto` falls back to the tuned weight on the same 2 clusters: "
             f"`judged` covers {shown}."
         )
+    for design in ("clusters", "rows"):
+        few = [
+            c
+            for c in by_cell.values()
+            if c["judged"]["design"] == design
+            and c["judged"]["labelled_clusters"] < CROSS_FIT_BELOW
+        ]
+        if few:
+            cross = [c["cross-fitted"] for c in few]
+            tuned = [c["tuned"] for c in few]
+            lines.append(
+                f"- Labelled by {design}, fewer than {CROSS_FIT_BELOW} labelled clusters "
+                f"({len(few)} cells, simulated and real), where `auto` cross-fits: "
+                f"`cross-fitted` covers {_median(cross):.1f}% in the median cell (worst "
+                f"{min(r['coverage'] for r in cross):.1f}%), `tuned` {_median(tuned):.1f}% "
+                f"(worst {min(r['coverage'] for r in tuned):.1f}%); their widths over "
+                f"`humans alone`'s: {_median(cross, 'width_ratio'):.2f} and "
+                f"{_median(tuned, 'width_ratio'):.2f} (widest "
+                f"{max(r['width_ratio'] for r in cross):.2f} and "
+                f"{max(r['width_ratio'] for r in tuned):.2f})."
+            )
     over = [c for c in by_cell.values() if c["judged"]["width_ratio"] > width_goal(c["judged"])]
     widest = max((c["judged"] for c in over), key=lambda r: r["width_ratio"], default=None)
     lines.append(

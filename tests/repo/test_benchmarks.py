@@ -41,6 +41,7 @@ REPO = Path(__file__).resolve().parents[2]
         ("studies/sequential_decisions.py", "price of watching"),
         ("benchmarks/plan_scale.py", "worst plan / cluster_ci ratio"),
         ("benchmarks/leaderboard_scale.py", "s per 1,000 pairs"),
+        ("studies/coverage_judged.py", "What the judge buys on HANNA"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):

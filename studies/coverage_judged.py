@@ -1,0 +1,1116 @@
+"""Coverage of ``judged_ci``: a judge on every row, human labels on a few, rows clustered.
+
+Every draw is a run whose every row a judge scored and some rows a human labelled; on the
+same draw the study computes each interval below and checks it against the truth.
+
+Intervals (``METHODS``), all through the library's code path after the adapter
+(``build_judged_ci`` on a ``JudgedDesign`` of per-cluster sums, built here with
+``np.bincount`` as ``clusterstats.adapters.judged`` builds them):
+
+* ``judged``: the default, ``method="two_phase"``, ``weight="auto"`` (cross-fitted below 50
+  labelled clusters, tuned above);
+* ``tuned`` and ``cross-fitted``: the two weight options (the one ``auto`` resolves to is the
+  same interval, computed once);
+* ``humans alone``: ``weight=0``, the clustered interval of the labelled rows (the result's
+  ``human_low``/``human_high``);
+* ``judge alone``: the judge's own clustered interval (``judge_low``/``judge_high``); it
+  estimates the judge's mean, not the humans', and is reported to show how far that is;
+* ``ppi_py iid``: ``ppi_py.ppi_mean_ci``'s construction with every ROW its own unit
+  (``clusterstats.core.judged.independent`` on row sums, the tuned weight: equal to
+  ``ppi_py`` to 1e-15, ``tests/core/test_judged.py``), which ignores the clusters;
+* ``independent``: ``method="independent"`` (``ppi_py``'s and glide's construction with
+  clusters as units), whole-cluster labelling only, estimand ``cluster_mean`` (the same number
+  as ``pooled`` when every cluster has as many rows), target ``population`` (the only one it
+  takes).
+
+Targets: ``population``, the truth is the population's value (the pooled mean, or the mean
+of cluster means, of the human score); ``benchmark``, the truth is the drawn run's own value
+over all its rows (what the labels would give were every row of the draw labelled).
+
+Labelling designs: ``clusters``, ``m`` of the ``C`` clusters labelled whole (simple random
+sample); ``rows``, ``r_c`` of each cluster's ``n_c`` rows labelled (simple random sample
+inside every cluster; ``r_c = round(share * n_c)``, at least 2 so that the benchmark target's
+within-cluster variance exists, at most ``n_c``).
+
+Simulated runs (``simulate``): ``C`` clusters of uneven sizes (1 + Poisson of a gamma, mean
+20, CV 0.8, ``clusterstats.core.simulation``); the human score ``y = 3 + a_c + e``, ``a_c`` and
+``e`` normal with variances ``icc`` and ``1 - icc``; the judge ``f = 3 + 0.5 + b_c +
+rho (y - 3) + sqrt(1 - rho^2) u`` with ``u`` standard normal, so that its correlation with
+``y`` is ``rho`` and its bias 0.5 when the bias is constant (``b_c = 0``); a varying bias
+draws ``b_c`` normal with sd ``sqrt(max(icc, 0.1))``, the between-cluster sd of ``y`` (0.32
+at ``icc = 0``). The population's value is 3 for both estimands (sizes do not depend on the
+scores). The grid (``SCENARIOS``) is a base cell (ICC 0.3, correlation 0.5, constant bias,
+20% labelled, 100 clusters), each factor varied alone (ICC 0, 0.1, 0.5; correlation 0.2, 0.9;
+bias varying; 5% and 50% labelled; 10, 30 and 200 clusters), and corners: few labelled
+clusters with ICC 0.5, a bias varying by cluster and correlation 0.2 (and 0.9).
+
+Real populations (``real_populations``): HANNA (6 criteria x 5 judges) and Topical-Chat (4
+criteria, the UniEval judge), each a finite population of clusters (96 prompts of 11 stories,
+60 dialogue contexts of 6 responses). A draw takes ``C`` clusters WITH replacement (a cluster
+drawn twice is two clusters); whole clusters: ``C`` = the population's count and ``m`` = 10,
+20 or 30 labelled; rows: ``C`` = 10, 20 or 30 and 2 rows labelled in each. The population's
+value is the mean of its ``human_score`` over all its clusters (every cluster has as many
+rows, so ``pooled`` and ``cluster_mean`` are the same number and only ``pooled`` runs, the
+``independent`` interval with ``cluster_mean`` checked against it).
+
+Each cell draws from a generator seeded by ``(SEED, crc32 of the cell's key)``, and each
+finished cell is appended to ``studies/cache/coverage_judged.jsonl`` (a rerun resumes).
+
+Usage::
+
+    python studies/coverage_judged.py             # writes docs/coverage-judged.md, .csv
+    python studies/coverage_judged.py --quick     # a few cells, 40 draws each, prints only
+    python studies/coverage_judged.py --render    # the page again from the committed CSV
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import itertools
+import json
+import math
+import os
+import platform
+import sys
+import time
+import warnings
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from coverage_real_data import monte_carlo_floor  # studies/, beside this script
+from scipy import stats
+
+import clusterstats
+from clusterstats._design import JudgedDesign
+from clusterstats._options import JudgedOptions
+from clusterstats.core import judged as core
+from clusterstats.core.simulation import _sizes
+from clusterstats.errors import ClusterStatsWarning
+from clusterstats.stats.judged import CROSS_FIT_BELOW, build_judged_ci
+
+REPO = Path(__file__).resolve().parents[1]
+CSV_PATH = REPO / "docs" / "coverage-judged.csv"
+PAGE_PATH = REPO / "docs" / "coverage-judged.md"
+CACHE_PATH = REPO / "studies" / "cache" / "coverage_judged.jsonl"
+SEED = 20261206
+CONFIDENCE = 0.95
+METHODS = (
+    "judged",
+    "tuned",
+    "cross-fitted",
+    "humans alone",
+    "judge alone",
+    "ppi_py iid",
+    "independent",
+)
+#: The intervals that estimate the human labels' mean with the judge's help.
+PPI_METHODS = ("judged", "tuned", "cross-fitted", "ppi_py iid", "independent")
+ESTIMANDS = ("pooled", "cluster_mean")
+TARGETS = ("population", "benchmark")
+BANDS = (("< 10", 0, 9), ("10–19", 10, 19), ("≥ 20", 20, 10**9))
+MEAN_SIZE, SIZE_CV = 20, 0.8
+MU, BIAS = 3.0, 0.5
+#: Draws per cell (``draws_of``): 1,000 where a draw is cheap; cross-fitting leaves out each
+#: labelled cluster in turn, so simulated cells with 30 to 99 labelled clusters get 500 and
+#: those with 100 or more 250; the 204 real cells get 500 each, to fit the study in about 35
+#: minutes on one core.
+DRAWS, REAL_DRAWS, MANY_DRAWS, MOST_DRAWS = 1000, 500, 500, 250
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A simulated population."""
+
+    icc: float
+    rho: float
+    varying: bool
+    share: float
+    clusters: int
+    role: str  # "base", "vary <factor>" or "corner"
+
+    @property
+    def name(self) -> str:
+        bias = "varying" if self.varying else "constant"
+        return (
+            f"ICC {self.icc:g}, r {self.rho:g}, bias {bias}, {self.share:.0%} labelled, "
+            f"C {self.clusters}"
+        )
+
+
+BASE = Scenario(0.3, 0.5, False, 0.2, 100, "base")
+
+
+def scenarios() -> list[Scenario]:
+    out = [BASE]
+    for icc in (0.0, 0.1, 0.5):
+        out.append(Scenario(icc, BASE.rho, False, BASE.share, BASE.clusters, "vary ICC"))
+    for rho in (0.2, 0.9):
+        out.append(Scenario(BASE.icc, rho, False, BASE.share, BASE.clusters, "vary r"))
+    out.append(Scenario(BASE.icc, BASE.rho, True, BASE.share, BASE.clusters, "vary bias"))
+    for share in (0.05, 0.5):
+        out.append(Scenario(BASE.icc, BASE.rho, False, share, BASE.clusters, "vary share"))
+    for clusters in (10, 30, 200):
+        out.append(Scenario(BASE.icc, BASE.rho, False, BASE.share, clusters, "vary C"))
+    corners = ((0.05, 100), (0.05, 200), (0.2, 30), (0.2, 100), (0.2, 200), (0.5, 10))
+    corners += ((0.5, 30), (0.5, 200))
+    for share, clusters in corners:
+        out.append(Scenario(0.5, 0.2, True, share, clusters, "corner"))
+    for share, clusters in ((0.05, 200), (0.2, 100)):
+        out.append(Scenario(0.5, 0.9, True, share, clusters, "corner"))
+    return out
+
+
+@dataclass(frozen=True)
+class Population:
+    """A real finite population: each cluster's rows of human score and judge score."""
+
+    name: str
+    judge: str
+    human: np.ndarray  # (clusters, rows per cluster)
+    scores: np.ndarray
+
+    @property
+    def clusters(self) -> int:
+        return int(self.human.shape[0])
+
+
+JUDGES = {
+    "judge_score": "ChatGPT",
+    "judge_beluga13b": "Beluga-13B",
+    "judge_mistral7b": "Mistral-7B",
+    "judge_llama13b": "Llama-13B",
+    "judge_orcaplatypus13b": "OrcaPlatypus-13B",
+}
+
+
+def _matrix(frame, column: str) -> np.ndarray:
+    ordered = frame.sort_values(["cluster", "item"])
+    sizes = ordered.groupby("cluster").size().to_numpy()
+    if not np.all(sizes == sizes[0]):  # the draws below take equal clusters
+        raise ValueError("clusters of unequal sizes")
+    return ordered[column].to_numpy(float).reshape(sizes.size, sizes[0])
+
+
+def real_populations() -> list[Population]:
+    out = []
+    hanna = clusterstats.datasets.load("hanna")
+    for criterion in sorted(hanna["criterion"].unique()):
+        rows = hanna[hanna["criterion"] == criterion]
+        for column, judge in JUDGES.items():
+            out.append(
+                Population(
+                    f"HANNA {criterion}",
+                    judge,
+                    _matrix(rows, "human_score"),
+                    _matrix(rows, column),
+                )
+            )
+    chat = clusterstats.datasets.load("topicalchat")
+    for criterion in sorted(chat["criterion"].unique()):
+        rows = chat[chat["criterion"] == criterion]
+        out.append(
+            Population(
+                f"Topical-Chat {criterion}",
+                "UniEval",
+                _matrix(rows, "human_score"),
+                _matrix(rows, "judge_score"),
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell: a population, a labelling design and its size."""
+
+    source: str  # "simulated" or "real"
+    population: str
+    judge: str
+    role: str
+    design: str  # "clusters" or "rows"
+    clusters: int
+    labelled: int  # labelled clusters ("clusters"); labelled rows per cluster ("rows")
+    share: float
+    scenario: Scenario | None = None
+    index: int = -1  # the real population's index
+
+    @property
+    def key(self) -> str:
+        return (
+            f"{self.source}|{self.population}|{self.judge}|{self.design}|{self.clusters}|"
+            f"{self.labelled}|{self.share:g}"
+        )
+
+    @property
+    def labelled_clusters(self) -> int:
+        return self.labelled if self.design == "clusters" else self.clusters
+
+
+def cells(pops: list[Population], *, quick: bool = False) -> list[Cell]:
+    out = []
+    for s in scenarios():
+        for design in ("clusters", "rows"):
+            m = round(s.share * s.clusters) if design == "clusters" else 0
+            if design == "clusters" and m < 2:
+                continue  # fewer than 2 labelled clusters: no interval
+            out.append(
+                Cell("simulated", s.name, "simulated", s.role, design, s.clusters, m, s.share, s)
+            )
+    for index, pop in enumerate(pops):
+        for design, size in itertools.product(("clusters", "rows"), (10, 20, 30)):
+            # whole clusters: `size` of all the population's clusters labelled; rows: 2 rows
+            # labelled in each of `size` clusters drawn
+            whole = design == "clusters"
+            clusters, labelled = (pop.clusters, size) if whole else (size, 2)
+            share = labelled / (pop.clusters if whole else pop.human.shape[1])
+            cell = Cell("real", pop.name, pop.judge, "real", design, clusters, labelled, share)
+            out.append(dataclasses.replace(cell, index=index))
+    if quick:
+        keep = {BASE.name, scenarios()[-3].name}
+        out = [
+            c
+            for c in out
+            if c.population in keep
+            or (c.index == 0 and c.labelled_clusters == 10)
+            or (
+                c.population.startswith("Topical") and c.index == len(pops) - 1 and c.labelled == 20
+            )
+        ]
+    return out
+
+
+def draws_of(cell: Cell) -> int:
+    """Fewer draws where cross-fitting is costly (many labelled clusters), and on the many
+    real cells."""
+    if cell.source == "real":
+        return REAL_DRAWS
+    if cell.labelled_clusters >= 100:
+        return MOST_DRAWS
+    if cell.labelled_clusters >= 30:
+        return MANY_DRAWS
+    return DRAWS
+
+
+# -- a draw -----------------------------------------------------------------------------------
+
+
+def simulate(rng: np.random.Generator, s: Scenario):
+    """Cluster codes, human scores and judge scores of one simulated run."""
+    sizes = _sizes(rng, (s.clusters,), MEAN_SIZE, SIZE_CV)
+    codes = np.repeat(np.arange(s.clusters), sizes)
+    n = codes.size
+    a = rng.normal(0.0, math.sqrt(s.icc), s.clusters)
+    y = MU + a[codes] + rng.normal(0.0, math.sqrt(1 - s.icc), n)
+    bias = np.full(s.clusters, BIAS)
+    if s.varying:
+        bias += rng.normal(0.0, math.sqrt(max(s.icc, 0.1)), s.clusters)
+    f = MU + bias[codes] + s.rho * (y - MU) + math.sqrt(1 - s.rho**2) * rng.normal(size=n)
+    return codes, sizes, y, f
+
+
+def resample(rng: np.random.Generator, pop: Population, clusters: int):
+    """``clusters`` of the population's clusters, drawn with replacement."""
+    chosen = rng.integers(0, pop.clusters, clusters)
+    per = pop.human.shape[1]
+    codes = np.repeat(np.arange(clusters), per)
+    sizes = np.full(clusters, per)
+    return codes, sizes, pop.human[chosen].ravel(), pop.scores[chosen].ravel()
+
+
+def label(rng: np.random.Generator, cell: Cell, codes: np.ndarray, sizes: np.ndarray):
+    """Which rows carry a human label, under the cell's design."""
+    if cell.design == "clusters":
+        chosen = rng.choice(sizes.size, cell.labelled, replace=False)
+        return np.isin(codes, chosen)
+    if cell.source == "real":
+        wanted = np.minimum(sizes, cell.labelled)
+    else:
+        wanted = np.clip(np.round(cell.share * sizes), 2, sizes)
+    # a random order inside each cluster (codes are sorted): its first r_c rows are labelled
+    order = np.lexsort((rng.random(codes.size), codes))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    position = np.arange(codes.size) - starts[codes]
+    labelled = np.zeros(codes.size, dtype=bool)
+    labelled[order] = position < wanted[codes]
+    return labelled
+
+
+def sums_of(codes, n_clusters: int, y, f, labelled) -> core.JudgedSums:
+    """The per-cluster sums ``clusterstats.adapters.judged`` builds from a frame."""
+    v = labelled.astype(np.float64)
+    yv, fv = y * v, f * v
+
+    def total(values):
+        return np.bincount(codes, weights=values, minlength=n_clusters)
+
+    return core.JudgedSums(
+        rows=total(np.ones(codes.size)),
+        judge_total=total(f),
+        labelled=total(v),
+        weight=total(v),
+        human=total(yv),
+        judge=total(fv),
+        human_sq=total(yv * y),
+        judge_sq=total(fv * f),
+        cross=total(yv * f),
+        strata=np.zeros(n_clusters, dtype=np.intp),
+    )
+
+
+def design_of(sums: core.JudgedSums, y, f, labelled) -> JudgedDesign:
+    return JudgedDesign(
+        outcome="human",
+        judge="judge",
+        by=("cluster",),
+        sums=sums,
+        judge_range=(float(f.min()), float(f.max())),
+        human_range=(float(y[labelled].min()), float(y[labelled].max())),
+    )
+
+
+def truths(codes, sizes, y, population: dict[str, float]) -> dict[tuple[str, str], float]:
+    means = np.bincount(codes, weights=y, minlength=sizes.size) / sizes
+    return {
+        ("pooled", "population"): population["pooled"],
+        ("cluster_mean", "population"): population["cluster_mean"],
+        ("pooled", "benchmark"): float(y.mean()),
+        ("cluster_mean", "benchmark"): float(means.mean()),
+    }
+
+
+def intervals(cell: Cell, codes, sizes, y, f, labelled, estimands):
+    """Every method's ``(estimate, low, high, weight)`` per (estimand, target), on one draw;
+    ``humans alone``'s bounds are the width's reference."""
+    n_clusters = sizes.size
+    sums = sums_of(codes, n_clusters, y, f, labelled)
+    design = design_of(sums, y, f, labelled)
+    rows = sums_of(np.arange(codes.size), codes.size, y, f, labelled)
+    iid = core.independent(rows, weight="tuned", confidence=CONFIDENCE)
+    iid_bounds = (iid.estimate, iid.lower, iid.upper, iid.weight)
+    independent = None
+    if cell.design == "clusters":
+        found = build_judged_ci(
+            design,
+            JudgedOptions(estimand="cluster_mean", method="independent", confidence=CONFIDENCE),
+        )
+        independent = (found.estimate, found.low, found.high, found.weight)
+    out = {}
+    for estimand in estimands:
+        for target in TARGETS:
+            found = build_judged_ci(
+                design, JudgedOptions(estimand=estimand, target=target, confidence=CONFIDENCE)
+            )
+            resolved = found.weight_method
+            other_name = "tuned" if resolved == "cross-fitted" else "cross-fitted"
+            other = build_judged_ci(
+                design,
+                JudgedOptions(
+                    estimand=estimand, target=target, weight=other_name, confidence=CONFIDENCE
+                ),
+            )
+            here = {
+                "judged": (found.estimate, found.low, found.high, found.weight),
+                resolved: (found.estimate, found.low, found.high, found.weight),
+                other_name: (other.estimate, other.low, other.high, other.weight),
+                "humans alone": (found.human_estimate, found.human_low, found.human_high, 0.0),
+                "judge alone": (found.judge_estimate, found.judge_low, found.judge_high, 1.0),
+                "ppi_py iid": iid_bounds,
+            }
+            equal_sizes = bool(np.all(sizes == sizes[0]))
+            takes_independent = estimand == "cluster_mean" or equal_sizes
+            if independent is not None and target == "population" and takes_independent:
+                here["independent"] = independent
+            out[(estimand, target)] = here
+    return out
+
+
+def run_cell(cell: Cell, pops: list[Population], draws: int) -> list[dict]:
+    rng = np.random.default_rng([SEED, zlib.crc32(cell.key.encode())])
+    if cell.source == "simulated":
+        population = {"pooled": MU, "cluster_mean": MU}
+        estimands = ESTIMANDS
+    else:
+        pop = pops[cell.index]
+        value = float(pop.human.mean())  # equal clusters: both estimands
+        population = {"pooled": value, "cluster_mean": value}
+        estimands = ("pooled",)
+    # per (estimand, target, method): covered, below, above, width, width ÷ humans', error,
+    # weight, draws counted
+    tally: dict[tuple[str, str, str], np.ndarray] = {}
+    labelled_rows = 0.0
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        # FewClustersWarning and JudgeScaleWarning are what the cells are about
+        warnings.simplefilter("ignore", ClusterStatsWarning)
+        for _ in range(draws):
+            if cell.source == "simulated":
+                codes, sizes, y, f = simulate(rng, cell.scenario)
+            else:
+                codes, sizes, y, f = resample(rng, pop, cell.clusters)
+            labelled = label(rng, cell, codes, sizes)
+            labelled_rows += labelled.mean()
+            truth = truths(codes, sizes, y, population)
+            found = intervals(cell, codes, sizes, y, f, labelled, estimands)
+            for (estimand, target), by_method in found.items():
+                _, h_low, h_high, _ = by_method["humans alone"]
+                t = truth[(estimand, target)]
+                for method, (estimate, low, high, weight) in by_method.items():
+                    counts = tally.setdefault((estimand, target, method), np.zeros(8))
+                    counts += (
+                        low <= t <= high,
+                        t < low,
+                        t > high,
+                        high - low,
+                        (high - low) / (h_high - h_low),
+                        estimate - t,
+                        weight,
+                        1,
+                    )
+    seconds = time.perf_counter() - start
+    rows = []
+    for (estimand, target, method), counts in tally.items():
+        n = counts[7]
+        p = counts[0] / n
+        rows.append(
+            {
+                "source": cell.source,
+                "population": cell.population,
+                "judge": cell.judge,
+                "role": cell.role,
+                "design": cell.design,
+                "C": cell.clusters,
+                "labelled_clusters": cell.labelled_clusters,
+                "rows_per_cluster": cell.labelled if cell.design == "rows" else "",
+                "labelled_share": round(labelled_rows / draws, 4),
+                "estimand": estimand,
+                "target": target,
+                "method": method,
+                "draws": int(n),
+                "coverage": round(100 * p, 2),
+                "mc_se": round(100 * math.sqrt(max(p * (1 - p), 1e-12) / n), 2),
+                "miss_below": round(100 * counts[1] / n, 2),
+                "miss_above": round(100 * counts[2] / n, 2),
+                "mean_width": round(counts[3] / n, 5),
+                "width_ratio": round(counts[4] / n, 4),
+                "mean_error": round(counts[5] / n, 5),
+                "mean_weight": round(counts[6] / n, 4),
+                "cell_seconds": round(seconds, 1),
+            }
+        )
+    return rows
+
+
+# -- running ----------------------------------------------------------------------------------
+
+
+def read_cache(path: Path) -> dict[str, list[dict]]:
+    done = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                done[entry["key"]] = entry["rows"]
+    return done
+
+
+def run(cell_list: list[Cell], pops, *, quick: bool, draws: int | None) -> list[dict]:
+    cache = {} if quick else read_cache(CACHE_PATH)
+    if not quick:
+        CACHE_PATH.parent.mkdir(parents=True, exist_ok=True)
+    rows = []
+    start = time.perf_counter()
+    for done, cell in enumerate(cell_list, start=1):
+        n = 40 if quick else (draws or draws_of(cell))
+        key = f"{cell.key}|{n}"
+        if key not in cache:
+            found = run_cell(cell, pops, n)
+            if not quick:
+                with open(CACHE_PATH, "a") as f:
+                    f.write(json.dumps({"key": key, "rows": found}) + "\n")
+            cache[key] = found
+            minutes = (time.perf_counter() - start) / 60
+            print(
+                f"{done}/{len(cell_list)} {cell.key} ({n} draws, "
+                f"{found[0]['cell_seconds']:.0f} s; {minutes:.1f} min)",
+                file=sys.stderr,
+            )
+        rows += cache[key]
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a few cells, 40 draws, prints")
+    parser.add_argument("--draws", type=int, help="draws per cell (default: draws_of)")
+    parser.add_argument("--render", action="store_true", help="the page from the committed CSV")
+    args = parser.parse_args(argv)
+    if args.render:
+        PAGE_PATH.write_text(render(read_rows(CSV_PATH)))
+        print(f"wrote {PAGE_PATH.relative_to(REPO)}")
+        return 0
+    pops = real_populations()
+    rows = run(cells(pops, quick=args.quick), pops, quick=args.quick, draws=args.draws)
+    page = render(rows)
+    if args.quick:
+        print(page)
+        return 0
+    with open(CSV_PATH, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    PAGE_PATH.write_text(page)
+    print(page)
+    return 0
+
+
+INT_FIELDS = ("C", "labelled_clusters", "draws")
+TEXT_FIELDS = (
+    "source",
+    "population",
+    "judge",
+    "role",
+    "design",
+    "rows_per_cluster",
+    "estimand",
+    "target",
+    "method",
+)
+
+
+def read_rows(path: Path) -> list[dict]:
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        for key, value in r.items():
+            if key in INT_FIELDS:
+                r[key] = int(value)
+            elif key not in TEXT_FIELDS:
+                r[key] = float(value)
+    return rows
+
+
+# -- the page ---------------------------------------------------------------------------------
+
+
+def _band(m: int) -> str:
+    return next(name for name, low, high in BANDS if low <= m <= high)
+
+
+def _where(r: dict) -> str:
+    who = r["population"] if r["source"] == "simulated" else f"{r['population']}, {r['judge']}"
+    design = (
+        f"{r['labelled_clusters']} of {r['C']} clusters"
+        if r["design"] == "clusters"
+        else f"rows in {r['C']} clusters"
+    )
+    return f"{who}; {design}; {r['estimand']}, {r['target']}"
+
+
+def _cell_key(r: dict) -> tuple:
+    return (
+        r["source"],
+        r["population"],
+        r["judge"],
+        r["design"],
+        r["C"],
+        r["labelled_clusters"],
+        r["estimand"],
+        r["target"],
+    )
+
+
+def width_goal(r: dict) -> float:
+    return 1 + 1 / r["labelled_clusters"]
+
+
+def goal_rows(rows: list[dict], method: str) -> list[tuple[str, str, bool, str]]:
+    """(goal, value, met, where) for ``method`` over every cell it ran in."""
+    mine = [r for r in rows if r["method"] == method]
+    out = []
+    for band, target in (("≥ 20", 94.0), ("10–19", 92.0)):
+        sel = [r for r in mine if _band(r["labelled_clusters"]) == band]
+        if not sel:
+            continue
+        worst = min(sel, key=lambda r: r["coverage"])
+        out.append(
+            (
+                f"worst cell, {band} labelled clusters ≥ {target:g}%",
+                f"{worst['coverage']:.1f} ± {worst['mc_se']:.1f}",
+                worst["coverage"] >= target,
+                _where(worst),
+            )
+        )
+    over = [r for r in mine if r["width_ratio"] > width_goal(r)]
+    out.append(
+        (
+            "mean width ≤ humans alone × (1 + 1/labelled clusters), every cell",
+            f"{len(over)} of {len(mine)} cells over",
+            not over,
+            _where(max(over, key=lambda r: r["width_ratio"] / width_goal(r)))
+            + f" ({max(r['width_ratio'] for r in over):.2f} ×)"
+            if over
+            else "",
+        )
+    )
+    return out
+
+
+def summary_table(rows: list[dict]) -> list[str]:
+    lines = [
+        "| method | "
+        + " | ".join(f"worst {b} | median {b}" for b, _, _ in BANDS)
+        + " | median width ÷ humans' | cells |",
+        "|---|" + "---|---|" * len(BANDS) + "---|---|",
+    ]
+    for method in METHODS:
+        mine = [r for r in rows if r["method"] == method]
+        if not mine:
+            continue
+        entries = []
+        for band, _, _ in BANDS:
+            cov = [r["coverage"] for r in mine if _band(r["labelled_clusters"]) == band]
+            entries += [f"{min(cov):.1f}", f"{np.median(cov):.1f}"] if cov else ["–", "–"]
+        ratio = np.median([r["width_ratio"] for r in mine])
+        lines.append(f"| `{method}` | " + " | ".join(entries) + f" | {ratio:.2f} | {len(mine)} |")
+    return lines
+
+
+def cells_table(rows: list[dict], source: str) -> list[str]:
+    sel = [r for r in rows if r["source"] == source]
+    keyed: dict[tuple, dict] = {}
+    for r in sel:
+        keyed.setdefault(_cell_key(r), {})[r["method"]] = r
+    lines = [
+        "| population | design | labelled clusters | estimand | target | "
+        + " | ".join(f"`{m}`" for m in METHODS)
+        + " | width ÷ humans' (`judged`) |",
+        "|---|---|---|---|---|" + "---|" * len(METHODS) + "---|",
+    ]
+    for by_method in keyed.values():
+        first = by_method["judged"]
+        who = (
+            first["population"]
+            if source == "simulated"
+            else (f"{first['population']}, {first['judge']}")
+        )
+        design = (
+            f"clusters, C {first['C']}"
+            if first["design"] == "clusters"
+            else f"rows ({first['labelled_share']:.0%}), C {first['C']}"
+        )
+        entries = []
+        for m in METHODS:
+            r = by_method.get(m)
+            if r is None:
+                entries.append("–")
+                continue
+            text = f"{r['coverage']:.1f}"
+            if m in PPI_METHODS and r["coverage"] < _goal(r):
+                text = f"**{text}**"
+            entries.append(text)
+        lines.append(
+            f"| {who} | {design} | {first['labelled_clusters']} | {first['estimand']} | "
+            f"{first['target']} | " + " | ".join(entries) + f" | {first['width_ratio']:.2f} |"
+        )
+    return lines
+
+
+def hanna_gain(rows: list[dict], design: str, size: int) -> list[str]:
+    """Width of ``judged`` over humans alone on HANNA, per criterion and judge."""
+    sel = {
+        (r["population"], r["judge"]): r
+        for r in rows
+        if r["source"] == "real"
+        and r["population"].startswith("HANNA")
+        and r["method"] == "judged"
+        and r["target"] == "population"
+        and r["design"] == design
+        and (r["labelled_clusters"] if design == "clusters" else r["C"]) == size
+    }
+    if not sel:
+        return []
+    judges = list(JUDGES.values())
+    criteria = sorted({p for p, _ in sel})
+    lines = [
+        "| criterion | " + " | ".join(judges) + " |",
+        "|---|" + "---|" * len(judges),
+    ]
+    for criterion in criteria:
+        entries = []
+        for judge in judges:
+            r = sel.get((criterion, judge))
+            entries.append(
+                f"{r['width_ratio']:.2f} ({r['coverage']:.1f}; λ {r['mean_weight']:.2f})"
+                if r
+                else "–"
+            )
+        lines.append(f"| {criterion.removeprefix('HANNA ')} | " + " | ".join(entries) + " |")
+    mean = np.mean([r["width_ratio"] for r in sel.values()])
+    lines += ["", f"Mean over the {len(sel)} populations: {mean:.2f}."]
+    return lines
+
+
+def _median(rows: list[dict], key: str = "coverage") -> float:
+    return float(np.median([r[key] for r in rows])) if rows else math.nan
+
+
+def _pairs(rows: list[dict], a: str, b: str, keep) -> list[tuple[dict, dict]]:
+    """The cells where both ``a`` and ``b`` ran and ``keep`` holds, as (a's row, b's row)."""
+    by_cell: dict[tuple, dict] = {}
+    for r in rows:
+        by_cell.setdefault(_cell_key(r), {})[r["method"]] = r
+    return [(c[a], c[b]) for c in by_cell.values() if a in c and b in c and keep(c[a])]
+
+
+def comparisons(rows: list[dict]) -> list[str]:
+    """The questions about the defaults, answered from the cells (same draws)."""
+    lines = [
+        "## The choices behind the default, on the same draws",
+        "",
+        "| question | cells | coverage (median; worst) | mean width ÷ humans' (median) |",
+        "|---|---|---|---|",
+    ]
+
+    def row(question: str, pairs: list[tuple[dict, dict]], names: tuple[str, str]) -> None:
+        if not pairs:
+            return
+        cov = "; ".join(
+            f"`{n}` {_median(side):.1f} ({min(r['coverage'] for r in side):.1f})"
+            for n, side in zip(names, zip(*pairs, strict=True), strict=True)
+        )
+        width = "; ".join(
+            f"`{n}` {_median(side, 'width_ratio'):.2f}"
+            for n, side in zip(names, zip(*pairs, strict=True), strict=True)
+        )
+        lines.append(f"| {question} | {len(pairs)} | {cov} | {width} |")
+
+    few = CROSS_FIT_BELOW
+    for part in ("simulated", "real"):
+        row(
+            f"{part}: cross-fitted or tuned weight, fewer than {few} labelled clusters",
+            _pairs(
+                rows,
+                "cross-fitted",
+                "tuned",
+                lambda r, part=part: r["source"] == part and r["labelled_clusters"] < few,
+            ),
+            ("cross-fitted", "tuned"),
+        )
+    row(
+        f"simulated: cross-fitted or tuned weight, {few} or more labelled clusters",
+        _pairs(
+            rows,
+            "cross-fitted",
+            "tuned",
+            lambda r: r["source"] == "simulated" and r["labelled_clusters"] >= few,
+        ),
+        ("cross-fitted", "tuned"),
+    )
+    for estimand in ESTIMANDS:
+        row(
+            f"simulated, estimand `{estimand}`: the default beside the humans alone",
+            _pairs(
+                rows,
+                "judged",
+                "humans alone",
+                lambda r, e=estimand: r["source"] == "simulated" and r["estimand"] == e,
+            ),
+            ("judged", "humans alone"),
+        )
+    for target in TARGETS:
+        for design in ("clusters", "rows"):
+            row(
+                f"target `{target}`, labelled by {design}: the default beside the humans alone",
+                _pairs(
+                    rows,
+                    "judged",
+                    "humans alone",
+                    lambda r, t=target, d=design: r["target"] == t and r["design"] == d,
+                ),
+                ("judged", "humans alone"),
+            )
+    row(
+        "population target, whole clusters, clusters as units: the default beside "
+        "`independent` (ppi_py's and glide's construction)",
+        _pairs(rows, "judged", "independent", lambda r: True),
+        ("judged", "independent"),
+    )
+    row(
+        "the default beside `ppi_py iid` (every row its own unit)",
+        _pairs(rows, "judged", "ppi_py iid", lambda r: True),
+        ("judged", "ppi_py iid"),
+    )
+    judged = [r for r in rows if r["method"] == "judged"]
+    for part, (band, low, high) in itertools.product(("simulated", "real"), BANDS[1:]):
+        sel = [r for r in judged if r["source"] == part and low <= r["labelled_clusters"] <= high]
+        if sel:
+            draws = int(np.median([r["draws"] for r in sel]))
+            lines.append(
+                f"| Monte Carlo floor, {part}: the expected worst of {len(sel)} cells "
+                f"({band} labelled clusters) of a calibrated 95% interval at {draws:,} draws "
+                f"| {len(sel)} | {monte_carlo_floor(draws, len(sel)):.1f} | |"
+            )
+    return lines
+
+
+def _goal(r: dict) -> float:
+    """The coverage goal of a cell's band (none below 10 labelled clusters)."""
+    m = r["labelled_clusters"]
+    return 94.0 if m >= 20 else 92.0 if m >= 10 else -math.inf
+
+
+def noise_misses(cells: list[dict]) -> float:
+    """The expected number of ``cells`` below their goal were the interval's coverage exactly
+    95%: the misses that Monte Carlo noise alone makes."""
+    return float(
+        sum(
+            stats.binom.cdf(math.ceil(_goal(r) * r["draws"] / 100) - 1, r["draws"], CONFIDENCE)
+            for r in cells
+        )
+    )
+
+
+def in_brief(rows: list[dict]) -> list[str]:
+    """What the cells say, in numbers computed from them."""
+    by_cell: dict[tuple, dict] = {}
+    for r in rows:
+        by_cell.setdefault(_cell_key(r), {})[r["method"]] = r
+    graded = [c for c in by_cell.values() if c["judged"]["labelled_clusters"] >= 10]
+    missed = [c for c in graded if c["judged"]["coverage"] < _goal(c["judged"])]
+    humans_too = [c for c in missed if c["humans alone"]["coverage"] < _goal(c["judged"])]
+    gap = [c["judged"]["coverage"] - c["humans alone"]["coverage"] for c in missed]
+    lines = ["## In brief", ""]
+    for part in ("simulated", "real"):
+        mine = [c for c in graded if c["judged"]["source"] == part]
+        miss = [c for c in missed if c["judged"]["source"] == part]
+        if not mine:
+            continue
+        worst = min(mine, key=lambda c: c["judged"]["coverage"])["judged"]
+        lines.append(
+            f"- {part.capitalize()}: `judged` misses its goal in {len(miss)} of {len(mine)} "
+            f"cells with 10 or more labelled clusters (an exactly calibrated 95% interval "
+            f"would miss in about {noise_misses([c['judged'] for c in mine]):.0f} of them by "
+            f"Monte Carlo noise alone); its worst is {worst['coverage']:.1f}% "
+            f"± {worst['mc_se']:.1f} ({_where(worst)})."
+        )
+    if missed:
+        lines.append(
+            f"- Where `judged` misses, `humans alone` (the same construction with weight 0) "
+            f"misses the same goal in {len(humans_too)} of the {len(missed)} cells; `judged` "
+            f"minus `humans alone` there: median {np.median(gap):+.1f} points, range "
+            f"{min(gap):+.1f} to {max(gap):+.1f}. Most of the shortfall is the two-phase "
+            "variance with its t quantile on the labelled clusters' degrees of freedom (a "
+            "linearised, CR1-like variance), which the judge inherits, not the judge's doing."
+        )
+    whole = [
+        c
+        for c in by_cell.values()
+        if c["judged"]["source"] == "simulated" and c["judged"]["design"] == "clusters"
+    ]
+    for estimand in ESTIMANDS:
+        sel = [c["humans alone"] for c in whole if c["judged"]["estimand"] == estimand]
+        if sel:
+            lines.append(
+                f"- Simulated, whole clusters labelled, estimand `{estimand}`: `humans alone` "
+                f"covers {_median(sel):.1f}% in the median cell (worst "
+                f"{min(r['coverage'] for r in sel):.1f}%): "
+                + (
+                    "the pooled mean is a ratio over labelled clusters of uneven sizes (CV "
+                    f"{SIZE_CV:g}), whose linearised variance is short with few clusters."
+                    if estimand == "pooled"
+                    else "the mean of cluster means is a plain mean over labelled clusters."
+                )
+            )
+    two = [c for c in by_cell.values() if c["judged"]["labelled_clusters"] == 2]
+    if two:
+        shown = ", ".join(
+            f"{c['judged']['coverage']:.1f}% ({c['judged']['estimand']}, "
+            f"{c['judged']['target']}; humans alone {c['humans alone']['coverage']:.1f}%)"
+            for c in two
+        )
+        lines.append(
+            "- With 2 labelled clusters, cross-fitting cannot leave one out (a stratum would "
+            "keep 1), so `auto` falls back to the tuned weight on the same 2 clusters: "
+            f"`judged` covers {shown}."
+        )
+    for design in ("clusters", "rows"):
+        few = [
+            c
+            for c in by_cell.values()
+            if c["judged"]["design"] == design
+            and c["judged"]["labelled_clusters"] < CROSS_FIT_BELOW
+        ]
+        if few:
+            cross = [c["cross-fitted"] for c in few]
+            tuned = [c["tuned"] for c in few]
+            lines.append(
+                f"- Labelled by {design}, fewer than {CROSS_FIT_BELOW} labelled clusters "
+                f"({len(few)} cells, simulated and real), where `auto` cross-fits: "
+                f"`cross-fitted` covers {_median(cross):.1f}% in the median cell (worst "
+                f"{min(r['coverage'] for r in cross):.1f}%), `tuned` {_median(tuned):.1f}% "
+                f"(worst {min(r['coverage'] for r in tuned):.1f}%); their widths over "
+                f"`humans alone`'s: {_median(cross, 'width_ratio'):.2f} and "
+                f"{_median(tuned, 'width_ratio'):.2f} (widest "
+                f"{max(r['width_ratio'] for r in cross):.2f} and "
+                f"{max(r['width_ratio'] for r in tuned):.2f})."
+            )
+    over = [c for c in by_cell.values() if c["judged"]["width_ratio"] > width_goal(c["judged"])]
+    widest = max((c["judged"] for c in over), key=lambda r: r["width_ratio"], default=None)
+    lines.append(
+        f"- Width: `judged`'s mean width is above `humans alone`'s × (1 + 1/labelled "
+        f"clusters) in {len(over)} of {len(by_cell)} cells"
+        + (f"; the widest, {widest['width_ratio']:.2f} ×, is {_where(widest)}." if over else ".")
+    )
+    return lines
+
+
+def render(rows: list[dict]) -> str:
+    seconds = sum({_cell_key(r)[:6]: r["cell_seconds"] for r in rows}.values())
+    n_cells = len({_cell_key(r) for r in rows})
+    n_runs = len({_cell_key(r)[:6] for r in rows})
+    draw_counts = sorted({r["draws"] for r in rows})
+    se = 100 * math.sqrt(CONFIDENCE * (1 - CONFIDENCE) / max(draw_counts))
+    se_few = 100 * math.sqrt(CONFIDENCE * (1 - CONFIDENCE) / min(draw_counts))
+    judged = [r for r in rows if r["method"] == "judged"]
+    lines = [
+        "# Coverage of `judged_ci`: a judge on every row, humans on a few",
+        "",
+        "<!-- generated by studies/coverage_judged.py; do not edit by hand -->",
+        "",
+        f"Produced by `python studies/coverage_judged.py` (seed {SEED}) with clusterstats "
+        f"{clusterstats.__version__}, numpy {np.__version__}, Python "
+        f"{platform.python_version()}, in {seconds / 60:.1f} minutes on one core of a "
+        f"{platform.machine()} machine ({os.cpu_count()} cores shared with other work): "
+        f"{n_runs} sets of draws, each scored for every estimand and target ({n_cells} "
+        f"cells). Draws per set: {DRAWS:,} for simulated sets with fewer than 30 labelled "
+        f"clusters, {MANY_DRAWS:,} with 30 to 99, {MOST_DRAWS:,} with 100 or more (cross-"
+        f"fitting leaves out each labelled cluster in turn, which is what costs), "
+        f"{REAL_DRAWS:,} for the real populations. Every cell is in "
+        "[coverage-judged.csv](coverage-judged.csv).",
+        "",
+        "## What is measured",
+        "",
+        "Each draw is a run whose every row a judge scored and some rows humans labelled, the "
+        "rows clustered (prompts, dialogue contexts). On the same draw the study computes, "
+        "through `build_judged_ci` (the library's path after the adapter): `judged`, the "
+        f'default (`method="two_phase"`, `weight="auto"`: cross-fitted below {CROSS_FIT_BELOW} '
+        "labelled clusters, tuned above); `tuned` and `cross-fitted`, the two weight options; "
+        "`humans alone` (weight 0, the clustered interval of the labelled rows); `judge alone` "
+        "(the judge's clustered interval, which estimates the judge's mean, not the humans'); "
+        "`ppi_py iid`, `ppi_py.ppi_mean_ci`'s construction with every row its own unit; and "
+        "`independent`, `method=\"independent\"` (ppi_py's and glide's construction with "
+        "clusters as units, estimand `cluster_mean`, whole-cluster labelling and the "
+        "population target only). A cell counts how often each interval holds the truth "
+        "(coverage, with its Monte Carlo standard error), its mean width, and its mean width "
+        "relative to `humans alone` on the same draw.",
+        "",
+        "The truth of target `population` is the population's value of the human score (the "
+        "pooled mean or the mean of cluster means); that of target `benchmark` is the drawn "
+        "run's own value over all its rows, what the labels would give were every row "
+        "labelled. Labelling is by whole clusters (`m` of `C` clusters, simple random) or by "
+        "rows inside every cluster (at least 2 of each cluster's rows, simple random). The "
+        "simulated grid (a base cell, each factor varied alone, and the corners where few "
+        "clusters carry labels, the ICC is high, the judge's bias varies by cluster and its "
+        "correlation with the humans is low) and the real populations (HANNA's 6 criteria x "
+        "5 judges and Topical-Chat's 4 criteria, clusters drawn with replacement) are defined "
+        "in the script's docstring. Cells with fewer than 2 labelled clusters are skipped.",
+        "",
+        f"Monte Carlo SE of one cell's coverage near 95%: {se:.2f} points at "
+        f"{max(draw_counts):,} draws, {se_few:.2f} at {min(draw_counts):,}; each cell's own SE "
+        "is in the CSV (`mc_se`). Over many cells the worst one sits below 95% by noise alone "
+        "(the Monte Carlo floor, in the last rows of the comparisons below).",
+        "",
+        *in_brief(rows),
+        "",
+        "## The goals",
+        "",
+        "For the default `judged`: the worst cell with 20 or more labelled clusters at least "
+        "94%, with 10 to 19 at least 92%; its mean width not above the human-only interval's "
+        "times `1 + 1/(labelled clusters)` (what the judge costs when it is useless should be "
+        "no more than about one cluster's worth of degrees of freedom). The same goals are "
+        "shown for the other intervals that use the judge.",
+        "",
+    ]
+    for part, title in (("simulated", "Simulated grid"), ("real", "Real populations")):
+        lines += [
+            f"### {title}",
+            "",
+            "| method | goal | value | met | where |",
+            "|---|---|---|---|---|",
+        ]
+        for method in PPI_METHODS:
+            sel = [r for r in rows if r["source"] == part]
+            for goal, value, met, where in goal_rows(sel, method):
+                lines.append(
+                    f"| `{method}` | {goal} | {value} | {'yes' if met else '**no**'} | {where} |"
+                )
+        lines.append("")
+    failing = [r for r in judged if r["coverage"] < _goal(r)]
+    lines += [
+        f"Cells where `judged` misses its coverage goal ({len(failing)} of "
+        f"{len(judged)}; the bands below 10 labelled clusters have no goal):",
+        "",
+        "| cell | coverage | below / above | `tuned` | `cross-fitted` | `humans alone` |",
+        "|---|---|---|---|---|---|",
+    ]
+    by_cell = {}
+    for r in rows:
+        by_cell.setdefault(_cell_key(r), {})[r["method"]] = r
+    for r in sorted(failing, key=lambda r: r["coverage"]):
+        other = by_cell[_cell_key(r)]
+        lines.append(
+            f"| {_where(r)} | {r['coverage']:.1f} ± {r['mc_se']:.1f} | "
+            f"{r['miss_below']:.1f} / {r['miss_above']:.1f} | "
+            f"{other['tuned']['coverage']:.1f} | {other['cross-fitted']['coverage']:.1f} | "
+            f"{other['humans alone']['coverage']:.1f} |"
+        )
+    if not failing:
+        lines.append("| (none) | | | | | |")
+    lines += ["", *comparisons(rows), "", "## Summary per method", ""]
+    lines += [
+        "Coverage (%) by labelled clusters, worst and median over the cells; the width is the "
+        "median over cells of the mean width relative to `humans alone`.",
+        "",
+    ]
+    for part, title in (("simulated", "Simulated grid"), ("real", "Real populations")):
+        for target in TARGETS:
+            sel = [r for r in rows if r["source"] == part and r["target"] == target]
+            if sel:
+                lines += [f"### {title}, target `{target}`", "", *summary_table(sel), ""]
+    lines += [
+        "## What the judge buys on HANNA",
+        "",
+        "Mean width of `judged` relative to `humans alone` on the same draws (below 1: the "
+        "judge narrows the interval), target `population`, with the coverage of `judged` and "
+        "its mean weight λ in brackets. 30 of 96 prompts labelled whole:",
+        "",
+        *hanna_gain(rows, "clusters", 30),
+        "",
+        "2 of the 11 stories labelled in each of 30 prompts drawn:",
+        "",
+        *hanna_gain(rows, "rows", 30),
+        "",
+        "## Every cell",
+        "",
+        "Coverage (%); in bold an interval using the judge below its goal (94 with 20 or more "
+        "labelled clusters, 92 below). `judge alone` estimates the judge's mean and is not "
+        "held to the goal.",
+        "",
+        "### Simulated grid",
+        "",
+        *cells_table(rows, "simulated"),
+        "",
+        "### Real populations",
+        "",
+        *cells_table(rows, "real"),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

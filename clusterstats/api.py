@@ -12,6 +12,7 @@ from clusterstats.stats.formulas import (
     wilson_interval,
 )
 from clusterstats.stats.judged import judged_ci, judged_delta
+from clusterstats.stats.judged_plan import judged_plan
 from clusterstats.stats.mean import cluster_ci, design_effect, icc
 from clusterstats.stats.missing import missing_report
 from clusterstats.stats.paired import paired_delta
@@ -34,6 +35,7 @@ __all__ = [
     "icc",
     "judged_ci",
     "judged_delta",
+    "judged_plan",
     "kish_design_effect",
     "missing_report",
     "paired_delta",

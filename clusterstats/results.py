@@ -9,6 +9,7 @@ from clusterstats.harness import LmEvalTable
 from clusterstats.stats.comparison import Comparison
 from clusterstats.stats.diagnostics import ClusteringCheck, Report
 from clusterstats.stats.judged import JudgedCI
+from clusterstats.stats.judged_plan import LabelPlan
 from clusterstats.stats.mean import ICC, ClusterCI, DesignEffect
 from clusterstats.stats.missing import MissingReport
 from clusterstats.stats.paired import PairedDelta
@@ -30,6 +31,7 @@ __all__ = [
     "GateReport",
     "GroupedResults",
     "JudgedCI",
+    "LabelPlan",
     "LmEvalTable",
     "MissingReport",
     "PairedDelta",

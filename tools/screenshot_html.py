@@ -79,6 +79,13 @@ def results() -> dict[str, object]:
                 by="cluster",
                 judge="judge_score",
             ),
+            "LabelPlan": cs.judged_plan(
+                hanna.assign(human=hanna["human_score"].where(hanna["cluster"] < 24)),
+                "human",
+                by="cluster",
+                judge="judge_score",
+                target_half_width=0.06,
+            ),
             "SliceComparison (compare over category)": cs.compare(
                 full[full.category.isin(["law", "math"])],
                 "correct",

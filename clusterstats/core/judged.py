@@ -50,6 +50,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from clusterstats.core._lazy import special
 from clusterstats.core.intervals import t_interval
 from clusterstats.core.variance import satterthwaite_df_cr2
 
@@ -58,14 +59,17 @@ __all__ = [
     "TARGETS",
     "JudgedFit",
     "JudgedSums",
+    "LabelDesign",
     "Labelling",
     "PlanParts",
     "fit",
     "independent",
     "judge_only",
+    "label_designs",
     "labelling_of",
     "plan_parts",
     "projected_variance",
+    "t_half_width",
     "tuned_weight",
 ]
 
@@ -560,3 +564,91 @@ def projected_variance(
         return (1 / labelled - 1 / clusters) * parts.between + noise / labelled
     first = parts.judge_spread + 2 * parts.cross + parts.between + noise
     return max(first, 0.0) / clusters + (1 / labelled - 1 / clusters) * (parts.between + noise)
+
+
+class LabelDesign(NamedTuple):
+    """One way to buy labels: ``per_cluster`` rows (``inf``: every row) in each of
+    ``clusters`` labelled clusters, the fewest that meet the plan's goal."""
+
+    per_cluster: float
+    clusters: int
+    """Labelled clusters (0 when no number of them meets the goal)."""
+    labels: float
+    cost: float
+    half_width: float
+    power: float
+
+
+def t_half_width(variance: float, df: float, confidence: float) -> float:
+    """The half-width of a t interval of ``variance`` on ``df`` degrees of freedom."""
+    return float(special.stdtrit(df, 0.5 + confidence / 2)) * math.sqrt(variance)
+
+
+def _half_width_and_power(
+    parts: PlanParts, m: int, r: float, *, clusters: int, target: str, confidence: float,
+    effect: float,
+) -> tuple[float, float]:  # fmt: skip
+    se = math.sqrt(
+        projected_variance(parts, clusters=clusters, labelled=m, per_cluster=r, target=target)
+    )
+    df = float(m - 1)
+    quantile = float(special.stdtrit(df, 0.5 + confidence / 2))
+    if effect == 0:  # a plan for a width: no test to give a power to
+        return quantile * se, math.nan
+    shift = abs(effect) / se if se > 0 else math.inf
+    power = float(special.stdtr(df, shift - quantile) + special.stdtr(df, -shift - quantile))
+    return quantile * se, power
+
+
+def label_designs(
+    parts: PlanParts,
+    *,
+    clusters: int,
+    target: str,
+    confidence: float,
+    per_cluster: tuple[float, ...],
+    cost_per_label: float,
+    cost_per_cluster: float,
+    half_width: float | None = None,
+    effect: float = 0.0,
+    power: float = 0.8,
+) -> list[LabelDesign]:
+    """For each number of labelled rows per cluster, the fewest labelled clusters (of the
+    run's ``clusters``) whose projected interval is at most ``half_width`` wide, or whose
+    test of ``effect`` has at least ``power``; the half-width and power are the t interval's
+    on the labelled clusters less one degree of freedom."""
+    designs = []
+    for r in per_cluster:
+
+        def meets(m: int, r: float = r) -> bool:
+            width, reach = _half_width_and_power(
+                parts, m, r, clusters=clusters, target=target, confidence=confidence,
+                effect=effect,
+            )  # fmt: skip
+            return width <= half_width if half_width is not None else reach >= power
+
+        low, high = 2, clusters
+        if not meets(high):
+            m = 0
+        else:
+            while low < high:  # the half-width falls and the power rises with m
+                middle = (low + high) // 2
+                low, high = (low, middle) if meets(middle) else (middle + 1, high)
+            m = low
+        shown = m if m else clusters
+        width, reach = _half_width_and_power(
+            parts, shown, r, clusters=clusters, target=target, confidence=confidence,
+            effect=effect,
+        )  # fmt: skip
+        per = float(np.mean(np.minimum(r, parts.rows)))
+        designs.append(
+            LabelDesign(
+                per_cluster=r,
+                clusters=m,
+                labels=m * per,
+                cost=m * (per * cost_per_label + cost_per_cluster),
+                half_width=width,
+                power=reach,
+            )
+        )
+    return designs

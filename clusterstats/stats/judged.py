@@ -257,7 +257,7 @@ class JudgedCI(Result):
         )
 
 
-def _check_design(design: JudgedDesign, options: opt.JudgedOptions) -> core.Labelling:
+def check_design(design: JudgedDesign, options: opt.JudgedOptions) -> core.Labelling:
     """Refuse a design the estimate cannot be formed from, naming what is missing."""
     sums = design.sums
     labelling = core.labelling_of(sums)
@@ -345,7 +345,7 @@ def build_judged_ci(
 ) -> JudgedCI:
     """``judged_ci`` on a design; with ``sides``, the difference of two runs
     (``judged_delta``), ``one_side`` items of which were labelled on one side only."""
-    labelling = _check_design(design, options)
+    labelling = check_design(design, options)
     sums = design.sums
     n_labelled_clusters = int(np.count_nonzero(sums.labelled))
     weight = _weight_choice(options, n_labelled_clusters)

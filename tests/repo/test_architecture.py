@@ -39,6 +39,7 @@ ADAPTERS = PACKAGE / "adapters"
 STATS = PACKAGE / "stats"
 STATISTICS = {
     "judged",
+    "judged_plan",
     "mean",
     "paired",
     "comparison",

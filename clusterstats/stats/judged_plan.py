@@ -1,0 +1,370 @@
+"""How many human labels to buy, and in how many clusters, beside a judge on every row.
+
+``judged_plan`` reads a pilot (the judge on every row, humans on some) and projects the
+two-phase variance of ``judged_ci`` to other labelling designs: a few labelled rows in many
+clusters, or whole clusters, with a cost per label and per cluster, until an interval is
+narrow enough or a difference is found with enough power.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from clusterstats import _display as fmt
+from clusterstats import _options as opt
+from clusterstats import adapters
+from clusterstats._result import Lines, Table, TableResult, label_of
+from clusterstats.core import judged as core
+from clusterstats.errors import InvalidDataError, InvalidOptionError
+from clusterstats.stats.judged import check_design
+
+__all__ = ["LabelPlan", "judged_plan"]
+
+#: The labelled rows per cluster a plan compares (``inf``: every row of a cluster).
+PER_CLUSTER = (1, 2, 3, 4, 5, 8, 10, 15, 20, 30, 50, math.inf)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class LabelPlan(TableResult):
+    """Labelling designs that reach a plan's goal, cheapest first (returned by
+    ``judged_plan``).
+
+    Attributes
+    ----------
+    outcome, judge : str
+        The human label and judge columns of the pilot.
+    by : tuple of str
+        The cluster column(s).
+    estimand, target : str
+        As ``judged_ci``'s.
+    confidence : float
+        The confidence level of the intervals (and of the test, for power).
+    weight : float
+        The judge's weight tuned on the pilot, which the projections keep.
+    clusters : int
+        Clusters of the run to be labelled (every row judged).
+    pilot_clusters, pilot_labelled_clusters : int
+        The pilot's clusters, and those holding labels.
+    target_half_width : float or None
+        The half-width asked for.
+    effect, power : float or None
+        The difference to detect and the power asked for (``effect=``).
+    cost_per_label, cost_per_cluster : float
+        What a label costs, and what opening a cluster to labellers costs.
+    designs : tuple of LabelDesign
+        For each number of labelled rows per cluster (``inf``: whole clusters), the fewest
+        labelled clusters that meet the goal (0: none does), the labels, the cost, the
+        projected half-width and power.
+    recommended : int or None
+        The index in ``designs`` of the cheapest that meets the goal.
+    floor_half_width : float
+        The half-width with every row of every cluster labelled (population target): the
+        between-cluster spread of the human labels, which no judge removes.
+    humans_alone_labels : float
+        The labels the cheapest design would need without the judge (weight 0), NaN when
+        none reaches the goal.
+    notes : tuple of str
+    """
+
+    outcome: str
+    judge: str
+    by: tuple[str, ...]
+    estimand: str
+    target: str
+    confidence: float
+    weight: float
+    clusters: int
+    pilot_clusters: int
+    pilot_labelled_clusters: int
+    target_half_width: float | None
+    effect: float | None
+    power: float | None
+    cost_per_label: float
+    cost_per_cluster: float
+    designs: tuple[core.LabelDesign, ...]
+    recommended: int | None
+    floor_half_width: float
+    humans_alone_labels: float
+    notes: tuple[str, ...] = ()
+
+    _metric_labels: ClassVar[tuple[str, ...]] = ("per_cluster",)
+
+    def _goal(self) -> str:
+        if self.target_half_width is not None:
+            return f"a {self.confidence:.0%} interval of ±{fmt.number(self.target_half_width)}"
+        return (
+            f"power {self.power:.0%} to detect {fmt.number(self.effect)} at "
+            f"{1 - self.confidence:.0%}"
+        )
+
+    def _heading(self) -> str:
+        return (
+            f"LabelPlan({label_of(self.outcome, self.by)}, judged by {self.judge}; "
+            f"{self._goal()}, {self.clusters:,} clusters judged)"
+        )
+
+    def _blocks(self) -> list[Lines | Table]:
+        lines = [
+            f"judge weight {fmt.number(self.weight)} from a pilot of "
+            f"{self.pilot_labelled_clusters} labelled clusters of {self.pilot_clusters}; "
+            f"with every row labelled the half-width is ±{fmt.number(self.floor_half_width)} "
+            "(the human labels' spread between clusters, which no judge removes)",
+        ]
+        if self.recommended is not None:
+            best = self.designs[self.recommended]
+            alone = (
+                f"{self.humans_alone_labels:,.0f} at their cheapest"
+                if math.isfinite(self.humans_alone_labels)
+                else "no number of clusters"
+            )
+            lines.append(
+                f"cheapest: {_rows(best.per_cluster)} in each of {best.clusters:,} clusters, "
+                f"{best.labels:,.0f} labels, cost {fmt.number(best.cost)}; the human labels "
+                f"alone would need {alone}"
+            )
+        header: tuple[str, ...] = ("labelled per cluster", "clusters", "labels", "cost")
+        header += ("half-width",) if self.effect is None else ("half-width", "power")
+        rows = tuple(
+            (
+                _rows(d.per_cluster),
+                d.clusters if d.clusters else "none reach",
+                round(d.labels),
+                d.cost,
+                d.half_width,
+                *(() if self.effect is None else (d.power,)),
+            )
+            for d in self.designs
+        )
+        return [Lines(tuple(lines)), Table(header, rows)]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per design: ``per_cluster`` (``inf`` for whole clusters), ``clusters``,
+        ``labels``, ``cost``, ``half_width``, ``power`` and ``recommended``."""
+        frame = pd.DataFrame([d._asdict() for d in self.designs])
+        return frame.assign(recommended=[i == self.recommended for i in range(len(frame))])
+
+
+def _rows(per_cluster: float) -> str:
+    return "every row" if math.isinf(per_cluster) else f"{per_cluster:g} rows"
+
+
+def judged_plan(
+    data: Any,
+    outcome: Hashable,
+    by: opt.By | None = None,
+    *,
+    judge: Hashable,
+    target_half_width: float | None = None,
+    effect: float | None = None,
+    power: float = 0.8,
+    cost_per_label: float = 1.0,
+    cost_per_cluster: float = 0.0,
+    clusters: int | None = None,
+    estimand: opt.Estimand = "pooled",
+    target: opt.Target = "population",
+    confidence: float = 0.95,
+    labels: Any = None,
+    on: Hashable | list[Hashable] | None = None,
+) -> LabelPlan:
+    """How many human labels, in how many clusters, a run judged on every row needs.
+
+    From a pilot (the judge on every row, human labels on some), the two-phase variance of
+    :func:`judged_ci` is projected to other labelling designs at the pilot's judge weight:
+    ``r`` labelled rows in each of ``m`` clusters drawn at random from the run's ``C``,
+
+        (S2_g + 2 S_ge + S2_e + w(r)) / C + (1/m - 1/C) (S2_e + w(r))
+
+    (the benchmark target: ``(1/m - 1/C) S2_e + w(r) / m``), where ``S2_e`` is the spread
+    of the clusters' true residuals and ``w(r)`` the within-cluster noise of ``r`` labels
+    (the classic two-stage variance, Cochran 1977, section 10.2). For each ``r`` the plan
+    gives the fewest clusters that reach the goal and what they cost. With labels in every
+    cluster the variance cannot fall below ``(S2_g + 2 S_ge + S2_e) / C``: the spread of
+    the human labels between clusters, which no judge removes; only judging more clusters
+    does.
+
+    Parameters
+    ----------
+    data : pandas DataFrame, polars or pyarrow table, dask DataFrame or xarray Dataset
+        The pilot, as :func:`judged_ci` takes it.
+    outcome : str
+        The human label column (missing where unlabelled).
+    by : str or list of str
+        The cluster column(s).
+    judge : str
+        The judge's score column.
+    target_half_width : float, optional
+        The half-width the interval should reach.
+    effect : float, optional
+        Instead, a difference (from a reference value, or between two models with the
+        pilot's differences) the test should detect with ``power``.
+    power : float, default 0.8
+        The power for ``effect``.
+    cost_per_label, cost_per_cluster : float, default 1 and 0
+        What a human label costs, and what bringing a cluster to the labellers costs (the
+        document read once, the context explained).
+    clusters : int, optional
+        The clusters of the run to be labelled, every row of them judged (default: the
+        pilot's).
+    estimand, target, confidence
+        As for :func:`judged_ci`.
+    labels, on
+        The pilot's human labels in a table of their own, as for :func:`judged_ci`.
+
+    Returns
+    -------
+    LabelPlan
+
+    Raises
+    ------
+    InvalidOptionError
+        Neither or both of ``target_half_width`` and ``effect``; costs that are negative or
+        both zero.
+    InvalidDataError
+        A pilot labelled with stated probabilities or by strata (a plan draws labels
+        simply at random), or whose labelled clusters hold one row each (no within-cluster
+        spread to project from, and rows per cluster are then moot).
+
+    Examples
+    --------
+    HANNA's coherence ratings, the humans' kept for 24 prompts as a pilot:
+
+    >>> import clusterstats
+    >>> coh = clusterstats.datasets.load("hanna").query("criterion == 'Coherence'")
+    >>> pilot = coh.assign(human=coh["human_score"].where(coh["cluster"] < 24))
+    >>> plan = clusterstats.judged_plan(pilot, "human", "cluster", judge="judge_score",
+    ...                                 target_half_width=0.06)
+    >>> best = plan.designs[plan.recommended]
+    >>> best.half_width <= 0.06, best.labels < plan.humans_alone_labels + 1
+    (True, True)
+    """
+    columns = adapters.columns_of(data, outcome, by, judge=judge, on=on)
+    options = opt.judged_options(
+        columns,
+        estimand=estimand,
+        target=target,
+        weight="tuned",
+        method="cr1",
+        confidence=confidence,
+        nest=False,
+    )
+    if (target_half_width is None) == (effect is None):
+        raise InvalidOptionError(
+            "judged_plan plans for one goal: pass target_half_width= (an interval this "
+            "narrow) or effect= (a difference to detect with power=)"
+        )
+    goal = {
+        "half_width": None
+        if target_half_width is None
+        else opt.check_plan_number("target_half_width", target_half_width, above=0),
+        "effect": 0.0 if effect is None else abs(opt.check_plan_number("effect", effect)),
+        "power": opt.check_plan_number("power", power, above=0, below=1),
+    }
+    if effect is not None and goal["effect"] == 0:
+        raise InvalidOptionError("effect must be a difference other than 0, got 0")
+    costs = (
+        opt.check_plan_number("cost_per_label", cost_per_label, at_least=0),
+        opt.check_plan_number("cost_per_cluster", cost_per_cluster, at_least=0),
+    )
+    if costs == (0.0, 0.0):
+        raise InvalidOptionError("cost_per_label and cost_per_cluster cannot both be 0")
+    design = adapters.judged_design(data, columns, labels=labels)
+    check_design(design, options)
+    sums = design.sums
+    if sums.stated or design.strata is not None:
+        raise InvalidDataError("judged_plan plans simple random labelling: the pilot's labels "
+                               "must not carry stated probabilities or strata")  # fmt: skip
+    if not np.any(sums.labelled > 1):
+        raise InvalidDataError(
+            "every labelled cluster of the pilot holds one label: the spread of labels inside "
+            "a cluster, which sets how many rows per cluster are worth labelling, cannot be "
+            "read; label two or more rows in some clusters"
+        )
+    run = int(
+        sums.rows.size
+        if clusters is None
+        else opt.check_plan_number("clusters", clusters, at_least=2, whole=True)
+    )
+    fitted = core.fit(sums, estimand=estimand, target=target, weight="tuned",
+                      confidence=confidence, small_sample="cr1")  # fmt: skip
+    plan = _plan(sums, fitted.weight, run, options, goal, costs)
+    alone = _plan(sums, 0.0, run, options, goal, costs)
+    return _result(design, options, fitted.weight, run, goal, costs, plan, alone)
+
+
+def _plan(
+    sums: core.JudgedSums,
+    weight: float,
+    run: int,
+    options: opt.JudgedOptions,
+    goal: dict[str, Any],
+    costs: tuple[float, float],
+) -> tuple[list[core.LabelDesign], float]:
+    parts = core.plan_parts(sums, estimand=options.estimand, weight=weight)
+    per_cluster = tuple(r for r in PER_CLUSTER if r < sums.rows.max() or math.isinf(r))
+    designs = core.label_designs(
+        parts, clusters=run, target=options.target, confidence=options.confidence,
+        per_cluster=per_cluster, cost_per_label=costs[0], cost_per_cluster=costs[1],
+        half_width=goal["half_width"], effect=goal["effect"], power=goal["power"],
+    )  # fmt: skip
+    floor = core.projected_variance(
+        parts, clusters=run, labelled=run, per_cluster=math.inf, target="population"
+    )
+    return designs, core.t_half_width(floor, run - 1, options.confidence)
+
+
+def _result(
+    design: Any,
+    options: opt.JudgedOptions,
+    weight: float,
+    run: int,
+    goal: dict[str, Any],
+    costs: tuple[float, float],
+    plan: tuple[list[core.LabelDesign], float],
+    alone: tuple[list[core.LabelDesign], float],
+) -> LabelPlan:
+    designs, floor = plan
+    feasible = [i for i, d in enumerate(designs) if d.clusters]
+    recommended = min(feasible, key=lambda i: designs[i].cost) if feasible else None
+    notes = []
+    if recommended is None:
+        notes.append(
+            f"no labelling of {run:,} clusters reaches the goal: the human labels' spread "
+            f"between clusters keeps the half-width at ±{fmt.number(floor)} or more even "
+            "with every row labelled; judge more clusters (clusters=)"
+        )
+        humans = math.nan
+    reachable = [d for d in alone[0] if d.clusters]
+    humans = min(reachable, key=lambda d: d.cost).labels if reachable else math.nan
+    notes.append(
+        "projections keep the pilot's judge weight and its spreads; a pilot of few labelled "
+        "clusters makes them uncertain too"
+    )
+    sums = design.sums
+    return LabelPlan(
+        outcome=design.outcome,
+        judge=design.judge,
+        by=design.by,
+        estimand=options.estimand,
+        target=options.target,
+        confidence=options.confidence,
+        weight=weight,
+        clusters=run,
+        pilot_clusters=int(sums.rows.size),
+        pilot_labelled_clusters=int(np.count_nonzero(sums.labelled)),
+        target_half_width=goal["half_width"],
+        effect=goal["effect"] if goal["half_width"] is None else None,
+        power=goal["power"] if goal["half_width"] is None else None,
+        cost_per_label=costs[0],
+        cost_per_cluster=costs[1],
+        designs=tuple(designs),
+        recommended=recommended,
+        floor_half_width=floor,
+        humans_alone_labels=humans,
+        notes=tuple(notes),
+    )

@@ -303,9 +303,7 @@ def check_design(design: JudgedDesign, options: opt.JudgedOptions) -> core.Label
                 "means, ppi_py's rows): pass estimand='cluster_mean', or clusters of one row"
             )
     if options.target == "benchmark":
-        if (sums.stated and labelling.kind != "stated") or (
-            sums.stated and np.any((sums.labelled > 0) & (sums.labelled < sums.rows))
-        ):
+        if sums.stated and np.any((sums.labelled > 0) & (sums.labelled < sums.rows)):
             raise InvalidOptionError(
                 "target='benchmark' with stated inclusion probabilities takes whole clusters "
                 "labelled (each cluster's rows all labelled or none); with rows labelled "
@@ -372,9 +370,7 @@ def build_judged_ci(
         small_sample=small_sample,
         judge_part=False,
     )
-    notes = _notes(
-        design, labelling, options.method, weight, fitted, n_labelled_clusters, every_row
-    )
+    notes = _notes(design, labelling, options.method, weight, n_labelled_clusters, every_row)
     if one_side:
         notes.append(
             f"{one_side:,} items carry a human label in one run only: the difference needs "
@@ -424,7 +420,6 @@ def _notes(
     labelling: core.Labelling,
     method: str,
     weight: float | str,
-    fitted: core.JudgedFit,
     n_labelled_clusters: int,
     every_row: bool,
 ) -> list[str]:
@@ -439,6 +434,11 @@ def _notes(
             f"judge weight cross-fitted: fewer than {CROSS_FIT_BELOW} labelled clusters, so "
             "each labelled cluster's correction uses the weight tuned without it"
         )
+        if np.any(labelling.labelled_clusters == 2):
+            notes.append(
+                "2 labelled clusters (in a stratum) leave one to tune a weight on without the "
+                "other: their judge weight is 0, the labels alone"
+            )
     if n_labelled_clusters < FEW_CLUSTERS:
         message = (
             f"only {n_labelled_clusters} clusters hold human labels: the interval's width is "

@@ -470,3 +470,25 @@ def test_judged_delta_refuses_a_dataset_and_repeated_keys() -> None:
         cs.judged_delta(dataset, dataset, "human", judge="judge", on="item")
     with pytest.raises(cs.InvalidOptionError, match="how must be one of"):
         cs.judged_delta(a, b, "human", "doc", judge="judge", on="item", how="outer")
+
+
+def test_two_labelled_clusters_cross_fit_to_the_labels_alone() -> None:
+    """Leaving one of 2 labelled clusters out leaves nothing to tune a weight on: the
+    cross-fitted weight is 0 and the interval is the labels' own."""
+    data = _whole_docs(_run(), 2)
+    res = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge"))
+    assert res.weight_method == "cross-fitted"
+    assert res.weight == 0
+    assert _close(res.low, res.human_low)
+    assert any("their judge weight is 0" in note for note in res.notes)
+
+
+def test_the_peers_weight_is_reported_as_tuned() -> None:
+    data = _whole_docs(_run(), 10)
+    res = _quiet(
+        lambda: cs.judged_ci(
+            data, "human", "doc", judge="judge", method="glide", estimand="cluster_mean"
+        )
+    )
+    assert res.weight_method == "tuned"
+    assert not any("cross-fitted" in note for note in res.notes)

@@ -641,3 +641,19 @@ def test_judged_delta_parity(layout: str) -> None:
     )
     assert_same(reference, result)
     assert notes == other_notes
+
+
+@pytest.mark.parametrize("layout", ["dask", "xarray", "xarray-chunked", "pyarrow", "polars"])
+def test_judged_plan_parity(layout: str, judged_layouts: dict) -> None:
+    if layout not in judged_layouts:
+        pytest.skip(f"{layout} is not installed")
+    options = {"judge": "judge", "target_half_width": 0.2, "cost_per_cluster": 2}
+    reference, notes = _quiet(
+        lambda: cs.judged_plan(judged_layouts["pandas"], "human", "doc", **options)
+    )
+    result, other_notes = _quiet(
+        lambda: cs.judged_plan(judged_layouts[layout], "human", "doc", **options)
+    )
+    pd.testing.assert_frame_equal(reference.to_frame(), result.to_frame(), rtol=1e-12)
+    assert reference.notes == result.notes
+    assert notes == other_notes

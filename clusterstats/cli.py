@@ -562,6 +562,10 @@ def _plan(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.stats.planning import pilot_plan
 
     labels = [*args.by, *(args.on or []), *([args.responded] if args.responded else [])]
+    if args.judge is not None:
+        return _label_plan(args, labels)
+    if args.cost_per_label is not None:
+        raise InvalidOptionError("--cost-per-label prices human labels: it needs --judge")
     df = _read(args, args.path, labels)
     if getattr(args, "_spelled", {}).get("other") == "--other":
         _note(
@@ -577,6 +581,30 @@ def _plan(args: argparse.Namespace) -> Iterable[str]:
         on=_key(args.on) if other is None else on,
         **_keywords(args, "missing", "confidence", "responded", "power", "effect"),
         **_keywords(args, "cost_per_cluster", "cost_per_row", "target_half_width"),
+    )
+    return _print_table(res, args)
+
+
+def _label_plan(args: argparse.Namespace, labels: list[str]) -> Iterable[str]:
+    """``plan --judge``: how many human labels a judged run needs (``judged_plan``)."""
+    from clusterstats.stats.judged_plan import judged_plan
+
+    for given, option in ((args.other, "--baseline"), (args.responded, "--responded"),
+                          (args.cost_per_row, "--cost-per-row")):  # fmt: skip
+        if given is not None:
+            raise InvalidOptionError(
+                f"{option} is not an option of a labelling plan (--judge); its costs are "
+                "--cost-per-label and --cost-per-cluster"
+            )
+    df = _read(args, args.path, [*labels, args.judge])
+    res = judged_plan(
+        df,
+        args.outcome,
+        _key(args.by),
+        judge=args.judge,
+        cost_per_label=1.0 if args.cost_per_label is None else args.cost_per_label,
+        cost_per_cluster=0.0 if args.cost_per_cluster is None else args.cost_per_cluster,
+        **_keywords(args, "confidence", "power", "effect", "target_half_width"),
     )
     return _print_table(res, args)
 
@@ -1201,6 +1229,17 @@ def _plan_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         dest="target_half_width",
         help="the interval half-width the next run should reach",
+    )
+    parser.add_argument(
+        "--judge",
+        help="the judge's score column, on every row: plan how many human labels (in the "
+        "--outcome column, missing where unlabelled) to buy, and in how many clusters",
+    )
+    parser.add_argument(
+        "--cost-per-label",
+        type=float,
+        dest="cost_per_label",
+        help="with --judge: the cost of one human label (default 1)",
     )
     parser.add_argument("--effect", type=float, help="with --baseline: the difference to detect")
     parser.add_argument(

@@ -134,8 +134,8 @@ class LabelPlan(TableResult):
             (
                 _rows(d.per_cluster),
                 d.clusters if d.clusters else "none reach",
-                round(d.labels),
-                d.cost,
+                round(d.labels) if d.clusters else "-",
+                d.cost if d.clusters else "-",
                 d.half_width,
                 *(() if self.effect is None else (d.power,)),
             )
@@ -151,7 +151,9 @@ class LabelPlan(TableResult):
 
 
 def _rows(per_cluster: float) -> str:
-    return "every row" if math.isinf(per_cluster) else f"{per_cluster:g} rows"
+    if math.isinf(per_cluster):
+        return "every row"
+    return f"{per_cluster:g} row" + ("" if per_cluster == 1 else "s")
 
 
 def judged_plan(

@@ -763,3 +763,23 @@ def test_judged_refuses_a_label_for_a_row_the_judge_did_not_score(tmp_path, caps
     )  # fmt: skip
     assert status != 0
     assert "name no judged row" in err
+
+
+def test_plan_with_a_judge_plans_the_labels(tmp_path, capsys):
+    import clusterstats as cs
+
+    frame, _, _ = _judged_files(tmp_path)
+    path = tmp_path / "pilot.csv"
+    frame.to_csv(path, index=False)
+    words = ["plan", str(path), "--outcome", "human_score", "--by", "cluster", "--judge",
+             "judge_score", "--target-half-width", "0.06", "--cost-per-cluster", "3"]  # fmt: skip
+    status, out, err = _run([*words, "--output", "csv"], capsys)
+    assert status == 0, err
+    library = cs.judged_plan(
+        frame, "human_score", "cluster", judge="judge_score", target_half_width=0.06,
+        cost_per_cluster=3,
+    )  # fmt: skip
+    pd.testing.assert_frame_equal(pd.read_csv(io.StringIO(out)), library.to_frame())
+    status, _, err = _run([*words, "--cost-per-row", "2"], capsys)
+    assert status != 0
+    assert "--cost-per-label and --cost-per-cluster" in err

@@ -517,8 +517,24 @@ class PlanParts(NamedTuple):
     """Rows per pilot cluster."""
 
 
-def plan_parts(sums: JudgedSums, *, estimand: str, weight: float) -> PlanParts:
-    """The pieces of :func:`projected_variance` from a pilot's sums at ``weight``."""
+def _upper_limit(variance: float, df: float, level: float | None) -> float:
+    """``variance``'s one-sided upper confidence limit at ``level`` on ``df`` degrees of
+    freedom (chi-square), or ``variance`` itself for ``level=None``."""
+    if level is None or df < 1:
+        return variance
+    return variance * df / float(special.chdtri(df, level))
+
+
+def plan_parts(
+    sums: JudgedSums, *, estimand: str, weight: float, upper: float | None = None
+) -> PlanParts:
+    """The pieces of :func:`projected_variance` from a pilot's sums at ``weight``.
+
+    With ``upper``, the labels' spreads (between and within clusters) are taken at their
+    one-sided upper confidence limits of that level: a plan on a pilot's point estimates
+    falls short half the time, and by more than its average when the pilot is small
+    (Browne 1995, *Statistics in Medicine* 14:1933).
+    """
     prep = _prepare(sums, estimand)
     has = prep.has
     g = weight * prep.g1
@@ -528,7 +544,7 @@ def plan_parts(sums: JudgedSums, *, estimand: str, weight: float) -> PlanParts:
     stage = n_clusters / m
     judge_spread = float(np.sum(g**2)) / (n_clusters - 1)
     cross = float(np.sum(np.where(has, stage * g * e, 0.0))) / (n_clusters - 1)
-    spread = float(np.sum(e[has] ** 2)) / (m - 1)
+    spread = _upper_limit(float(np.sum(e[has] ** 2)) / (m - 1), m - 1, upper)
     # the within-cluster variance of y - weight * f, pooled over clusters with two labels
     r = sums.labelled
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -539,12 +555,14 @@ def plan_parts(sums: JudgedSums, *, estimand: str, weight: float) -> PlanParts:
             + weight**2 * (sums.judge_sq - r * mean_f**2)
         )  # fmt: skip
     two = r > 1
-    sigma2 = float(np.sum(squares[two]) / np.sum(r[two] - 1)) if two.any() else 0.0
+    within_df = float(np.sum(r[two] - 1))
+    sigma2 = float(np.sum(squares[two])) / within_df if two.any() else 0.0
     n = sums.rows
     # a unit is the cluster's mean, weighted by its size for the pooled estimand
     within = sigma2 * ((n / n.mean()) ** 2 if estimand == "pooled" else np.ones_like(n))
     pilot_noise = np.where(has & (r < n), within * (1 / np.maximum(r, 1) - 1 / n), 0.0)
     between = max(spread - float(pilot_noise[has].mean()), 0.0)
+    within = _upper_limit(1.0, within_df, upper) * within
     return PlanParts(judge_spread, cross, between, within, n)
 
 
@@ -612,11 +630,13 @@ def label_designs(
     half_width: float | None = None,
     effect: float = 0.0,
     power: float = 0.8,
+    fewest: int = 2,
 ) -> list[LabelDesign]:
     """For each number of labelled rows per cluster, the fewest labelled clusters (of the
     run's ``clusters``) whose projected interval is at most ``half_width`` wide, or whose
     test of ``effect`` has at least ``power``; the half-width and power are the t interval's
-    on the labelled clusters less one degree of freedom."""
+    on the labelled clusters less one degree of freedom. No design labels fewer than
+    ``fewest`` clusters (or all of them, when the run has fewer)."""
     designs = []
     for r in per_cluster:
 
@@ -627,7 +647,7 @@ def label_designs(
             )  # fmt: skip
             return width <= half_width if half_width is not None else reach >= power
 
-        low, high = 2, clusters
+        low, high = min(fewest, clusters), clusters
         if not meets(high):
             m = 0
         else:

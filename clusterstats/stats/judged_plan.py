@@ -28,6 +28,9 @@ __all__ = ["LabelPlan", "judged_plan"]
 
 #: The labelled rows per cluster a plan compares (``inf``: every row of a cluster).
 PER_CLUSTER = (1, 2, 3, 4, 5, 8, 10, 15, 20, 30, 50, math.inf)
+#: A plan labels at least this many clusters: with fewer, the interval's own width rests on
+#: a handful of degrees of freedom and swings from run to run (``docs/plans-judged.md``).
+FEWEST_CLUSTERS = 10
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -171,6 +174,7 @@ def judged_plan(
     estimand: opt.Estimand = "pooled",
     target: opt.Target = "population",
     confidence: float = 0.95,
+    pilot_limit: float | None = 0.8,
     labels: Any = None,
     on: Hashable | list[Hashable] | None = None,
 ) -> LabelPlan:
@@ -185,7 +189,8 @@ def judged_plan(
     (the benchmark target: ``(1/m - 1/C) S2_e + w(r) / m``), where ``S2_e`` is the spread
     of the clusters' true residuals and ``w(r)`` the within-cluster noise of ``r`` labels
     (the classic two-stage variance, Cochran 1977, section 10.2). For each ``r`` the plan
-    gives the fewest clusters that reach the goal and what they cost. With labels in every
+    gives the fewest clusters that reach the goal (never fewer than 10, or the whole run)
+    and what they cost. With labels in every
     cluster the variance cannot fall below ``(S2_g + 2 S_ge + S2_e) / C``: the spread of
     the human labels between clusters, which no judge removes; only judging more clusters
     does.
@@ -215,6 +220,10 @@ def judged_plan(
         pilot's).
     estimand, target, confidence
         As for :func:`judged_ci`.
+    pilot_limit : float or None, default 0.8
+        Plan on the pilot's spreads of the labels at their one-sided upper confidence limit
+        of this level (Browne 1995): a plan on the point estimates falls short about half
+        the time, by more when the pilot is small. None plans on the estimates themselves.
     labels, on
         The pilot's human labels in a table of their own, as for :func:`judged_ci`.
 
@@ -294,9 +303,14 @@ def judged_plan(
     )
     fitted = core.fit(sums, estimand=estimand, target=target, weight="tuned",
                       confidence=confidence, small_sample="cr1")  # fmt: skip
-    plan = _plan(sums, fitted.weight, run, options, goal, costs)
-    alone = _plan(sums, 0.0, run, options, goal, costs)
-    return _result(design, options, fitted.weight, run, goal, costs, plan, alone)
+    limit = (
+        None
+        if pilot_limit is None
+        else opt.check_plan_number("pilot_limit", pilot_limit, above=0.5, below=1)
+    )
+    plan = _plan(sums, fitted.weight, run, options, goal, costs, limit)
+    alone = _plan(sums, 0.0, run, options, goal, costs, limit)
+    return _result(design, options, fitted.weight, run, goal, costs, plan, alone, limit)
 
 
 def _plan(
@@ -306,13 +320,15 @@ def _plan(
     options: opt.JudgedOptions,
     goal: dict[str, Any],
     costs: tuple[float, float],
+    limit: float | None,
 ) -> tuple[list[core.LabelDesign], float]:
-    parts = core.plan_parts(sums, estimand=options.estimand, weight=weight)
+    parts = core.plan_parts(sums, estimand=options.estimand, weight=weight, upper=limit)
     per_cluster = tuple(r for r in PER_CLUSTER if r < sums.rows.max() or math.isinf(r))
     designs = core.label_designs(
         parts, clusters=run, target=options.target, confidence=options.confidence,
         per_cluster=per_cluster, cost_per_label=costs[0], cost_per_cluster=costs[1],
         half_width=goal["half_width"], effect=goal["effect"], power=goal["power"],
+        fewest=FEWEST_CLUSTERS,
     )  # fmt: skip
     floor = core.projected_variance(
         parts, clusters=run, labelled=run, per_cluster=math.inf, target="population"
@@ -329,6 +345,7 @@ def _result(
     costs: tuple[float, float],
     plan: tuple[list[core.LabelDesign], float],
     alone: tuple[list[core.LabelDesign], float],
+    limit: float | None,
 ) -> LabelPlan:
     designs, floor = plan
     feasible = [i for i, d in enumerate(designs) if d.clusters]
@@ -340,12 +357,15 @@ def _result(
             f"between clusters keeps the half-width at ±{fmt.number(floor)} or more even "
             "with every row labelled; judge more clusters (clusters=)"
         )
-        humans = math.nan
     reachable = [d for d in alone[0] if d.clusters]
     humans = min(reachable, key=lambda d: d.cost).labels if reachable else math.nan
     notes.append(
-        "projections keep the pilot's judge weight and its spreads; a pilot of few labelled "
-        "clusters makes them uncertain too"
+        "projections keep the pilot's judge weight, and take the labels' spreads at their "
+        f"{limit:.0%} upper confidence limits (pilot_limit=); a plan labels at least "
+        f"{FEWEST_CLUSTERS} clusters"
+        if limit is not None
+        else "projections keep the pilot's judge weight and its spreads (pilot_limit=None: "
+        f"the estimates themselves); a plan labels at least {FEWEST_CLUSTERS} clusters"
     )
     sums = design.sums
     return LabelPlan(

@@ -79,11 +79,12 @@ def test_a_plan_recommends_the_cheapest_design_that_reaches_the_width():
     assert best.half_width <= 0.15
     assert all(d.cost >= best.cost for d in plan.designs if d.clusters)
     # one fewer cluster of the same design would not reach the width
+    assert best.clusters > 10
     fewer = core.projected_variance(
         core.plan_parts(
             adapters.judged_design(_pilot("clusters"), adapters.columns_of(
                 _pilot("clusters"), "human", "doc", judge="judge")).sums,
-            estimand="pooled", weight=plan.weight,
+            estimand="pooled", weight=plan.weight, upper=0.8,
         ),
         clusters=60, labelled=best.clusters - 1, per_cluster=best.per_cluster,
         target="population",
@@ -142,3 +143,19 @@ def test_a_pilot_with_one_label_per_cluster_is_refused():
     data = data.assign(human=data["human_full"].where(first))
     with pytest.raises(cs.InvalidDataError, match="holds one label"):
         cs.judged_plan(data, "human", "doc", judge="judge", target_half_width=0.1)
+
+
+def test_a_plan_labels_at_least_ten_clusters_and_plans_on_upper_limits():
+    pilot = _pilot("clusters")
+    easy = _quiet(
+        lambda: cs.judged_plan(pilot, "human", "doc", judge="judge", target_half_width=5.0)
+    )
+    assert all(d.clusters == 10 for d in easy.designs)
+    at_estimates = _quiet(
+        lambda: cs.judged_plan(pilot, "human", "doc", judge="judge", target_half_width=0.15,
+                               pilot_limit=None)
+    )  # fmt: skip
+    at_limits = _quiet(
+        lambda: cs.judged_plan(pilot, "human", "doc", judge="judge", target_half_width=0.15)
+    )
+    assert at_limits.designs[-1].clusters > at_estimates.designs[-1].clusters

@@ -17,9 +17,12 @@ cell's key)``), ``PILOTS`` pilots, each:
 1. a run of ``C`` clusters drawn WITH replacement (``C`` the population's cluster count; a
    cluster drawn twice is two clusters), labelled by the pilot design: ``clusters``, every
    row of 10 clusters chosen at random; ``rows``, 2 rows at random in each of 15 clusters
-   chosen at random;
+   chosen at random; and a reference, ``large``, every row of 60% of the run's clusters (far
+   more than any plan asks: what is left of the misses once the pilot's noise is small);
 2. the pilot's own interval, ``judged_ci(pilot, method="cr1")`` (its default weight,
-   cross-fitted under 50 labelled clusters), of half-width ``h``;
+   cross-fitted under 50 labelled clusters), of half-width ``h`` (for ``large``, that of a
+   ``clusters`` pilot of the same run, so that the goals are the same size; the CSV's
+   ``pilot_weight`` is this interval's);
 3. two plans, ``judged_plan`` with its defaults (cost 1 per label, 0 per cluster, 95%,
    pooled, population target): a width plan, ``target_half_width = 0.75 h``; a power plan,
    ``effect = h`` at power 0.8. A plan no design reaches is counted, not delivered;
@@ -75,7 +78,11 @@ SEED = 20261207
 CONFIDENCE = 0.95
 PILOTS, DELIVERIES = 5, 200
 #: Pilot designs: (name, labelled clusters, labelled rows per cluster; inf = whole clusters).
-PILOT_DESIGNS = (("clusters", 10, math.inf), ("rows", 15, 2))
+#: ``large`` (labelled clusters None: ``LARGE_SHARE`` of the run's) is a reference: a pilot
+#: far bigger than any plan needs, set the goals of a ``clusters`` pilot of the same run, to
+#: show what is left of the misses once the pilot's own noise is small.
+PILOT_DESIGNS = (("clusters", 10, math.inf), ("rows", 15, 2), ("large", None, math.inf))
+LARGE_SHARE = 0.6
 #: The width plan's target, a share of the pilot's own half-width.
 TARGET_SHARE = 0.75
 POWER = 0.8
@@ -124,10 +131,17 @@ def run_cell(pop: Population, pilot_design: tuple, pilots: int, draws: int) -> l
     rows = []
     for pilot in range(pilots):
         codes, sizes, y, f = resample(rng, pop, pop.clusters)
-        labelled = label(rng, sizes, pilot_clusters, pilot_rows)
+        many = round(LARGE_SHARE * pop.clusters) if pilot_clusters is None else pilot_clusters
+        labelled = label(rng, sizes, many, pilot_rows)
         frame = pd.DataFrame({"cluster": codes, "human": np.where(labelled, y, np.nan),
                               "judge": f})  # fmt: skip
-        own = clusterstats.judged_ci(frame, "human", "cluster", judge="judge", method="cr1")
+        # the goals are set by the pilot's own interval; the reference's by a 10-cluster one's
+        small = (
+            frame
+            if pilot_clusters
+            else frame.assign(human=np.where(label(rng, sizes, *PILOT_DESIGNS[0][1:]), y, np.nan))
+        )
+        own = clusterstats.judged_ci(small, "human", "cluster", judge="judge", method="cr1")
         h = (own.high - own.low) / 2
         goals = {"width": {"target_half_width": TARGET_SHARE * h}, "power": {"effect": h}}
         for goal, asked in goals.items():
@@ -283,7 +297,9 @@ def cells_table(cells: list[dict], source: str) -> list[str]:
                        "| | | | | | | |")  # fmt: skip
             continue
         power = f"{_pct(c['projected_power'])} → {_pct(c['power'])}" if c["goal"] == "power" else ""
-        skipped = f" ({c['infeasible']} pilots infeasible)" if c["infeasible"] else ""
+        skipped = (
+            f" ({c['infeasible']} of {c['pilots']} pilots infeasible)" if c["infeasible"] else ""
+        )
         out.append(
             f"| {criterion} | {c['judge']} | {c['pilot_design']} | {c['goal']}{skipped} "
             f"| {c['labels']:.0f} | {c['designs']} "
@@ -294,8 +310,15 @@ def cells_table(cells: list[dict], source: str) -> list[str]:
     return out
 
 
+#: The pilots a study of plans is about; ``large`` is a reference, reported beside them.
+STUDIED = ("clusters", "rows")
+
+
 def summary(rows: list[dict], cells: list[dict]) -> list[str]:
-    done = [c for c in cells if "median_ratio" in c]
+    """The headline figures over the studied pilot designs, then each design's."""
+    rows = [r for r in rows if r["pilot_design"] in STUDIED]
+    every = [c for c in cells if "median_ratio" in c]
+    done = [c for c in every if c["pilot_design"] in STUDIED]
     ratios = [c["median_ratio"] for c in done]
     gaps = [c["gap"] for c in done if c["goal"] == "power"]
     widths = [c["median_ratio"] for c in done if c["goal"] == "width"]
@@ -304,7 +327,10 @@ def summary(rows: list[dict], cells: list[dict]) -> list[str]:
     infeasible = sum(1 for r in rows if not r["feasible"])
     zero = sum(1 for r in rows if r["feasible"] and float(r["projected_half_width"]) == 0)
     out = [
-        f"- Cells (population × pilot design × goal): {len(cells)}; plans: {len(rows)}, of "
+        "Over the pilots `clusters` and `rows` (the reference `large` is in its own lines "
+        "below and in the tables):",
+        "",
+        f"- Cells (population × pilot design × goal): {len(done)}; plans: {len(rows)}, of "
         f"which {infeasible} found no design reaching their goal (not delivered).",
         f"- Realised ÷ promised half-width, median per cell: worst {_ratio(max(ratios))}, median "
         f"{_ratio(statistics.median(ratios))}, best {_ratio(min(ratios))}; per plan (one "
@@ -333,7 +359,7 @@ def summary(rows: list[dict], cells: list[dict]) -> list[str]:
     )
     for design in (d[0] for d in PILOT_DESIGNS):
         for goal in ("width", "power"):
-            part = [c for c in done if c["pilot_design"] == design and c["goal"] == goal]
+            part = [c for c in every if c["pilot_design"] == design and c["goal"] == goal]
             if part:
                 met = sum(c["meets"] for c in part)
                 middle = statistics.median(c["median_ratio"] for c in part)
@@ -344,7 +370,7 @@ def summary(rows: list[dict], cells: list[dict]) -> list[str]:
                     else ""
                 )
                 out.append(
-                    f"  - pilot {design}, {goal} plans: {met} of {len(part)} meet it; "
+                    f"    - pilot {design}, {goal} plans: {met} of {len(part)} meet it; "
                     f"median ratio {_ratio(middle)}{gap}"
                 )
     return out
@@ -412,7 +438,10 @@ def render(rows: list[dict]) -> str:
         "the population's value is the mean of its human scores over all its clusters.",
         f"- A run draws C clusters with replacement, C the population's count. {PILOTS} pilots "
         "per population and pilot design: human labels on every row of 10 random clusters "
-        "(`clusters`), or on 2 random rows in each of 15 random clusters (`rows`).",
+        "(`clusters`), or on 2 random rows in each of 15 random clusters (`rows`). A "
+        f"reference, `large`: every row of {LARGE_SHARE:.0%} of the run's clusters, far more "
+        "than any plan asks, its goals set by a `clusters` pilot of the same run (what is "
+        "left of the misses once the pilot's noise is small).",
         '- The pilot\'s own `judged_ci(method="cr1")` has half-width h (default weight: '
         "cross-fitted, under 50 labelled clusters). Two plans, `judged_plan` at its defaults "
         "(cost 1 per label, 0 per cluster, 95%, pooled, population target): a **width** plan "

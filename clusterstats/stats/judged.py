@@ -212,7 +212,7 @@ class JudgedCI(Result):
             f"  {fmt.count(self.n_labelled, 'labelled row')} of {self.n_rows:,} in "
             f"{self.n_labelled_clusters:,} of {fmt.count(self.n_clusters, 'cluster')} "
             f"({_LABELLING[self.labelling]}); as precise as "
-            f"{self.effective_labels:,.0f} labels alone ({gained:+,.0f})",
+            f"{fmt.number(self.effective_labels)} labels alone ({gained:+,.0f})",
         ]
 
     def _value_label(self) -> str:

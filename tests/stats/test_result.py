@@ -178,6 +178,9 @@ def _table_results(mmlu, bbh):
                 over="category",
                 n_resamples=999,
             ),
+            "LabelPlan": cs.judged_plan(
+                _judged_pilot(), "human", "cluster", judge="judge_score", target_half_width=0.06
+            ),
         }
 
 
@@ -247,7 +250,14 @@ def _one_row_results(mmlu, bbh):
             "SequencePlan": cs.sequence_plan(
                 bbh[bbh.condition == "cot"], "correct", "task", at_least=0.6, runs=20
             ),
+            "JudgedCI": cs.judged_ci(_judged_pilot(), "human", "cluster", judge="judge_score"),
         }
+
+
+def _judged_pilot():
+    """HANNA's coherence ratings, the humans' kept for the stories of 24 prompts."""
+    hanna = cs.datasets.load("hanna").query("criterion == 'Coherence'")
+    return hanna.assign(human=hanna["human_score"].where(hanna["cluster"] < 24))
 
 
 def _visible_words(page: str) -> set[str]:

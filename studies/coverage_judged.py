@@ -664,14 +664,15 @@ def goal_rows(rows: list[dict], method: str) -> list[tuple[str, str, bool, str]]
             )
         )
     over = [r for r in mine if r["width_ratio"] > width_goal(r)]
+    # the cell furthest over its own goal, with its own ratio and goal
+    far = max(over, key=lambda r: r["width_ratio"] / width_goal(r), default=None)
     out.append(
         (
             "mean width ≤ humans alone × (1 + 1/labelled clusters), every cell",
             f"{len(over)} of {len(mine)} cells over",
             not over,
-            _where(max(over, key=lambda r: r["width_ratio"] / width_goal(r)))
-            + f" ({max(r['width_ratio'] for r in over):.2f} ×)"
-            if over
+            f"{_where(far)} ({far['width_ratio']:.2f} × against {width_goal(far):.2f})"
+            if far
             else "",
         )
     )

@@ -123,7 +123,7 @@ MEAN_SIZE, SIZE_CV = 20, 0.8
 MU, BIAS = 3.0, 0.5
 #: Draws per cell (``draws_of``): 1,000 where a draw is cheap; cross-fitting leaves out each
 #: labelled cluster in turn, so simulated cells with 30 to 99 labelled clusters get 500 and
-#: those with 100 or more 250; the 204 real cells get 500 each, to fit the study in about 35
+#: those with 100 or more 250; the 204 real cells get 500 each, to fit the study in about 45
 #: minutes on one core.
 DRAWS, REAL_DRAWS, MANY_DRAWS, MOST_DRAWS = 1000, 500, 500, 250
 

@@ -607,14 +607,9 @@ def judged_ci(
         layout=(case, rerun),
     )  # fmt: skip
     options = opt.judged_options(
-        columns,
-        estimand=estimand,
-        target=target,
-        weight=weight,
-        method=method,
-        confidence=confidence,
-        nest=nest,
-    )
+        columns, estimand=estimand, target=target, weight=weight, method=method,
+        confidence=confidence, nest=nest,
+    )  # fmt: skip
     if on is not None and labels is None:
         raise InvalidOptionError("on= matches labels= to the judged rows: pass labels= too")
     design = adapters.judged_design(data, columns, nest=options.nest, labels=labels)
@@ -690,18 +685,11 @@ def judged_delta(
     >>> res.sides, res.n_labelled, res.high < 0
     (('GPT-2', 'Human'), 30, True)
     """
-    columns = adapters.columns_of(
-        data, outcome, by, judge=judge, strata=strata, on=on
-    )  # fmt: skip
+    columns = adapters.columns_of(data, outcome, by, judge=judge, strata=strata, on=on)
     options = opt.judged_options(
-        columns,
-        estimand=estimand,
-        target=target,
-        weight=weight,
-        method=method,
-        confidence=confidence,
-        nest=nest,
-    )
+        columns, estimand=estimand, target=target, weight=weight, method=method,
+        confidence=confidence, nest=nest,
+    )  # fmt: skip
     how = opt.check_choice("how", how, ("strict", "inner"))
     design, one_side = adapters.judged_paired_design(
         data, other, columns, how=how, nest=options.nest

@@ -28,6 +28,7 @@ from clusterstats.core._lazy import deferred
 # the statistics are imported at the first method call, not when the accessors register
 diagnostics = deferred("clusterstats.stats.diagnostics")
 judged = deferred("clusterstats.stats.judged")
+judged_compare = deferred("clusterstats.stats.judged_compare")
 judged_plan = deferred("clusterstats.stats.judged_plan")
 mean = deferred("clusterstats.stats.mean")
 missing = deferred("clusterstats.stats.missing")
@@ -75,6 +76,11 @@ class _StatisticsAccessor:
         """Paired difference with ``other`` from a judge and human labels; see
         ``clusterstats.judged_delta``."""
         return judged.judged_delta(self._obj, other, outcome, by, **options)
+
+    def judged_compare(self, outcome, by=None, **options) -> Any:
+        """A leaderboard from a judge on every answer and human labels on a few; see
+        ``clusterstats.judged_compare``."""
+        return judged_compare.judged_compare(self._obj, outcome, by, **options)
 
     def judged_plan(self, outcome, by=None, **options) -> Any:
         """How many human labels, in how many clusters; see ``clusterstats.judged_plan``."""

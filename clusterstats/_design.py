@@ -298,3 +298,35 @@ class JudgedDesign:
     inclusion: str | None = None
     judge_range: tuple[float, float] = (math.nan, math.nan)
     human_range: tuple[float, float] = (math.nan, math.nan)
+
+
+@dataclass(frozen=True)
+class JudgedComparisonDesign:
+    """The input of ``judged_compare``: many models judged on the same items, some of their
+    answers labelled by humans, as one :class:`JudgedDesign` per model and per pair.
+
+    Attributes
+    ----------
+    models : tuple
+        The model labels, in sorted order.
+    scores : tuple of JudgedDesign
+        Each model's judged run.
+    rows : tuple of JudgedDesign
+        Each model's judged run with every row its own cluster (the interval that treats
+        rows as independent, shown beside the clustered one).
+    pairs : dict
+        ``(i, j)`` with ``i < j``: the design of ``models[i] - models[j]`` item by item (the
+        judges' difference on every item, the labels' where both answers are labelled), and
+        how many items carry a label for one of the two only.
+    n_items : int
+        Items every model was judged on.
+    n_dropped_items : int
+        Items some model lacks, left out (``how="inner"``).
+    """
+
+    models: tuple[Any, ...]
+    scores: tuple[JudgedDesign, ...]
+    rows: tuple[JudgedDesign, ...]
+    pairs: dict[tuple[int, int], tuple[JudgedDesign, int]]
+    n_items: int
+    n_dropped_items: int = 0

@@ -819,3 +819,61 @@ def judged_options(
         confidence=check_confidence(confidence),
         nest=check_flag("nest", nest),
     )
+
+
+#: The interval methods of a judged leaderboard: the two-phase variance with CR2's or CR1's
+#: small-sample correction (the peers' constructions have no paired form).
+JUDGED_COMPARE_METHODS: tuple[str, ...] = ("cr2", "cr1")
+
+
+@dataclass(frozen=True)
+class JudgedCompareOptions:
+    """Options of ``judged_compare``: those of ``judged_ci`` for every score and every pair,
+    and those of the leaderboard."""
+
+    judged: JudgedOptions
+    how: str = "strict"
+    adjust: str = "holm"
+    rank_method: str = "guarded"
+    top: int = 1
+    orientation: str = "as_given"
+    n_resamples: int = 9999
+    rng: Seed = Seed(None)
+
+
+def judged_compare_options(
+    columns: Columns,
+    *,
+    how: Any,
+    adjust: Any,
+    rank_method: Any,
+    top: Any,
+    orientation: Any,
+    n_resamples: Any,
+    rng: Any,
+    **judged: Any,
+) -> JudgedCompareOptions:
+    """``judged_compare``'s options, checked before any data is read (``judged``: the options
+    it shares with ``judged_ci``)."""
+    if columns.model is None:
+        raise InvalidOptionError("model= names the column of the models; it is required")
+    options = judged_options(columns, **judged)
+    check_choice("method", options.method, JUDGED_COMPARE_METHODS)
+    if rank_method == "bootstrap":
+        raise InvalidOptionError(
+            "rank_method='bootstrap' has no judged form (a judge's weight is tuned per pair); "
+            "use 'auto' (= 'guarded'), 't' or 'normal'"
+        )
+    check_choice("rank_method", rank_method, RANK_METHODS)
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+        raise InvalidOptionError(f"top must be a whole number of places, 1 or more; got {top!r}")
+    return JudgedCompareOptions(
+        judged=options,
+        how=check_choice("how", how, ALIGNMENTS),
+        adjust=check_choice("adjust", adjust, ADJUSTMENTS),
+        rank_method="guarded" if rank_method == "auto" else rank_method,
+        top=int(top),
+        orientation=check_choice("orientation", orientation, ORIENTATIONS),
+        n_resamples=check_n_resamples(n_resamples, options.confidence),
+        rng=check_seed(rng),
+    )

@@ -12,6 +12,7 @@ from clusterstats.stats.formulas import (
     wilson_interval,
 )
 from clusterstats.stats.judged import judged_ci, judged_delta
+from clusterstats.stats.judged_compare import judged_compare
 from clusterstats.stats.judged_plan import judged_plan
 from clusterstats.stats.mean import cluster_ci, design_effect, icc
 from clusterstats.stats.missing import missing_report
@@ -34,6 +35,7 @@ __all__ = [
     "gate",
     "icc",
     "judged_ci",
+    "judged_compare",
     "judged_delta",
     "judged_plan",
     "kish_design_effect",

@@ -452,7 +452,7 @@ def _compare(args: argparse.Namespace) -> Iterable[str]:
     from clusterstats.stats.slices import compare
 
     labels = [*args.by, args.model, *(args.on or []), *([args.rerun] if args.rerun else [])]
-    labels += [*(args.over or []), *_extra_labels(args)]
+    labels += [*(args.over or []), *_extra_labels(args), *([args.judge] if args.judge else [])]
     df = _read(args, args.path, labels)
     baseline: Any = args.baseline
     if baseline is not None and baseline not in set(df[args.model].astype(str)):
@@ -462,6 +462,10 @@ def _compare(args: argparse.Namespace) -> Iterable[str]:
     if baseline is not None:
         # the command line gives text; the column may hold numbers
         baseline = next(v for v in df[args.model].unique() if str(v) == baseline)
+    if args.judge is not None:
+        res = _judged_compare(args, df, baseline)
+        _print_output(res, args, to_json=_comparison_json)
+        return tuple(res.notes)
     res = compare(
         df,
         args.outcome,
@@ -475,6 +479,38 @@ def _compare(args: argparse.Namespace) -> Iterable[str]:
     )
     _print_output(res, args, to_json=_comparison_json)  # csv: to_frame(), the pairs (and slices)
     return tuple(res.notes)
+
+
+#: ``compare`` options a judged leaderboard does not take, and the value each must keep.
+_NOT_JUDGED = {
+    "rerun": None, "over": None, "responded": None, "weights": None, "crossed": False,
+    "missing": "drop", "lonely": "fail",
+}  # fmt: skip
+
+
+def _judged_compare(args: argparse.Namespace, df: Any, baseline: Any) -> Any:
+    """``compare --judge``: the judged leaderboard (``judged_compare``)."""
+    from clusterstats.stats.judged_compare import judged_compare
+
+    for name, kept in _NOT_JUDGED.items():
+        if getattr(args, name) not in (kept, []):
+            raise InvalidOptionError(
+                f"--{name.replace('_', '-')} does not go with --judge: a judged leaderboard "
+                "takes one row per model and item, every row judged"
+            )
+    return judged_compare(
+        df,
+        args.outcome,
+        _key(args.by),
+        model=args.model,
+        judge=args.judge,
+        on=_key(args.on),
+        baseline=baseline,
+        weight=_weight(args.weight),
+        method="cr2" if args.method == "auto" else args.method,
+        **_keywords(args, "how", "adjust", "orientation", "rank_method", "top", "target"),
+        **_keywords(args, "estimand", "confidence", "strata", "nest", "n_resamples", "rng"),
+    )
 
 
 def _comparison_json(res: Any) -> str:
@@ -1019,6 +1055,25 @@ def _paired_arguments(parser: argparse.ArgumentParser) -> None:
     _output_option(parser)
 
 
+def _target_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--target",
+        default="population",
+        choices=opt.TARGETS,
+        help="with a judge: population (default: clusters like these) or benchmark (this "
+        "run's own full-run score)",
+    )
+
+
+def _weight_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--weight",
+        default="auto",
+        help="the judge's weight: auto (default), tuned, cross-fitted, or a number (0: the "
+        "human labels alone)",
+    )
+
+
 def _judged_arguments(parser: argparse.ArgumentParser) -> None:
     _table_arguments(
         parser,
@@ -1042,19 +1097,8 @@ def _judged_arguments(parser: argparse.ArgumentParser) -> None:
         choices=ESTIMANDS,
         help="pooled (default: the mean over rows) or cluster_mean (each cluster counts once)",
     )
-    parser.add_argument(
-        "--target",
-        default="population",
-        choices=opt.TARGETS,
-        help="population (default: clusters like these) or benchmark (this run's own "
-        "full-run score)",
-    )
-    parser.add_argument(
-        "--weight",
-        default="auto",
-        help="the judge's weight: auto (default), tuned, cross-fitted, or a number (0: the "
-        "human labels alone)",
-    )
+    _target_option(parser)
+    _weight_option(parser)
     parser.add_argument(
         "--method",
         default="cr2",
@@ -1131,6 +1175,14 @@ def _compare_arguments(parser: argparse.ArgumentParser) -> None:
         "pairs (p_family), so a lead on one slice is reported only when it survives them all",
     )
     _design_options(parser, methods=COMPARE_METHODS)
+    parser.add_argument(
+        "--judge",
+        help="a judge's score column on every row, the outcome then the human labels "
+        "(missing where unlabelled): each model's score and every pair are prediction-powered "
+        "(judged_compare); --method auto, cr2 or cr1",
+    )
+    _target_option(parser)
+    _weight_option(parser)
     _output_option(parser)
 
 

@@ -15,6 +15,7 @@ and warnings, as every other.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -28,6 +29,7 @@ from clusterstats._design import (
     CaseDesign,
     ComparisonDesign,
     Groupings,
+    JudgedComparisonDesign,
     JudgedDesign,
     MeanDesign,
     PairedDesign,
@@ -57,6 +59,7 @@ __all__ = [
     "comparison_designs",
     "in_slice",
     "is_dataset",
+    "judged_comparison_design",
     "judged_design",
     "judged_paired_design",
     "mean_design",
@@ -470,3 +473,58 @@ def judged_paired_design(
     how many items were labelled on one side only."""
     build, data = _dispatch(_JUDGED_PAIRED_DESIGNS, data, columns, columns.given("on"))
     return build(data, other, columns, how=how, nest=nest)
+
+
+def _judged_models(data: Any, columns: Columns, **options: Any) -> JudgedComparisonDesign:
+    _require_by(columns)
+    how = options.pop("how")
+    models, frames, dropped = judged.model_frames(data, columns, how=how)
+    outcome, judge = columns.outcome, columns.judge
+    row = "__judged_row__"
+    each_row = columns.with_roles(by=row, strata=None)
+    scores = [judged.judged_design(f, columns, **options) for f in frames]
+    rows = [judged.judged_design(f.assign(**{row: np.arange(len(f))}), each_row) for f in frames]
+    pairs = {}
+    for i, j in itertools.combinations(range(len(models)), 2):
+        first, second = frames[i], frames[j]
+        one_side = int((first[outcome].isna() != second[outcome].isna()).sum())
+        difference = first.assign(
+            **{outcome: first[outcome] - second[outcome], judge: first[judge] - second[judge]}
+        )
+        pairs[(i, j)] = (judged.judged_design(difference, columns, **options), one_side)
+    # the scale check reads every model's scores and labels at once, so it speaks once
+    judge_range = (min(d.judge_range[0] for d in scores), max(d.judge_range[1] for d in scores))
+    humans = np.array([d.human_range for d in scores if not np.isnan(d.human_range[0])])
+    human_range = (humans[:, 0].min(), humans[:, 1].max()) if humans.size else (np.nan, np.nan)
+
+    def ranged(design: JudgedDesign) -> JudgedDesign:
+        return replace(design, judge_range=judge_range, human_range=human_range)
+
+    return JudgedComparisonDesign(
+        models=models,
+        scores=tuple(map(ranged, scores)),
+        rows=tuple(map(ranged, rows)),
+        pairs={key: (ranged(design), lonely) for key, (design, lonely) in pairs.items()},
+        n_items=len(frames[0]),
+        n_dropped_items=dropped,
+    )
+
+
+_JUDGED_COMPARISON_DESIGNS: dict[str, Callable[..., JudgedComparisonDesign]] = {
+    "pandas": _judged_models,
+    "arrays": _no_arrays("judged_compare names a judge column: pass a DataFrame, not arrays"),
+    "dask": _judged_models,
+    "xarray": _no_arrays(
+        "judged_compare reads one row per model and item; for a Dataset, lay it out as a "
+        "frame (Dataset.to_dataframe().reset_index()) with its model and item columns"
+    ),
+}
+
+
+def judged_comparison_design(
+    data: Any, columns: Columns, *, how: str, nest: bool = False
+) -> JudgedComparisonDesign:
+    """The per-cluster sums of ``judged_compare``: each model's judged run, and each pair's
+    item-by-item difference, the models matched on ``columns.on``."""
+    build, data = _dispatch(_JUDGED_COMPARISON_DESIGNS, data, columns, columns.given("on"))
+    return build(data, columns, how=how, nest=nest)

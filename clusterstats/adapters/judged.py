@@ -25,6 +25,7 @@ from clusterstats.adapters.frame import (
     stratify,
 )
 from clusterstats.adapters.labels import Columns, require_columns
+from clusterstats.adapters.pairing import sorted_ranks
 from clusterstats.core.judged import JudgedSums
 from clusterstats.errors import (
     AlignmentError,
@@ -37,7 +38,7 @@ from clusterstats.errors import (
     InvalidOutcomeError,
 )
 
-__all__ = ["frame_of_dataset", "judged_design", "paired_frame", "with_labels"]
+__all__ = ["frame_of_dataset", "judged_design", "model_frames", "paired_frame", "with_labels"]
 
 
 def _rows(frame: pd.DataFrame, mask: np.ndarray) -> list[Any]:
@@ -308,3 +309,82 @@ def paired_frame(
         (float(labels.min()), float(labels.max())) if labels.size else (np.nan, np.nan),
     )
     return difference, one_side, ranges
+
+
+def model_frames(
+    data: Any, columns: Columns, *, how: str
+) -> tuple[tuple[Any, ...], list[pd.DataFrame], int]:
+    """A long table of judged models (one row per model and item) as one frame per model,
+    every frame listing the same items in the same order, matched on ``columns.on``.
+
+    Returns the models (sorted; first-appearance order when their labels cannot be sorted),
+    their frames (the item's key, clusters and strata, checked to agree across models, with
+    the model's human label and judge score), and how many items ``how="inner"`` left out;
+    ``how="strict"`` refuses an item some model was not judged on.
+    """
+    key, model = list(columns.on), columns.model
+    if not key:
+        raise InvalidOptionError(
+            "the models' rows are matched item by item on a key: pass on= (e.g. on='item')"
+        )
+    outcome, judge = columns.outcome, columns.judge
+    shared = [name for name in columns.names() if name not in (outcome, judge, model)]
+    frame = _as_frame(data, [*dict.fromkeys([model, *shared, outcome, judge])], "data")
+    if frame[model].isna().any():
+        rows = _rows(frame, frame[model].isna().to_numpy())
+        raise InvalidDataError(f"model column {model!r} is missing on rows {rows}")
+    repeated = _repeated(frame, [model, *key])
+    if repeated:
+        raise AlignmentError(
+            f"a model repeats the key {key if len(key) > 1 else key[0]!r} (e.g. (model, key) "
+            f"{repeated}): each model needs one row per item"
+        )
+    model_codes, found = pd.factorize(frame[model])
+    rank, models = sorted_ranks(tuple(found))
+    model_codes = rank[model_codes]
+    item_codes, n_items = _item_codes(frame, key)
+    present = np.zeros((n_items, len(models)), dtype=bool)
+    present[item_codes, model_codes] = True
+    complete = present.all(axis=1)
+    dropped = int((~complete).sum())
+    if dropped and how == "strict":
+        shown = frame.loc[~complete[item_codes], key].drop_duplicates().head(3)
+        raise AlignmentError(
+            f"{dropped} items are judged for some models only (e.g. "
+            f"{shown.to_numpy().tolist()}): every model must be judged on the same items; "
+            "pass how='inner' to keep the items every model has"
+        )
+    keep = complete[item_codes]
+    frame, item_codes, model_codes = frame[keep], item_codes[keep], model_codes[keep]
+    if not complete.any():
+        raise AlignmentError(f"no item on {key} is judged for every model")
+    spread = frame.groupby(item_codes, sort=False)[shared].nunique(dropna=False) > 1
+    if shared and spread.to_numpy().any():
+        column = spread.columns[spread.to_numpy().any(axis=0)][0]
+        raise AlignmentError(
+            f"some items have different values of {column!r} for different models: an item's "
+            "cluster (and stratum) is the same for every model that answers it"
+        )
+    _, item_order = np.unique(item_codes, return_inverse=True)
+    first = np.zeros(int(item_order.max()) + 1, dtype=np.intp)
+    first[item_order[::-1]] = np.arange(item_order.size)[::-1]
+    base = frame.iloc[first][shared].reset_index(drop=True)
+    frames = []
+    for m in range(len(models)):
+        rows = np.flatnonzero(model_codes == m)
+        order = np.empty(rows.size, dtype=np.intp)
+        order[item_order[rows]] = rows
+        frames.append(
+            base.assign(
+                **{
+                    outcome: outcome_values(frame[outcome].iloc[order], outcome),
+                    judge: outcome_values(frame[judge].iloc[order], judge),
+                }
+            )
+        )
+    return models, frames, dropped
+
+
+def _item_codes(frame: pd.DataFrame, key: list[Hashable]) -> tuple[np.ndarray, int]:
+    codes = frame.groupby(key, sort=False, dropna=False).ngroup().to_numpy()
+    return codes.astype(np.intp), int(codes.max()) + 1 if codes.size else 0

@@ -478,7 +478,7 @@ def model_matrix(
             return finish(blocked)
     # Models numbered in sorted label order from here on, so that the pairs, their signs and
     # the bootstrap draws do not depend on the order of the rows.
-    rank, models = _sorted_ranks(models)
+    rank, models = sorted_ranks(models)
     # Every row of an item must carry the item's cluster: scatter one, gather and compare.
     # Threads may race on an item: each write is one of the item's clusters, and the check
     # of every row against its item's cluster catches any item that has two.
@@ -790,7 +790,7 @@ def by_cluster(
     )
 
 
-def _sorted_ranks(labels: Any) -> tuple[np.ndarray, tuple[Any, ...]]:
+def sorted_ranks(labels: Any) -> tuple[np.ndarray, tuple[Any, ...]]:
     """The position of each label in sorted order, and the sorted labels (first-appearance
     order kept when the labels cannot be sorted)."""
     labels = tuple(labels)
@@ -851,7 +851,7 @@ def _blocked_matrix(
     missing = np.isnan(matrix).any(axis=0)
     if missing.all():
         raise EmptyDataError("no item has a non-missing outcome for every model")
-    rank, models = _sorted_ranks(models)
+    rank, models = sorted_ranks(models)
     order = np.argsort(rank)  # the block of each model, in sorted label order
     if (order != np.arange(n_models)).any():
         matrix = matrix[order]

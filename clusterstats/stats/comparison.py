@@ -144,6 +144,11 @@ class Comparison(TableResult):
         models' order (each model minus ``baseline`` when there is one); or
         ``"higher_minus_lower"``, the higher-scoring model first, so every ``delta`` is
         at least 0.
+    judge : str or None
+        ``judged_compare``: the judge's score column (each score then estimates the human
+        labels' mean from the judge on every item and the labels on a few); None otherwise.
+    target : str or None
+        ``judged_compare``: ``"population"`` or ``"benchmark"``, as in ``judged_ci``.
     """
 
     models: tuple[Any, ...]
@@ -189,6 +194,8 @@ class Comparison(TableResult):
     naive_low: tuple[float, ...]
     naive_high: tuple[float, ...]
     orientation: str = "as_given"
+    judge: str | None = None
+    target: str | None = None
 
     LEADERBOARD_COLUMNS: ClassVar[tuple[str, ...]] = (
         "model",
@@ -407,6 +414,8 @@ class Comparison(TableResult):
             what = f"{self.outcome or 'outcome'} by {' × '.join(self.by)} (crossed)"
         if self.weights is not None:
             what += f", weighted by {self.weights}"
+        if self.judge is not None:
+            what += f", judged by {self.judge} (target {self.target})"
         return (
             f"Comparison({what}; {len(self.models)} models on "
             f"{fmt.count(self.n_items, 'item')} in {fmt.count(self.n_clusters, 'cluster')}; "

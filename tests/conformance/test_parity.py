@@ -643,6 +643,35 @@ def test_judged_delta_parity(layout: str) -> None:
     assert notes == other_notes
 
 
+def _judged_models() -> pd.DataFrame:
+    alpha, beta = _judged_sides()
+    frame = pd.concat([alpha, beta])
+    third = alpha.assign(
+        model="gamma", judge=(alpha["judge"] * 0.8).round(3), human=alpha["human"] - 0.1
+    )
+    return pd.concat([frame, third], ignore_index=True)
+
+
+@pytest.mark.parametrize("layout", ["dask", "pyarrow", "polars"])
+def test_judged_compare_parity(layout: str) -> None:
+    frame = _judged_models()
+    options = {"model": "model", "judge": "judge", "on": ["item", "run"], "rng": 3}
+    reference, notes = _quiet(lambda: cs.judged_compare(frame, "human", "doc", **options))
+    if layout == "dask":
+        data = dd.from_pandas(frame, npartitions=3)
+    elif layout == "pyarrow":
+        data = pytest.importorskip("pyarrow").Table.from_pandas(frame, preserve_index=False)
+    else:
+        data = pytest.importorskip("polars").from_pandas(frame)
+    result, other_notes = _quiet(lambda: cs.judged_compare(data, "human", "doc", **options))
+    assert_same(reference, result)
+    assert notes == other_notes
+    shuffled = frame.sample(frac=1.0, random_state=5)
+    assert_same(
+        reference, _quiet(lambda: shuffled.eval.judged_compare("human", "doc", **options))[0]
+    )
+
+
 @pytest.mark.parametrize("layout", ["dask", "xarray", "xarray-chunked", "pyarrow", "polars"])
 def test_judged_plan_parity(layout: str, judged_layouts: dict) -> None:
     if layout not in judged_layouts:

@@ -783,3 +783,27 @@ def test_plan_with_a_judge_plans_the_labels(tmp_path, capsys):
     status, _, err = _run([*words, "--cost-per-row", "2"], capsys)
     assert status != 0
     assert "--cost-per-label and --cost-per-cluster" in err
+
+
+def test_compare_with_a_judge_is_the_judged_leaderboard(tmp_path, capsys):
+    import clusterstats as cs
+
+    frame, _, _ = _judged_files(tmp_path)
+    path = tmp_path / "models.csv"
+    frame.to_csv(path, index=False)
+    words = ["compare", str(path), "--outcome", "human_score", "--by", "cluster", "--model",
+             "system", "--on", "cluster", "--judge", "judge_score"]  # fmt: skip
+    status, out, err = _run([*words, "--baseline", "GPT-2", "--output", "json"], capsys)
+    assert status == 0, err
+    record = json.loads(out)
+    library = cs.judged_compare(
+        frame, "human_score", "cluster", model="system", judge="judge_score", on="cluster",
+        baseline="GPT-2",
+    )  # fmt: skip
+    board = library.leaderboard()
+    assert [row["model"] for row in record["leaderboard"]] == board["model"].tolist()
+    assert [row["score"] for row in record["leaderboard"]] == board["score"].tolist()
+    assert [row["delta"] for row in record["pairs"]] == list(library.delta)
+    status, _, err = _run([*words, "--over", "criterion"], capsys)
+    assert status != 0
+    assert "--over does not go with --judge" in err

@@ -39,6 +39,7 @@ ADAPTERS = PACKAGE / "adapters"
 STATS = PACKAGE / "stats"
 STATISTICS = {
     "judged",
+    "judged_compare",
     "judged_plan",
     "mean",
     "paired",
@@ -424,7 +425,7 @@ def test_each_design_dispatches_through_one_table():
         if re.fullmatch(r"_[A-Z_]+", name) and isinstance(table, dict)
     }
     backends = {"pandas", "arrays", "dask", "xarray"}
-    assert len(tables) == 8, sorted(tables)
+    assert len(tables) == 9, sorted(tables)
     for name, table in tables.items():
         expected = {"pandas", "xarray"} if name == "_COMPARISON_DESIGNS" else backends
         assert set(table) == expected, name

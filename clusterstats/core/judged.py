@@ -45,12 +45,14 @@ it.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from clusterstats.core._lazy import special
+from clusterstats.core.bootstrap import CHUNK_ELEMENTS
 from clusterstats.core.intervals import t_interval
 from clusterstats.core.variance import satterthwaite_df_cr2
 
@@ -59,9 +61,12 @@ __all__ = [
     "TARGETS",
     "JudgedFit",
     "JudgedSums",
+    "JudgedBootstrap",
     "LabelDesign",
     "Labelling",
     "PlanParts",
+    "bootstrap",
+    "draw_indices",
     "fit",
     "independent",
     "judge_only",
@@ -496,6 +501,257 @@ def judge_only(
         df = satterthwaite_df_cr2(sums.rows, float(sums.rows.sum()))
     lower, upper = t_interval(prep.judge_mean, variance, df, confidence)
     return JudgedFit(prep.judge_mean, variance, df, lower, upper, 1.0, labelling_of(sums))
+
+
+# -- the two-phase cluster bootstrap ------------------------------------------------------------
+
+
+def _groups(sums: JudgedSums) -> list[NDArray[np.intp]]:
+    """The clusters of each (labelling stratum, labelled or not) group, each stratum's
+    labelled group first; the bootstrap draws inside each group."""
+    has = sums.labelled > 0
+    out = []
+    for stratum in range(int(sums.strata.max()) + 1):
+        for labelled in (True, False):
+            members = np.flatnonzero((sums.strata == stratum) & (has == labelled))
+            if members.size:
+                out.append(members)
+    return out
+
+
+def draw_indices(
+    sums: JudgedSums, n_resamples: int, rng: np.random.Generator
+) -> Iterator[NDArray[np.intp]]:
+    """The two-phase design's cluster-bootstrap draws, in blocks of rows.
+
+    Row ``b`` of a block holds, at each cluster's position, the cluster drawn in its place:
+    the ``n_g`` clusters of each (labelling stratum, labelled or not) group are replaced by
+    ``n_g`` of them drawn with replacement, so that every draw keeps each stratum's ``m_h``
+    labelled and ``C_h - m_h`` unlabelled clusters. Blocks bound the memory, as in
+    :func:`clusterstats.core.bootstrap.resample_cluster_sums`.
+    """
+    n_clusters = sums.rows.size
+    chunk = max(1, CHUNK_ELEMENTS // n_clusters)
+    groups = _groups(sums)
+    for start in range(0, n_resamples, chunk):
+        rows = min(chunk, n_resamples - start)
+        drawn = np.empty((rows, n_clusters), dtype=np.intp)
+        for members in groups:
+            drawn[:, members] = members[rng.integers(0, members.size, size=(rows, members.size))]
+        yield drawn
+
+
+class _Draws(NamedTuple):
+    """Per draw: the estimate at the draw's weight, the labels alone, the judge alone, the
+    labelled rows' mean of ``y - f``, the draw's weight and its CR1 two-phase variance."""
+
+    estimate: Vector
+    human: Vector
+    judge: Vector
+    residual: Vector
+    weight: Vector
+    variance: Vector
+
+
+def _draws(
+    sums: JudgedSums, estimand: str, indices: NDArray[np.intp], weight: float | None
+) -> _Draws:
+    """The estimates of the draws ``indices`` (shape ``(B, C)``), the weight tuned in each
+    (``weight=None``) or fixed.
+
+    Each draw's numbers are those of :func:`fit` with ``small_sample="cr1"`` on the draw's
+    sums (the clusters ``indices[b]``, a cluster drawn twice two clusters), written over
+    whole blocks of draws: the strata and labelled clusters sit at the same positions in
+    every draw, so each sum runs over fixed columns. At a weight ``lam`` the estimate is
+    ``lam * J + sum_h share_h (Y_h - lam * F_h)`` (``J`` the judge's mean over every row,
+    ``Y_h`` and ``F_h`` the labelled rows' Hájek means of the label and the judge in stratum
+    ``h``), and the variance is ``c0 + c1 lam + c2 lam**2``, whose minimum on ``[0, 1]`` is
+    the draw's tuned weight (:func:`tuned_weight`).
+    """
+    n = sums.rows
+    if estimand == "pooled":
+        size, judge_total, scale = n, sums.judge_total, np.ones_like(n)
+    else:
+        size, judge_total, scale = np.ones_like(n), sums.judge_total / n, 1.0 / n
+    has = sums.labelled > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expand = np.where(has, n / sums.labelled, 0.0) * scale
+    labelling = labelling_of(sums)
+    n_clusters = n.size
+    sizes = size[indices]
+    total = sizes.sum(axis=1)
+    judge_mean = judge_total[indices].sum(axis=1) / total
+    g1 = (judge_total[indices] - judge_mean[:, None] * sizes) / (total / n_clusters)[:, None]
+    zeros = np.zeros(indices.shape[0])
+    human, judged = zeros.copy(), zeros.copy()
+    # the variance's sums: the judge's square (G); the judge's cross-products with the
+    # residual's two parts (P); the residuals' squares, expanded (Q) and by stratum (S)
+    big_g = np.sum(g1**2, axis=1)
+    p_a, p_b = zeros.copy(), zeros.copy()
+    q_aa, q_ab, q_bb = zeros.copy(), zeros.copy(), zeros.copy()
+    s_aa, s_ab, s_bb = zeros.copy(), zeros.copy(), zeros.copy()
+    for stratum, (m_h, c_h) in enumerate(
+        zip(labelling.labelled_clusters, labelling.clusters, strict=True)
+    ):
+        in_stratum = sums.strata == stratum
+        columns = np.flatnonzero(in_stratum & has)
+        drawn = indices[:, columns]
+        labelled_size = size[drawn]
+        weighted = labelled_size.sum(axis=1)
+        human_hat = sums.human[drawn] * expand[drawn]
+        judge_hat = sums.judge[drawn] * expand[drawn]
+        y_h = human_hat.sum(axis=1) / weighted
+        f_h = judge_hat.sum(axis=1) / weighted
+        share = sizes[:, in_stratum].sum(axis=1) / total
+        human += share * y_h
+        judged += share * f_h
+        stage = c_h / m_h
+        unit = (share * n_clusters / (stage * weighted))[:, None]
+        e_a = unit * (human_hat - y_h[:, None] * labelled_size)
+        e_b = unit * (judge_hat - f_h[:, None] * labelled_size)
+        p_a += stage * np.sum(g1[:, columns] * e_a, axis=1)
+        p_b += stage * np.sum(g1[:, columns] * e_b, axis=1)
+        aa, ab, bb = (np.sum(e_a**2, axis=1), np.sum(e_a * e_b, axis=1), np.sum(e_b**2, axis=1))
+        q_aa += stage * aa
+        q_ab += stage * ab
+        q_bb += stage * bb
+        first = (c_h / n_clusters) ** 2 * (1 / m_h - 1 / c_h) / (m_h - 1) if m_h > 1 else 0.0
+        s_aa += first * aa
+        s_ab += first * ab
+        s_bb += first * bb
+    # _variance's population formula, spread / C + first stage, as a quadratic in the weight
+    outer, inner = 1.0 / (n_clusters * (n_clusters - 1)), n_clusters / (n_clusters - 1)
+    c0 = outer * q_aa + inner * s_aa
+    c1 = 2 * outer * (p_a - q_ab) - 2 * inner * s_ab
+    c2 = outer * (big_g - 2 * p_b + q_bb) + inner * s_bb
+    if weight is not None:
+        lam = np.full(indices.shape[0], weight)
+    elif labelling.kind == "every row":
+        lam = zeros
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lam = np.where(c2 > 1e-12 * np.abs(c0), np.clip(-c1 / (2 * c2), 0.0, 1.0), 0.0)
+    estimate = human + lam * (judge_mean - judged)
+    variance = c0 + c1 * lam + c2 * lam**2
+    return _Draws(estimate, human, judge_mean, human - judged, lam, variance)
+
+
+class JudgedBootstrap(NamedTuple):
+    """The bootstrap's intervals: the estimate, and beside it, from the same draws, the
+    labels alone, the judge alone and the labelled rows' mean of ``y - f``."""
+
+    fitted: JudgedFit
+    human: JudgedFit
+    judge: JudgedFit
+    residual: JudgedFit
+    weights: Vector
+    """The weight of each draw."""
+
+
+def bootstrap(
+    sums: JudgedSums,
+    *,
+    estimand: str,
+    weight: float | str,
+    confidence: float,
+    n_resamples: int,
+    rng: np.random.Generator,
+    indices: NDArray[np.intp] | None = None,
+    interval: str = "percentile",
+) -> JudgedBootstrap:
+    """The cluster bootstrap of the two-phase design (target ``"population"``).
+
+    Each draw resamples clusters with replacement separately within each (labelling
+    stratum x labelled or not) group, keeping each group's count: ``m_h`` labelled and
+    ``C_h - m_h`` unlabelled clusters in stratum ``h`` (the bootstrap of a stratified design,
+    each stratum and phase-two subsample its own; Rao & Wu 1988, *JASA* 83:231; Shao & Tu
+    1995, *The Jackknife and Bootstrap*, section 6.2). With every cluster labelled it is the
+    ordinary (stratified) cluster bootstrap; with weight 0 it is the cluster bootstrap of the
+    labelled rows.
+
+    Why it estimates the two-phase variance: at a fixed weight the estimate is, to first
+    order, ``(1/C) sum_c g_c + (1/m) sum_{labelled} e_c`` (one stratum, the units of the
+    module's docstring scaled so). The draws take ``C - m`` unlabelled and ``m`` labelled
+    clusters independently, so the ideal bootstrap variance is::
+
+        [(C - m) s2_g,U + m s2_g,L] / C**2 + 2 s_ge,L / C + s2_e,L / m
+
+    with ``s2`` the groups' variances with divisor ``n_g``. Its expectation over the labelling
+    is the two-phase variance ``(S2_g + 2 S_ge)/C + S2_e/m`` (the module docstring's, with
+    ``(1/m - 1/C) S2_e`` folded in) up to the factors ``(C - 2)/C`` on ``S2_g`` (one degree
+    of freedom goes to the gap between the two groups' means) and ``(m - 1)/m`` on ``S_ge``
+    and ``S2_e``: about ``1 - 1/m`` of it with few labelled clusters, which the percentile
+    interval does not correct.
+
+    The weight: a number is kept in every draw; ``"tuned"`` and ``"cross-fitted"`` re-tune it
+    in each draw by plain tuning (the draw's :func:`tuned_weight` with CR1's factor;
+    cross-fitting in every draw would cost a tuning per labelled cluster per draw). The point
+    estimate is :func:`fit`'s with ``small_sample="cr1"``: the full sample's estimate with
+    the full sample's choice of weight (cross-fitted when asked).
+
+    Parameters
+    ----------
+    sums : JudgedSums
+        The design's per-cluster sums; an estimated design (not stated).
+    estimand : {"pooled", "cluster_mean"}
+    weight : float or {"tuned", "cross-fitted"}
+    confidence : float
+    n_resamples : int
+        The draws ``B``.
+    rng : numpy.random.Generator
+    indices : ndarray of int, shape (B, C), optional
+        Explicit draws (:func:`draw_indices`'s rows), for tests; ``rng`` is then unused.
+    interval : {"percentile", "studentized"}
+        The percentile interval of the draws (Efron & Tibshirani 1993, *An Introduction to
+        the Bootstrap*, section 13.3), or the bootstrap-t, each draw's departure divided by
+        its CR1 two-phase standard error (section 12.5; kept to measure against it).
+
+    Returns
+    -------
+    JudgedBootstrap
+        Each interval with infinite degrees of freedom and the draws' standard deviation as
+        its standard error; the labels alone, the judge alone and the bias from the same
+        draws (percentile intervals).
+    """
+    if sums.stated:
+        raise ValueError("the two-phase bootstrap takes a design estimated from the counts")
+    labelling = labelling_of(sums)
+    common = {"estimand": estimand, "target": "population", "confidence": confidence}
+    point = fit(sums, **common, weight=weight, small_sample="cr1")
+    human = fit(sums, **common, weight=0.0, small_sample="cr1")
+    residual = fit(sums, **common, weight=1.0, small_sample="cr1", judge_part=False)
+    judge_mean = _prepare(sums, estimand).judge_mean
+    fixed = None if isinstance(weight, str) else float(weight)
+    blocks = [indices] if indices is not None else draw_indices(sums, n_resamples, rng)
+    parts = [_draws(sums, estimand, block, fixed) for block in blocks]
+    draws = _Draws(*(np.concatenate(column) for column in zip(*parts, strict=True)))
+    alpha = 1.0 - confidence
+    levels = [alpha / 2, 1 - alpha / 2]
+
+    def percentile(estimate: float, values: Vector, shown: float) -> JudgedFit:
+        low, high = np.quantile(values, levels)
+        variance = float(np.var(values, ddof=1)) if values.size > 1 else math.nan
+        return JudgedFit(estimate, variance, math.inf, float(low), float(high), shown, labelling)
+
+    fitted = percentile(point.estimate, draws.estimate, point.weight)
+    if interval == "studentized":
+        se = math.sqrt(point.variance)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gap = draws.estimate - point.estimate
+            t_stat = np.where(draws.variance > 0, gap / np.sqrt(draws.variance), 0.0)
+        t_low, t_high = np.quantile(t_stat, levels)
+        fitted = fitted._replace(
+            lower=point.estimate - float(t_high) * se, upper=point.estimate - float(t_low) * se
+        )
+    elif interval != "percentile":
+        raise ValueError(f"unknown interval {interval!r}")
+    return JudgedBootstrap(
+        fitted=fitted,
+        human=percentile(human.estimate, draws.human, 0.0),
+        judge=percentile(judge_mean, draws.judge, 1.0),
+        residual=percentile(residual.estimate, draws.residual, 1.0),
+        weights=draws.weight,
+    )
 
 
 class PlanParts(NamedTuple):

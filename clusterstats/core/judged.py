@@ -59,9 +59,9 @@ from clusterstats.core.variance import satterthwaite_df_cr2
 __all__ = [
     "ESTIMANDS",
     "TARGETS",
+    "JudgedBootstrap",
     "JudgedFit",
     "JudgedSums",
-    "JudgedBootstrap",
     "LabelDesign",
     "Labelling",
     "PlanParts",

@@ -365,9 +365,7 @@ def build_judged_ci(
     else:
         if options.method in _PEERS:
             ddof = _PEERS[options.method]
-            fitted = core.independent(
-                sums, weight=weight, confidence=options.confidence, ddof=ddof
-            )
+            fitted = core.independent(sums, weight=weight, confidence=options.confidence, ddof=ddof)
             human = core.independent(sums, weight=0.0, confidence=options.confidence, ddof=ddof)
         else:
             common["small_sample"] = options.method

@@ -1061,7 +1061,7 @@ def _judged_arguments(parser: argparse.ArgumentParser) -> None:
         default="cr2",
         choices=opt.JUDGED_METHODS,
         help="cr2 (default) or cr1: the two-phase variance with that small-sample "
-        "correction; bootstrap: the two-phase cluster bootstrap (percentile, the weight "
+        "correction; bootstrap: the two-phase cluster bootstrap (studentised, the weight "
         "re-tuned in each draw); or a peer's construction: glide, ppi_py",
     )
     _confidence_option(parser)

@@ -18,8 +18,10 @@ import pandas as pd
 import pytest
 
 import clusterstats as cs
+from clusterstats import adapters
 from clusterstats.core import judged as core
-from clusterstats.core.bootstrap import CHUNK_ELEMENTS
+from clusterstats.core.bootstrap import CHUNK_ELEMENTS, studentized_interval
+from clusterstats.core.grouping import cluster_sums
 
 TOL = 1e-12
 
@@ -660,33 +662,54 @@ def test_the_bootstrap_variance_at_a_fixed_weight_is_the_ideal_one(strata, estim
 
 @pytest.mark.parametrize("estimand", ["pooled", "cluster_mean"])
 def test_weight_zero_is_the_cluster_bootstrap_of_the_labelled_rows(estimand) -> None:
-    """The labelled clusters are drawn first, as ``cluster_ci`` draws them: with weight 0
-    (and beside any weight, the labels alone) the percentile interval is ``cluster_ci``'s
-    ``bootstrap_percentile`` of the labelled rows on the same seed."""
+    """The labelled clusters are drawn first, as the cluster bootstrap of the labelled rows
+    draws them, and a draw's CR1 variance at weight 0 is that of its labelled rows: with
+    weight 0 (and beside any weight, the labels alone) the interval is the studentised
+    cluster bootstrap of the labelled rows on the same seed (``core.bootstrap``'s, before
+    ``cluster_ci``'s floor at CR3), and the draws' percentile interval is ``cluster_ci``'s
+    ``bootstrap_percentile``."""
     data = _whole_docs(_run(), 14)
     options = {"estimand": estimand, "method": "bootstrap", "n_resamples": 999, "rng": 7}
     res = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge", weight=0, **options))
     tuned = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge", **options))
     labelled = data.dropna(subset=["human"])
+    assert 999 * data["doc"].nunique() <= CHUNK_ELEMENTS  # one block of draws, as the rows'
+    codes = labelled["doc"].astype("category").cat.codes.to_numpy()
+    ref = studentized_interval(
+        cluster_sums(labelled["human"].to_numpy(), codes), estimand, confidence=0.95,
+        n_resamples=999, rng=np.random.default_rng(7),
+    )  # fmt: skip
+    for found in (res, tuned):
+        assert math.isclose(found.human_low, ref.low, rel_tol=1e-12)
+        assert math.isclose(found.human_high, ref.high, rel_tol=1e-12)
+    assert math.isclose(res.low, ref.low, rel_tol=1e-12)
+    assert math.isclose(res.high, ref.high, rel_tol=1e-12)
+    sums = adapters.judged_design(
+        data, adapters.columns_of(data, "human", "doc", judge="judge")
+    ).sums
+    percentile = core.bootstrap(
+        sums, estimand=estimand, weight=0.0, confidence=0.95, n_resamples=999,
+        rng=np.random.default_rng(7), interval="percentile",
+    ).fitted  # fmt: skip
     ref = _quiet(
         lambda: cs.cluster_ci(
             labelled, "human", "doc", estimand=estimand, method="bootstrap_percentile",
             n_resamples=999, rng=7,
         )
     )  # fmt: skip
-    assert 999 * data["doc"].nunique() <= CHUNK_ELEMENTS  # one block of draws, as cluster_ci's
-    for found in (res, tuned):
-        assert math.isclose(found.human_low, ref.low, rel_tol=1e-12)
-        assert math.isclose(found.human_high, ref.high, rel_tol=1e-12)
     assert math.isclose(res.estimate, ref.estimate, rel_tol=1e-12)
-    assert math.isclose(res.low, ref.low, rel_tol=1e-12)
-    assert math.isclose(res.high, ref.high, rel_tol=1e-12)
+    assert math.isclose(percentile.lower, ref.low, rel_tol=1e-12)
+    assert math.isclose(percentile.upper, ref.high, rel_tol=1e-12)
 
 
 def test_every_row_labelled_is_the_cluster_bootstrap_of_the_labels() -> None:
     data = _run().assign(human=lambda d: d["human_full"])
     res = cs.judged_ci(data, "human", "doc", judge="judge", method="bootstrap", n_resamples=999)
-    ref = cs.cluster_ci(data, "human", "doc", method="bootstrap_percentile", n_resamples=999)
+    codes = data["doc"].astype("category").cat.codes.to_numpy()
+    ref = studentized_interval(
+        cluster_sums(data["human"].to_numpy(), codes), "pooled", confidence=0.95,
+        n_resamples=999, rng=np.random.default_rng(0),
+    )  # fmt: skip
     assert res.labelling == "every row"
     assert math.isclose(res.low, ref.low, rel_tol=1e-12)
     assert math.isclose(res.high, ref.high, rel_tol=1e-12)

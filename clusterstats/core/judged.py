@@ -716,7 +716,7 @@ def bootstrap(
     what the percentile interval of the same draws misses with few labelled clusters: the
     ``(m - 1)/m`` above, and that the spread of the labels is itself estimated from ``m``
     clusters (``studies/coverage_judged_bootstrap.py``: at 10 labelled clusters the
-    percentile interval covered 87.7-89.5% of the time, the bootstrap-t 91.3-96.3%).
+    percentile interval covered 87.7-89.5% of the time, the bootstrap-t 91.4-96.3%).
     ``"percentile"`` is the percentile interval of the draws (section 13.3).
 
     Parameters

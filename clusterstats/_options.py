@@ -74,7 +74,7 @@ Adjust = Literal["holm", "bh", "none"]
 Orientation = Literal["as_given", "higher_minus_lower"]
 RankMethod = Literal["auto", "guarded", "t", "normal", "bootstrap"]
 Target = Literal["population", "benchmark"]
-JudgedMethod = Literal["cr2", "cr1", "glide", "ppi_py"]
+JudgedMethod = Literal["cr2", "cr1", "bootstrap", "glide", "ppi_py"]
 JudgeWeight = Literal["auto", "tuned", "cross-fitted"]
 TARGETS: tuple[str, ...] = get_args(Target)
 JUDGED_METHODS: tuple[str, ...] = get_args(JudgedMethod)
@@ -775,6 +775,8 @@ class JudgedOptions:
     method: str = "cr2"
     confidence: float = 0.95
     nest: bool = False
+    n_resamples: int = 9999
+    rng: Seed = Seed(None)
 
 
 def judged_options(
@@ -786,6 +788,8 @@ def judged_options(
     method: Any,
     confidence: Any,
     nest: Any,
+    n_resamples: Any = 9999,
+    rng: Any = None,
 ) -> JudgedOptions:
     """``judged_ci``'s options, checked before any data is read."""
     if columns.judge is None:
@@ -811,13 +815,32 @@ def judged_options(
                 f"method={method!r} (that peer's construction) takes no inclusion= or "
                 "strata=; use method='cr2' or 'cr1'"
             )
+    if method == "bootstrap":
+        # The draws resample clusters with replacement: they estimate the spread over
+        # populations of clusters, not that of a labelling of these fixed clusters.
+        if target == "benchmark":
+            raise InvalidOptionError(
+                "method='bootstrap' draws clusters with replacement, which estimates the "
+                "population's variance; target='benchmark' is a labelling of this run's own "
+                "clusters, drawn without replacement: use method='cr2' or 'cr1' for it"
+            )
+        if columns.inclusion is not None:
+            raise InvalidOptionError(
+                "method='bootstrap' draws the labelled clusters as the counts show them (a "
+                "simple random sample in each stratum); with inclusion= (stated "
+                "probabilities) use method='cr2' or 'cr1'"
+            )
+    estimand = check_choice("estimand", estimand, ("pooled", "cluster_mean"))
+    level = check_confidence(confidence)
     return JudgedOptions(
-        estimand=check_choice("estimand", estimand, ("pooled", "cluster_mean")),
+        estimand=estimand,
         target=target,
         weight=weight if isinstance(weight, str) else float(weight),
         method=method,
-        confidence=check_confidence(confidence),
+        confidence=level,
         nest=check_flag("nest", nest),
+        n_resamples=check_n_resamples(n_resamples, level, resampling=method == "bootstrap"),
+        rng=check_seed(rng),
     )
 
 

@@ -434,6 +434,7 @@ def _judged(args: argparse.Namespace) -> Iterable[str]:
         on=on,
         weight=_weight(args.weight),
         **_keywords(args, "estimand", "target", "method", "confidence", "strata", "inclusion"),
+        **_keywords(args, "n_resamples", "rng"),
         nest=args.nest,
     )
     _print_output(res, args)
@@ -1104,9 +1105,11 @@ def _judged_arguments(parser: argparse.ArgumentParser) -> None:
         default="cr2",
         choices=opt.JUDGED_METHODS,
         help="cr2 (default) or cr1: the two-phase variance with that small-sample "
-        "correction; or a peer's construction: glide, ppi_py",
+        "correction; bootstrap: the two-phase cluster bootstrap (studentised, the weight "
+        "re-tuned in each draw); or a peer's construction: glide, ppi_py",
     )
     _confidence_option(parser)
+    _resampling_options(parser)
     parser.add_argument("--strata", help="labelling strata column (constant within clusters)")
     parser.add_argument(
         "--inclusion", help="column of each labelled row's probability of being labelled"

@@ -80,11 +80,13 @@ class JudgedCI(Result):
         What is estimated: the population the clusters are drawn from (documents like
         these), or this benchmark's own full-run score (the mean the human labels would have
         on every row of this run).
-    method : {"cr2", "cr1", "glide", "ppi_py"}
+    method : {"cr2", "cr1", "bootstrap", "glide", "ppi_py"}
         The construction: ``"cr2"`` and ``"cr1"`` take the labelled rows as a subsample of
         the judged run (the two-phase variance, with CR2's or CR1's small-sample
-        correction); ``"glide"`` and ``"ppi_py"`` are those peers', labelled and unlabelled
-        clusters as two independent samples, a normal quantile.
+        correction); ``"bootstrap"`` the two-phase design's cluster bootstrap (studentised,
+        the weight re-tuned in each draw); ``"glide"`` and ``"ppi_py"`` are those
+        peers', labelled and unlabelled clusters as two independent samples, a normal
+        quantile.
     labelling : str
         The labelling design the labels show: ``"clusters"`` (whole clusters),
         ``"rows"`` (rows inside every cluster), ``"clusters, then rows"``, ``"every row"``
@@ -94,7 +96,8 @@ class JudgedCI(Result):
     estimate, se, low, high, df : float
         The estimate of the human labels' mean, its standard error, the interval and the
         degrees of freedom of its t quantile (those of the labelled clusters: their number
-        less the labelling strata; infinite for the peers' methods).
+        less the labelling strata; infinite for the peers' methods and for the bootstrap,
+        whose standard error is its draws' standard deviation).
     weight : float
         The judge's weight (PPI++'s lambda): 0 ignores the judge, 1 is plain
         prediction-powered inference; cross-fitted, the mean of the labelled clusters'
@@ -349,28 +352,53 @@ def build_judged_ci(
     weight = _weight_choice(options, n_labelled_clusters)
     every_row = labelling.kind == "every row"
     common = {"estimand": options.estimand, "target": options.target}
-    if options.method in _PEERS:
-        ddof = _PEERS[options.method]
-        fitted = core.independent(sums, weight=weight, confidence=options.confidence, ddof=ddof)
-        human = core.independent(sums, weight=0.0, confidence=options.confidence, ddof=ddof)
+    if options.method == "bootstrap":
+        drawn = core.bootstrap(
+            sums,
+            estimand=options.estimand,
+            weight=weight,
+            confidence=options.confidence,
+            n_resamples=options.n_resamples,
+            rng=options.rng.generator(),
+        )
+        fitted, human, judge, residual = drawn.fitted, drawn.human, drawn.judge, drawn.residual
     else:
-        common["small_sample"] = options.method
-        fitted = core.fit(sums, **common, weight=weight, confidence=options.confidence)
-        human = core.fit(sums, **common, weight=0.0, confidence=options.confidence)
-    small_sample = "cr1" if options.method == "cr1" else "cr2"
-    judge = core.judge_only(
-        sums, estimand=options.estimand, confidence=options.confidence, small_sample=small_sample
-    )
-    residual = core.fit(
-        sums,
-        estimand=options.estimand,
-        target="population",
-        weight=1.0,
-        confidence=options.confidence,
-        small_sample=small_sample,
-        judge_part=False,
-    )
+        if options.method in _PEERS:
+            ddof = _PEERS[options.method]
+            fitted = core.independent(sums, weight=weight, confidence=options.confidence, ddof=ddof)
+            human = core.independent(sums, weight=0.0, confidence=options.confidence, ddof=ddof)
+        else:
+            common["small_sample"] = options.method
+            fitted = core.fit(sums, **common, weight=weight, confidence=options.confidence)
+            human = core.fit(sums, **common, weight=0.0, confidence=options.confidence)
+        small_sample = "cr1" if options.method == "cr1" else "cr2"
+        judge = core.judge_only(
+            sums,
+            estimand=options.estimand,
+            confidence=options.confidence,
+            small_sample=small_sample,
+        )
+        residual = core.fit(
+            sums,
+            estimand=options.estimand,
+            target="population",
+            weight=1.0,
+            confidence=options.confidence,
+            small_sample=small_sample,
+            judge_part=False,
+        )
     notes = _notes(design, labelling, options.method, weight, n_labelled_clusters, every_row)
+    if options.method == "bootstrap":
+        notes.append(
+            f"bootstrap-t: {options.n_resamples:,} draws of the clusters, labelled and "
+            "unlabelled drawn apart (in each stratum), each draw studentised by its own "
+            "standard error; "
+            + (
+                "the judge weight kept at the number given"
+                if isinstance(weight, float)
+                else "the judge weight re-tuned in each draw"
+            )
+        )
     if one_side:
         notes.append(
             f"{one_side:,} items carry a human label in one run only: the difference needs "
@@ -475,6 +503,8 @@ def judged_ci(
     weight: opt.JudgeWeight | float = "auto",
     method: opt.JudgedMethod = "cr2",
     confidence: float = 0.95,
+    n_resamples: int = 9999,
+    rng: int | np.random.Generator | None = None,
     strata: Hashable | None = None,
     inclusion: Hashable | None = None,
     labels: Any = None,
@@ -519,7 +549,7 @@ def judged_ci(
         cluster's weight without that cluster. ``"auto"`` cross-fits below 50 labelled
         clusters and tunes above. A number is used as given: 0 ignores the judge (the human
         labels alone), 1 is plain prediction-powered inference.
-    method : {"cr2", "cr1", "glide", "ppi_py"}, default "cr2"
+    method : {"cr2", "cr1", "bootstrap", "glide", "ppi_py"}, default "cr2"
         ``"cr2"``: the labelled rows are a subsample of the judged run, drawn as the design
         shows (whole clusters, rows inside clusters, by stratum) or with the stated
         probabilities; the variance is the two-phase variance with CR2's bias reduction
@@ -533,8 +563,26 @@ def judged_ci(
         variances and a normal quantile. ``"ppi_py"``: the same with population variances,
         which with clusters of one row is ``ppi_py.ppi_mean_ci``. Both ignore that the
         labelled clusters were drawn from the judged ones; they are here to compare with.
+        ``"bootstrap"``: the cluster bootstrap of the two-phase design, studentised (the
+        bootstrap-t; Efron & Tibshirani 1993, section 12.5): each draw resamples the
+        labelled and the unlabelled clusters of each stratum separately, with replacement,
+        keeping their counts (Rao & Wu 1988; Shao & Tu 1995, section 6.2), re-tunes the
+        weight by plain tuning (a number is kept), and divides its departure from the
+        estimate by its own CR1 two-phase standard error; the bounds scale the full
+        sample's CR1 standard error by those ratios' quantiles. The estimate is ``"cr1"``'s,
+        with the full sample's weight (cross-fitted when ``weight`` says so); ``se`` is the
+        draws' standard deviation. The draws' percentile interval covered 88-90% with 10
+        labelled clusters where this one covered 91-96% (the documentation's coverage
+        page). The humans alone, the judge alone and the bias come from the same draws.
+        Target ``"population"`` only, without ``inclusion=``.
     confidence : float, default 0.95
         Two-sided confidence level.
+    n_resamples : int, default 9999
+        ``method="bootstrap"``: the draws, at least ``2 / (1 - confidence)`` (40 at 95%).
+    rng : int, numpy.random.Generator or None
+        ``method="bootstrap"``: seed or generator of the draws; None is the fixed seed
+        ``clusterstats.core.bootstrap.DEFAULT_SEED`` (0), so that the interval is the same on
+        every call and every backend.
     strata : str, optional
         A column constant within each cluster whose strata were labelled separately (a
         share of clusters in each): the labels are expanded stratum by stratum.
@@ -608,7 +656,7 @@ def judged_ci(
     )  # fmt: skip
     options = opt.judged_options(
         columns, estimand=estimand, target=target, weight=weight, method=method,
-        confidence=confidence, nest=nest,
+        confidence=confidence, nest=nest, n_resamples=n_resamples, rng=rng,
     )  # fmt: skip
     if on is not None and labels is None:
         raise InvalidOptionError("on= matches labels= to the judged rows: pass labels= too")
@@ -630,6 +678,8 @@ def judged_delta(
     weight: opt.JudgeWeight | float = "auto",
     method: opt.JudgedMethod = "cr2",
     confidence: float = 0.95,
+    n_resamples: int = 9999,
+    rng: int | np.random.Generator | None = None,
     strata: Hashable | None = None,
     nest: bool = False,
 ) -> JudgedCI:
@@ -658,7 +708,7 @@ def judged_delta(
     how : {"strict", "inner"}, default "strict"
         ``"strict"`` refuses an item judged in one run only; ``"inner"`` keeps the shared
         items.
-    estimand, target, weight, method, confidence, strata, nest
+    estimand, target, weight, method, confidence, n_resamples, rng, strata, nest
         As for :func:`judged_ci`.
 
     Returns
@@ -688,7 +738,7 @@ def judged_delta(
     columns = adapters.columns_of(data, outcome, by, judge=judge, strata=strata, on=on)
     options = opt.judged_options(
         columns, estimand=estimand, target=target, weight=weight, method=method,
-        confidence=confidence, nest=nest,
+        confidence=confidence, nest=nest, n_resamples=n_resamples, rng=rng,
     )  # fmt: skip
     how = opt.check_choice("how", how, ("strict", "inner"))
     design, one_side = adapters.judged_paired_design(

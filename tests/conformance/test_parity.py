@@ -586,6 +586,7 @@ JUDGED_CASES = {
     "benchmark": {"target": "benchmark", "weight": 0.6},
     "strata": {"strata": "cat", "weight": "tuned"},
     "glide": {"method": "glide", "estimand": "cluster_mean"},
+    "bootstrap": {"method": "bootstrap", "strata": "cat", "n_resamples": 999, "rng": 5},
 }
 
 

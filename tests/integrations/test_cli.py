@@ -740,6 +740,8 @@ def test_judged_reaches_the_library_with_labels_from_a_file(tmp_path, capsys):
         (["--weight", "0.5", "--target", "benchmark"], {"weight": 0.5, "target": "benchmark"}),
         (["--estimand", "cluster_mean", "--method", "glide"],
          {"estimand": "cluster_mean", "method": "glide"}),
+        (["--method", "bootstrap", "--n-resamples", "999", "--seed", "3"],
+         {"method": "bootstrap", "n_resamples": 999, "rng": 3}),
     ):  # fmt: skip
         status, out, err = _run([*words, *extra, "--output", "json"], capsys)
         assert status == 0, err
@@ -748,6 +750,7 @@ def test_judged_reaches_the_library_with_labels_from_a_file(tmp_path, capsys):
         assert record["estimate"] == library.estimate
         assert record["low"] == library.low
         assert record["weight_method"] == library.weight_method
+        assert record["method"] == library.method
 
 
 def test_judged_refuses_a_label_for_a_row_the_judge_did_not_score(tmp_path, capsys):

@@ -18,7 +18,10 @@ import pandas as pd
 import pytest
 
 import clusterstats as cs
+from clusterstats import adapters
 from clusterstats.core import judged as core
+from clusterstats.core.bootstrap import CHUNK_ELEMENTS, studentized_interval
+from clusterstats.core.grouping import cluster_sums
 
 TOL = 1e-12
 
@@ -277,7 +280,7 @@ def test_few_labelled_clusters_warn_and_say_so() -> None:
         ({"weight": math.inf}, "weight must be a finite number"),
         ({"weight": True}, "weight must be"),
         ({"target": "run"}, "target must be one of"),
-        ({"method": "bootstrap"}, "method must be one of"),
+        ({"method": "jackknife"}, "method must be one of"),
         ({"method": "glide", "target": "benchmark"}, "target='benchmark' needs"),
         ({"method": "ppi_py"}, "pass estimand='cluster_mean'"),
         ({"method": "glide", "strata": "cat"}, "takes no inclusion= or strata="),
@@ -492,3 +495,289 @@ def test_the_peers_weight_is_reported_as_tuned() -> None:
     )
     assert res.weight_method == "tuned"
     assert not any("cross-fitted" in note for note in res.notes)
+
+
+# --- method="bootstrap": the cluster bootstrap of the two-phase design
+#
+# The expected numbers are derived, not recorded: each draw's estimate is fit's (CR1's
+# tuning) on the draw's sums, computed here one draw at a time; at a fixed weight on clusters
+# of equal sizes the estimate is linear in the drawn clusters, so its ideal bootstrap
+# variance has a closed form (_ideal_variance); and with weight 0 the draws of the labelled
+# clusters are cluster_ci's percentile bootstrap of the labelled rows, draw for draw.
+
+
+def _sums(
+    rng: np.random.Generator, sizes: np.ndarray, labelled: np.ndarray, strata: np.ndarray
+) -> core.JudgedSums:
+    """Per-cluster sums of a run with a cluster effect in the label and in the judge's bias;
+    ``labelled`` says which rows carry a label."""
+    codes = np.repeat(np.arange(sizes.size), sizes)
+    y = rng.normal(size=codes.size) + rng.normal(size=sizes.size)[codes]
+    f = 0.6 * y + rng.normal(size=codes.size) + 0.5 * rng.normal(size=sizes.size)[codes]
+    v = labelled.astype(float)
+
+    def total(values: np.ndarray) -> np.ndarray:
+        return np.bincount(codes, weights=values, minlength=sizes.size)
+
+    return core.JudgedSums(
+        rows=total(np.ones(codes.size)), judge_total=total(f), labelled=total(v),
+        weight=total(v), human=total(y * v), judge=total(f * v), human_sq=total(y * y * v),
+        judge_sq=total(f * f * v), cross=total(y * f * v), strata=strata.astype(np.intp),
+    )  # fmt: skip
+
+
+def _whole(seed: int, sizes: np.ndarray, strata: np.ndarray, per_stratum: int):
+    """Whole clusters labelled, ``per_stratum`` in each stratum."""
+    rng = np.random.default_rng(seed)
+    chosen = np.concatenate(
+        [rng.choice(np.flatnonzero(strata == h), per_stratum, replace=False) for h in set(strata)]
+    )
+    labelled = np.isin(np.repeat(np.arange(sizes.size), sizes), chosen)
+    return _sums(rng, sizes, labelled, strata)
+
+
+def _inside(seed: int, sizes: np.ndarray, strata: np.ndarray):
+    """About half the rows of every cluster labelled, at least one."""
+    rng = np.random.default_rng(seed)
+    labelled = rng.random(int(sizes.sum())) < 0.5
+    labelled[np.concatenate([[0], np.cumsum(sizes)[:-1]])] = True
+    return _sums(rng, sizes, labelled, strata)
+
+
+def _near(a: float, b: float) -> bool:
+    """Equal to rounding: the blocks sum in another order than ``fit`` (estimates near 0
+    compare absolutely)."""
+    return math.isclose(a, b, rel_tol=1e-10, abs_tol=1e-13)
+
+
+def _draw(sums: core.JudgedSums, index: np.ndarray) -> core.JudgedSums:
+    """The draw's sums: the clusters ``index``, a cluster drawn twice two clusters."""
+    return sums._replace(
+        **{name: getattr(sums, name)[index] for name in core.JudgedSums._fields[:-1]}
+    )
+
+
+DESIGNS = {
+    "whole clusters": lambda seed: _whole(seed, np.arange(30) % 7 + 1, np.zeros(30), 9),
+    "whole, 2 strata": lambda seed: _whole(seed, np.arange(30) % 5 + 2, np.arange(30) % 2, 5),
+    "rows inside": lambda seed: _inside(seed, np.arange(20) % 6 + 2, np.zeros(20)),
+    "rows, 3 strata": lambda seed: _inside(seed, np.arange(24) % 6 + 2, np.arange(24) % 3),
+}
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+@pytest.mark.parametrize("estimand", ["pooled", "cluster_mean"])
+@pytest.mark.parametrize("weight", ["tuned", 0.4])
+def test_each_draw_is_fit_on_the_draws_sums(design: str, estimand: str, weight: Any) -> None:
+    """The draws, computed over whole blocks, are the draw-by-draw estimates: the weight
+    tuned on the draw's sums (CR1), the estimate at it, and the labels alone, the judge
+    alone and the labelled rows' mean of ``y - f`` on the same draw."""
+    sums = DESIGNS[design](3)
+    indices = next(core.draw_indices(sums, 60, np.random.default_rng(1)))
+    found = core._draws(sums, estimand, indices, None if weight == "tuned" else weight)
+    common = {"estimand": estimand, "target": "population", "confidence": 0.95}
+    for b, index in enumerate(indices):
+        drawn = _draw(sums, index)
+        labelling = core.labelling_of(drawn)
+        prep = core._prepare(drawn, estimand, "cr1")
+        lam = (
+            weight if weight != "tuned" else core.tuned_weight(drawn, prep, "population", labelling)
+        )
+        point = core.fit(drawn, **common, weight=lam, small_sample="cr1")
+        human = core.fit(drawn, **common, weight=0.0, small_sample="cr1")
+        residual = core.fit(drawn, **common, weight=1.0, small_sample="cr1", judge_part=False)
+        assert _near(found.weight[b], lam)
+        assert _near(found.estimate[b], point.estimate)
+        assert _near(found.variance[b], point.variance)
+        assert _near(found.human[b], human.estimate)
+        assert _near(found.judge[b], prep.judge_mean)
+        assert _near(found.residual[b], residual.estimate)
+
+
+def test_draws_keep_each_group_and_its_count() -> None:
+    """Each draw replaces the clusters of a (stratum, labelled or not) group by as many
+    clusters of that group."""
+    sums = DESIGNS["whole, 2 strata"](5)
+    has = sums.labelled > 0
+    for block in core.draw_indices(sums, 2 * CHUNK_ELEMENTS // 30 + 7, np.random.default_rng(2)):
+        assert np.array_equal(sums.strata[block], np.broadcast_to(sums.strata, block.shape))
+        assert np.array_equal(has[block], np.broadcast_to(has, block.shape))
+    sizes = [block.shape[0] for block in core.draw_indices(sums, 9000, np.random.default_rng(2))]
+    assert sum(sizes) == 9000
+    assert max(sizes) * 30 <= CHUNK_ELEMENTS
+
+
+def _ideal_variance(sums: core.JudgedSums, weight: float) -> float:
+    """The ideal bootstrap variance on clusters of equal sizes with whole clusters labelled.
+
+    Then every share and mean is a plain average of cluster means: with ``j_c`` the judge's
+    mean over cluster ``c`` and ``y_c``, ``f_c`` its labelled means, the estimate is
+    ``sum_c z_c`` over the drawn clusters with ``z_c = lam j_c / C`` for an unlabelled
+    cluster and ``lam j_c / C + (C_h/C)(y_c - lam f_c)/m_h`` for a labelled one in stratum
+    ``h``. Each group's ``n_g`` clusters are ``n_g`` independent draws from its members, so
+    the variance is ``sum_g n_g var(z over the group's members)``, the variances with
+    divisor ``n_g``.
+    """
+    n_clusters = sums.rows.size
+    has = sums.labelled > 0
+    labelling = core.labelling_of(sums)
+    c_h, m_h = labelling.clusters[sums.strata], labelling.labelled_clusters[sums.strata]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        part = np.where(has, (sums.human - weight * sums.judge) / sums.labelled, 0.0)
+    z = weight * sums.judge_total / sums.rows / n_clusters + c_h / n_clusters * part / m_h
+    total = 0.0
+    for stratum in range(int(sums.strata.max()) + 1):
+        for labelled in (True, False):
+            members = (sums.strata == stratum) & (has == labelled)
+            total += members.sum() * float(np.var(z[members])) if members.any() else 0.0
+    return total
+
+
+@pytest.mark.parametrize("strata", [1, 2])
+@pytest.mark.parametrize("estimand", ["pooled", "cluster_mean"])
+def test_the_bootstrap_variance_at_a_fixed_weight_is_the_ideal_one(strata, estimand) -> None:
+    """At weight 0.7 on 40 clusters of 6 rows, 12 labelled (6 per stratum with 2 strata),
+    the variance of 40,000 draws is within 5 Monte Carlo standard errors of the ideal
+    bootstrap variance (:func:`_ideal_variance`); the standard error of a sample variance
+    is ``sqrt((mu4 - var**2) / B)``, read off the draws' own fourth moment."""
+    sums = _whole(8, np.full(40, 6), np.arange(40) % strata, 12 // strata)
+    b = 40_000
+    drawn = core.bootstrap(
+        sums, estimand=estimand, weight=0.7, confidence=0.95, n_resamples=b,
+        rng=np.random.default_rng(13),
+    )  # fmt: skip
+    draws = np.concatenate(
+        [core._draws(sums, estimand, block, 0.7).estimate
+         for block in core.draw_indices(sums, b, np.random.default_rng(13))]
+    )  # fmt: skip
+    assert math.isclose(drawn.fitted.variance, float(np.var(draws, ddof=1)), rel_tol=1e-12)
+    centred = draws - draws.mean()
+    variance = float(np.mean(centred**2))
+    mc_se = math.sqrt((float(np.mean(centred**4)) - variance**2) / b)
+    ideal = _ideal_variance(sums, 0.7)
+    assert abs(drawn.fitted.variance - ideal) < 5 * mc_se
+    # and the tolerance is tight enough to tell the two-phase variance's (m-1)/m apart
+    assert 5 * mc_se < 0.05 * ideal
+
+
+@pytest.mark.parametrize("estimand", ["pooled", "cluster_mean"])
+def test_weight_zero_is_the_cluster_bootstrap_of_the_labelled_rows(estimand) -> None:
+    """The labelled clusters are drawn first, as the cluster bootstrap of the labelled rows
+    draws them, and a draw's CR1 variance at weight 0 is that of its labelled rows: with
+    weight 0 (and beside any weight, the labels alone) the interval is the studentised
+    cluster bootstrap of the labelled rows on the same seed (``core.bootstrap``'s, before
+    ``cluster_ci``'s floor at CR3), and the draws' percentile interval is ``cluster_ci``'s
+    ``bootstrap_percentile``."""
+    data = _whole_docs(_run(), 14)
+    options = {"estimand": estimand, "method": "bootstrap", "n_resamples": 999, "rng": 7}
+    res = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge", weight=0, **options))
+    tuned = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge", **options))
+    labelled = data.dropna(subset=["human"])
+    assert 999 * data["doc"].nunique() <= CHUNK_ELEMENTS  # one block of draws, as the rows'
+    codes = labelled["doc"].astype("category").cat.codes.to_numpy()
+    ref = studentized_interval(
+        cluster_sums(labelled["human"].to_numpy(), codes), estimand, confidence=0.95,
+        n_resamples=999, rng=np.random.default_rng(7),
+    )  # fmt: skip
+    for found in (res, tuned):
+        assert math.isclose(found.human_low, ref.low, rel_tol=1e-12)
+        assert math.isclose(found.human_high, ref.high, rel_tol=1e-12)
+    assert math.isclose(res.low, ref.low, rel_tol=1e-12)
+    assert math.isclose(res.high, ref.high, rel_tol=1e-12)
+    sums = adapters.judged_design(
+        data, adapters.columns_of(data, "human", "doc", judge="judge")
+    ).sums
+    percentile = core.bootstrap(
+        sums, estimand=estimand, weight=0.0, confidence=0.95, n_resamples=999,
+        rng=np.random.default_rng(7), interval="percentile",
+    ).fitted  # fmt: skip
+    ref = _quiet(
+        lambda: cs.cluster_ci(
+            labelled, "human", "doc", estimand=estimand, method="bootstrap_percentile",
+            n_resamples=999, rng=7,
+        )
+    )  # fmt: skip
+    assert math.isclose(res.estimate, ref.estimate, rel_tol=1e-12)
+    assert math.isclose(percentile.lower, ref.low, rel_tol=1e-12)
+    assert math.isclose(percentile.upper, ref.high, rel_tol=1e-12)
+
+
+def test_every_row_labelled_is_the_cluster_bootstrap_of_the_labels() -> None:
+    data = _run().assign(human=lambda d: d["human_full"])
+    res = cs.judged_ci(data, "human", "doc", judge="judge", method="bootstrap", n_resamples=999)
+    codes = data["doc"].astype("category").cat.codes.to_numpy()
+    ref = studentized_interval(
+        cluster_sums(data["human"].to_numpy(), codes), "pooled", confidence=0.95,
+        n_resamples=999, rng=np.random.default_rng(0),
+    )  # fmt: skip
+    assert res.labelling == "every row"
+    assert math.isclose(res.low, ref.low, rel_tol=1e-12)
+    assert math.isclose(res.high, ref.high, rel_tol=1e-12)
+
+
+def test_the_result_and_its_seed() -> None:
+    data = _whole_docs(_run(), 24)
+    call = lambda **kw: _quiet(  # noqa: E731
+        lambda: cs.judged_ci(data, "human", "doc", judge="judge", method="bootstrap", **kw)
+    )
+    res = call(rng=3)
+    assert res.method == "bootstrap"
+    assert res.df == math.inf
+    assert res.weight_method == "cross-fitted"
+    assert res.low < res.estimate < res.high
+    assert any("re-tuned in each draw" in note for note in res.notes)
+    assert res.to_dict() == call(rng=3).to_dict()
+    assert res.to_dict() == call(rng=np.random.default_rng(3)).to_dict()
+    assert res.low != call(rng=4).low
+    assert call().to_dict() == call(rng=0).to_dict()  # None: the library's fixed seed
+    # the point is the full sample's, with cr1's choice of weight; the draws move the bounds
+    cr1 = call(rng=3, weight="tuned")
+    plain = _quiet(
+        lambda: cs.judged_ci(data, "human", "doc", judge="judge", method="cr1", weight="tuned")
+    )
+    assert math.isclose(cr1.estimate, plain.estimate, rel_tol=1e-12)
+    assert cr1.weight == plain.weight
+    fixed = call(rng=3, weight=0.5)
+    assert fixed.weight == 0.5
+    assert fixed.weight_method == "given"
+    assert any("kept at the number given" in note for note in fixed.notes)
+
+
+def test_the_accessor_and_judged_delta_take_the_bootstrap() -> None:
+    data = _rows_inside(_run())
+    options = {"judge": "judge", "method": "bootstrap", "n_resamples": 500, "rng": 2}
+    assert (
+        data.eval.judged_ci("human", "doc", **options).to_dict()
+        == cs.judged_ci(data, "human", "doc", **options).to_dict()
+    )
+    a, b = _two_runs()
+    res = _quiet(lambda: cs.judged_delta(a, b, "human", "doc", on=["item", "run"], **options))
+    difference = a.assign(human=a["human"] - b["human"], judge=a["judge"] - b["judge"])
+    with warnings.catch_warnings():  # the differences run on a scale of their own
+        warnings.simplefilter("ignore", cs.JudgeScaleWarning)
+        ref = _quiet(lambda: cs.judged_ci(difference, "human", "doc", **options))
+    assert res.method == "bootstrap"
+    for field in ("estimate", "low", "high", "weight", "human_low", "judge_bias", "bias_low"):
+        assert math.isclose(getattr(res, field), getattr(ref, field), rel_tol=1e-12), field
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"target": "benchmark"}, "target='benchmark' is a labelling of this run's own"),
+        ({"inclusion": "p"}, "with inclusion= .stated probabilities. use method='cr2'"),
+        ({"n_resamples": 20}, "n_resamples=20 is too few"),
+        ({"rng": "seed"}, "rng must be None"),
+    ],
+)
+def test_the_bootstrap_refuses_what_it_cannot_estimate(options: dict, match: str) -> None:
+    data = _whole_docs(_run(), 20).assign(p=0.5)
+    with pytest.raises(cs.InvalidOptionError, match=match):
+        cs.judged_ci(data, "human", "doc", judge="judge", method="bootstrap", **options)
+
+
+def test_the_other_methods_ignore_the_resampling_options() -> None:
+    data = _whole_docs(_run(), 20)
+    plain = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge"))
+    given = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge", n_resamples=5, rng=1))
+    assert pd.Series(plain.to_dict()).equals(pd.Series(given.to_dict()))

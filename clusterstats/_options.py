@@ -860,8 +860,6 @@ class JudgedCompareOptions:
     rank_method: str = "guarded"
     top: int = 1
     orientation: str = "as_given"
-    n_resamples: int = 9999
-    rng: Seed = Seed(None)
 
 
 def judged_compare_options(
@@ -872,16 +870,16 @@ def judged_compare_options(
     rank_method: Any,
     top: Any,
     orientation: Any,
-    n_resamples: Any,
-    rng: Any,
     **judged: Any,
 ) -> JudgedCompareOptions:
     """``judged_compare``'s options, checked before any data is read (``judged``: the options
-    it shares with ``judged_ci``)."""
+    it shares with ``judged_ci``; its ``n_resamples`` and ``rng`` draw the rank sets' critical
+    values)."""
     if columns.model is None:
         raise InvalidOptionError("model= names the column of the models; it is required")
     options = judged_options(columns, **judged)
     check_choice("method", options.method, JUDGED_COMPARE_METHODS)
+    check_n_resamples(options.n_resamples, options.confidence)  # the rank sets always draw
     if rank_method == "bootstrap":
         raise InvalidOptionError(
             "rank_method='bootstrap' has no judged form (a judge's weight is tuned per pair); "
@@ -897,6 +895,4 @@ def judged_compare_options(
         rank_method="guarded" if rank_method == "auto" else rank_method,
         top=int(top),
         orientation=check_choice("orientation", orientation, ORIENTATIONS),
-        n_resamples=check_n_resamples(n_resamples, options.confidence),
-        rng=check_seed(rng),
     )

@@ -71,6 +71,7 @@ __all__ = [
     "PlanParts",
     "bootstrap",
     "draw_indices",
+    "effective_labels",
     "fit",
     "independent",
     "judge_only",
@@ -452,6 +453,17 @@ def _degrees_of_freedom(
         return plain
     sizes = prep.size_hat[prep.has]
     return satterthwaite_df_cr2(sizes, float(sizes.sum()))
+
+
+def effective_labels(labelled: int, human_variance: float, variance: float) -> float:
+    """How many labelled rows the human labels alone would need for ``variance``: the
+    labels' own variance scales as one over their number, so ``labelled * human_variance /
+    variance`` (NaN for a variance of 0).
+
+    >>> effective_labels(100, 0.04, 0.02)
+    200.0
+    """
+    return labelled * human_variance / variance if variance > 0 else math.nan
 
 
 def independent(

@@ -33,7 +33,7 @@ from clusterstats.errors import (
     warn,
 )
 
-__all__ = ["JudgedCI", "build_judged_ci", "judged_ci", "judged_delta"]
+__all__ = ["JudgedCI", "build_judged_ci", "judge_scale_note", "judged_ci", "judged_delta"]
 
 #: Below this many labelled clusters, ``weight="auto"`` cross-fits the judge's weight
 #: (each labelled cluster's residual uses the weight tuned without it): with few labelled
@@ -405,7 +405,7 @@ def build_judged_ci(
             "both, so those labels are not used"
         )
     n_labelled = int(sums.labelled.sum())
-    effective = n_labelled * human.variance / fitted.variance if fitted.variance > 0 else math.nan
+    effective = core.effective_labels(n_labelled, human.variance, fitted.variance)
     return JudgedCI(
         outcome=design.outcome,
         judge=design.judge,
@@ -475,21 +475,29 @@ def _notes(
         )
         warn(message, FewClustersWarning)
         notes.append(message)
+    scale = judge_scale_note(design)
+    return notes if scale is None else [*notes, scale]
+
+
+def judge_scale_note(design: JudgedDesign) -> str | None:
+    """Warn (``JudgeScaleWarning``) when the human labels run past the judge's range of
+    scores by more than ``SCALE_SLACK`` of that range, and return the message (None when
+    they do not)."""
     low, high = design.judge_range
     human_low, human_high = design.human_range
     # a tenth of the judge's span of slack: continuous scores of one scale rarely span the
     # same range exactly, scores of another scale (0-1 against 1-5) miss it by far more
     slack = SCALE_SLACK * (high - low)
-    if human_low < low - slack or human_high > high + slack:
-        message = (
-            f"the human labels run {fmt.number(human_low)} to {fmt.number(human_high)}, "
-            f"outside the judge's {fmt.number(low)} to {fmt.number(high)}: the judge is meant "
-            "to score on the labels' scale (a weight near 1 then corrects only its bias); "
-            "rescale the judge to the labels' scale if they differ"
-        )
-        warn(message, JudgeScaleWarning)
-        notes.append(message)
-    return notes
+    if not (human_low < low - slack or human_high > high + slack):
+        return None
+    message = (
+        f"the human labels run {fmt.number(human_low)} to {fmt.number(human_high)}, "
+        f"outside the judge's {fmt.number(low)} to {fmt.number(high)}: the judge is meant "
+        "to score on the labels' scale (a weight near 1 then corrects only its bias); "
+        "rescale the judge to the labels' scale if they differ"
+    )
+    warn(message, JudgeScaleWarning)
+    return message
 
 
 def judged_ci(

@@ -68,7 +68,7 @@ def build_judged_comparison(
     dfs = [fit.df for fit in fits.values()]
     ranks = summarize_ranks(
         means, variance, own, confidence=judged.confidence, method=options.rank_method,
-        rng=options.rng.generator(), n_draws=options.n_resamples, df=min(dfs),
+        rng=judged.rng.generator(), n_draws=judged.n_resamples, df=min(dfs),
     )  # fmt: skip
     order = np.argsort(-means, kind="stable")
     rank = np.empty(m)
@@ -120,7 +120,7 @@ def build_judged_comparison(
         baseline=baseline,
         n_items=design.n_items,
         n_clusters=scores[0].n_clusters,
-        n_resamples=options.n_resamples,
+        n_resamples=judged.n_resamples,
         n_dropped_items=design.n_dropped_items,
         outcome=scores[0].outcome,
         by=scores[0].by,

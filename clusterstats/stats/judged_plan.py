@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,7 +22,7 @@ from clusterstats import adapters
 from clusterstats._result import Lines, Table, TableResult, label_of
 from clusterstats.core import judged as core
 from clusterstats.errors import InvalidDataError, InvalidOptionError
-from clusterstats.stats.judged import check_design
+from clusterstats.stats.judged import check_design, judge_scale_note
 
 __all__ = ["LabelPlan", "judged_plan"]
 
@@ -241,6 +241,13 @@ def judged_plan(
         simply at random), or whose labelled clusters hold one row each (no within-cluster
         spread to project from, and rows per cluster are then moot).
 
+    Warns
+    -----
+    JudgeScaleWarning
+        The pilot's human labels run past the judge's range of scores by more than a tenth
+        of that range (as in ``judged_ci``): a plan on a judge of another scale keeps a
+        weight that corrects little.
+
     Examples
     --------
     HANNA's coherence ratings, the humans' kept for 24 prompts as a pilot:
@@ -286,6 +293,7 @@ def judged_plan(
         raise InvalidOptionError("cost_per_label and cost_per_cluster cannot both be 0")
     design = adapters.judged_design(data, columns, labels=labels)
     check_design(design, options)
+    scale = judge_scale_note(design)
     sums = design.sums
     if sums.stated or design.strata is not None:
         raise InvalidDataError("judged_plan plans simple random labelling: the pilot's labels "
@@ -310,7 +318,8 @@ def judged_plan(
     )
     plan = _plan(sums, fitted.weight, run, options, goal, costs, limit)
     alone = _plan(sums, 0.0, run, options, goal, costs, limit)
-    return _result(design, options, fitted.weight, run, goal, costs, plan, alone, limit)
+    result = _result(design, options, fitted.weight, run, goal, costs, plan, alone, limit)
+    return result if scale is None else replace(result, notes=(*result.notes, scale))
 
 
 def _plan(

@@ -159,3 +159,16 @@ def test_a_plan_labels_at_least_ten_clusters_and_plans_on_upper_limits():
         lambda: cs.judged_plan(pilot, "human", "doc", judge="judge", target_half_width=0.15)
     )
     assert at_limits.designs[-1].clusters > at_estimates.designs[-1].clusters
+
+
+def test_a_pilot_whose_labels_run_past_the_judges_scale_warns() -> None:
+    pilot = _pilot("rows")
+    span = pilot["judge"].max() - pilot["judge"].min()
+    pilot["judge"] = (pilot["judge"] - pilot["judge"].min()) / span
+    with pytest.warns(cs.JudgeScaleWarning, match="outside the judge's"):
+        plan = cs.judged_plan(pilot, "human", "doc", judge="judge", target_half_width=0.2)
+    assert any("outside the judge's" in note for note in plan.notes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs.JudgeScaleWarning)
+        plain = cs.judged_plan(_pilot("rows"), "human", "doc", judge="judge", target_half_width=0.2)
+    assert not any("outside the judge's" in note for note in plain.notes)

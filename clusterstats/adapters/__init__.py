@@ -510,14 +510,15 @@ def _judged_models(data: Any, columns: Columns, **options: Any) -> JudgedCompari
     )
 
 
+def _judged_models_of_dataset(data: Any, columns: Columns, **options: Any) -> Any:
+    return _judged_models(*judged.frame_of_models(data, columns), **options)
+
+
 _JUDGED_COMPARISON_DESIGNS: dict[str, Callable[..., JudgedComparisonDesign]] = {
     "pandas": _judged_models,
     "arrays": _no_arrays("judged_compare names a judge column: pass a DataFrame, not arrays"),
     "dask": _judged_models,
-    "xarray": _no_arrays(
-        "judged_compare reads one row per model and item; for a Dataset, lay it out as a "
-        "frame (Dataset.to_dataframe().reset_index()) with its model and item columns"
-    ),
+    "xarray": _judged_models_of_dataset,
 }
 
 

@@ -38,7 +38,19 @@ from clusterstats.errors import (
     InvalidOutcomeError,
 )
 
-__all__ = ["frame_of_dataset", "judged_design", "model_frames", "paired_frame", "with_labels"]
+__all__ = [
+    "ITEM_KEY",
+    "frame_of_dataset",
+    "frame_of_models",
+    "judged_design",
+    "model_frames",
+    "paired_frame",
+    "with_labels",
+]
+
+#: The columns a Dataset's runs carry once laid out long: the position of each run's case and
+#: of the run along the rerun dim (the key that matches one model's runs to another's).
+ITEM_KEY = ("case position", "run position")
 
 
 def _rows(frame: pd.DataFrame, mask: np.ndarray) -> list[Any]:
@@ -182,10 +194,32 @@ def frame_of_dataset(data: xr.Dataset, columns: Columns) -> tuple[pd.DataFrame, 
         named = columns.with_roles(by=str(case))
     if columns.strata is not None:
         frame[columns.strata] = np.asarray(data[columns.strata].values)[grid]
+    frame[ITEM_KEY[0]] = grid
+    frame[ITEM_KEY[1]] = np.tile(np.arange(judged.shape[1] if judged.ndim > 1 else 1), len(cases))
     happened = ~(frame[columns.judge].isna() & frame[columns.outcome].isna())
     if not happened.any():
         raise InvalidOutcomeError(f"the Dataset has no run with a judge score in {columns.judge!r}")
     return frame[happened.to_numpy()].reset_index(drop=True), named
+
+
+def frame_of_models(data: xr.Dataset, columns: Columns) -> tuple[pd.DataFrame, Columns]:
+    """A (case, rerun) Dataset with the models along the ``columns.model`` dim as one long
+    frame: each model's runs (:func:`frame_of_dataset`), keyed by their (case, rerun) cell,
+    which the models share."""
+    model = columns.model
+    if model not in data.dims:
+        raise DimensionError(
+            f"judged_compare reads the models along a dim {model!r} of the Dataset; its dims "
+            f"are {tuple(data.dims)}"
+        )
+    one_model = columns.with_roles(model=None)
+    labels = data[model].values if model in data.coords else np.arange(data.sizes[model])
+    parts = []
+    for position, label in enumerate(labels):
+        long, named = frame_of_dataset(data.isel({model: position}, drop=True), one_model)
+        parts.append(long.assign(**{model: label}))
+    frame = pd.concat(parts, ignore_index=True)
+    return frame, named.with_roles(model=model, on=list(ITEM_KEY))
 
 
 def _as_frame(table: Any, names: list[Hashable], what: str) -> pd.DataFrame:

@@ -188,7 +188,7 @@ def judged_compare(
     *,
     model: Hashable,
     judge: Hashable,
-    on: Hashable | list[Hashable],
+    on: Hashable | list[Hashable] | None = None,
     baseline: Any = None,
     how: opt.How = "strict",
     estimand: opt.Estimand = "pooled",
@@ -204,6 +204,8 @@ def judged_compare(
     orientation: opt.Orientation = "as_given",
     n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
+    case: Hashable = "case",
+    rerun: Hashable = "rerun",
 ) -> Comparison:
     """A leaderboard of many models judged on the same items, with human labels on a few of
     their answers (prediction-powered, clustered).
@@ -217,19 +219,23 @@ def judged_compare(
 
     Parameters
     ----------
-    data : pandas, polars, pyarrow or dask DataFrame
+    data : pandas, polars, pyarrow or dask DataFrame, or xarray Dataset
         Long results: one row per (model, item), every row judged, the human label missing
-        where that answer is unlabelled.
+        where that answer is unlabelled. Or a (case, rerun) Dataset with the models along
+        the ``model`` dim, the judge and the labels as variables: its runs are the items,
+        matched between models by their (case, rerun) cell.
     outcome : str
         The human label column.
     by : str or list of str
-        The cluster column(s) of the items (the same for every model).
+        The cluster column(s) of the items (the same for every model); for a Dataset,
+        coordinates along the case dim (default: the cases).
     model : str
-        The model column.
+        The model column (for a Dataset, the models' dim).
     judge : str
         The judge's score column, on the labels' scale.
     on : str or list of str
-        The item key, matching the models' rows.
+        The item key, matching the models' rows (a frame needs it; a Dataset's runs are
+        matched by their cell).
     baseline : model label, optional
         Report each model against this one only (the rank sets still use every pair).
     how : {"strict", "inner"}, default "strict"
@@ -250,6 +256,8 @@ def judged_compare(
         Draws of the rank sets' critical values.
     rng : int, numpy.random.Generator or None
         Seed of those draws (None: a fixed default seed).
+    case, rerun : str, default "case", "rerun"
+        The dims of a (case, rerun) Dataset.
 
     Returns
     -------
@@ -280,7 +288,9 @@ def judged_compare(
     >>> res.leaderboard()["model"].iloc[0], len(res.pairs())
     ('Human', 55)
     """
-    columns = adapters.columns_of(data, outcome, by, model=model, judge=judge, strata=strata, on=on)
+    columns = adapters.columns_of(
+        data, outcome, by, model=model, judge=judge, strata=strata, on=on, layout=(case, rerun)
+    )
     options = opt.judged_compare_options(
         columns, how=how, adjust=adjust, rank_method=rank_method, top=top,
         orientation=orientation, n_resamples=n_resamples, rng=rng, estimand=estimand,

@@ -653,11 +653,22 @@ def _judged_models() -> pd.DataFrame:
     return pd.concat([frame, third], ignore_index=True)
 
 
-@pytest.mark.parametrize("layout", ["dask", "pyarrow", "polars"])
+@pytest.mark.parametrize("layout", ["dask", "pyarrow", "polars", "xarray", "xarray-chunked"])
 def test_judged_compare_parity(layout: str) -> None:
     frame = _judged_models()
     options = {"model": "model", "judge": "judge", "on": ["item", "run"], "rng": 3}
     reference, notes = _quiet(lambda: cs.judged_compare(frame, "human", "doc", **options))
+    if layout.startswith("xarray"):
+        data = cs.to_case_rerun(
+            frame, case="item", rerun="run", outcome=["human", "judge"], dims=["model"],
+            coords=["doc"],
+        )  # fmt: skip
+        data = data.chunk({"case": 9}) if layout == "xarray-chunked" else data
+        options.pop("on")  # a Dataset's runs are matched by their (case, rerun) cell
+        result, other_notes = _quiet(lambda: data.eval.judged_compare("human", "doc", **options))
+        assert_same(reference, result)
+        assert notes == other_notes
+        return
     if layout == "dask":
         data = dd.from_pandas(frame, npartitions=3)
     elif layout == "pyarrow":

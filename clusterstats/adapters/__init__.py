@@ -64,6 +64,7 @@ __all__ = [
     "judged_paired_design",
     "mean_design",
     "missing_reasons",
+    "naming",
     "paired_design",
     "rows_design",
 ]
@@ -309,16 +310,21 @@ def comparison_designs(
     return tuple(designs)
 
 
+def in_slice(over: Any, label: Any) -> Any:
+    """Errors raised while a slice is read or compared say which slice."""
+    return naming(f"slice {over}={label!r}")
+
+
 @contextmanager
-def in_slice(over: Any, label: Any) -> Iterator[None]:
-    """Errors raised while a slice is read or compared say which slice (a missing column is
-    the same in every slice and keeps its own message)."""
+def naming(part: str) -> Iterator[None]:
+    """Errors raised inside say which ``part`` of a call they come from, ``part`` first (a
+    missing column or file is the same in every part and keeps its own message)."""
     try:
         yield
     except (ColumnNotFoundError, FileReadError):
         raise
     except ClusterStatsError as error:
-        raise type(error)(f"slice {over}={label!r}: {error}") from None
+        raise type(error)(f"{part}: {error}") from None
 
 
 # --- per-case moments of runs (the rerun statistics)

@@ -22,7 +22,7 @@ from clusterstats._design import JudgedComparisonDesign
 from clusterstats.core.intervals import t_test_p_value
 from clusterstats.core.paired import adjust_p_values
 from clusterstats.core.ranks import separable_neighbours, summarize_ranks
-from clusterstats.errors import InvalidOptionError
+from clusterstats.errors import InvalidDataError, InvalidOptionError
 from clusterstats.stats import _policies as policy
 from clusterstats.stats.comparison import Comparison
 from clusterstats.stats.judged import JudgedCI, build_judged_ci
@@ -38,7 +38,13 @@ def _pair_fits(
     fits, one_side = {}, 0
     for (i, j), (pair, lonely) in design.pairs.items():
         sides = (str(design.models[i]), str(design.models[j]))
-        fits[(i, j)] = build_judged_ci(pair, options.judged, sides=sides)
+        if not pair.sums.labelled.any():
+            raise InvalidDataError(
+                f"no item has both its {sides[0]!r} and its {sides[1]!r} answers labelled: a "
+                "pair's difference is corrected on the items labelled for both models"
+            )
+        with adapters.naming(f"pair {sides[0]!r} - {sides[1]!r}"):
+            fits[(i, j)] = build_judged_ci(pair, options.judged, sides=sides)
         one_side += lonely
     return fits, one_side
 
@@ -57,7 +63,10 @@ def build_judged_comparison(
         raise InvalidOptionError(f"baseline {baseline!r} is not one of the models {list(models)}")
     judged = options.judged
     with policy.once() as warned:
-        scores = [build_judged_ci(d, judged) for d in design.scores]
+        scores = []
+        for model, one in zip(models, design.scores, strict=True):
+            with adapters.naming(f"model {model!r}"):
+                scores.append(build_judged_ci(one, judged))
         naive = [build_judged_ci(d, dataclasses.replace(judged, method="cr1")) for d in design.rows]
         fits, one_side = _pair_fits(design, options)
     means = np.array([s.estimate for s in scores])

@@ -187,6 +187,27 @@ def test_bad_input_is_refused_by_name() -> None:
     assert frame.equals(_models())  # the caller's data is left as it was
 
 
+def test_a_pair_without_enough_shared_labels_is_named() -> None:
+    frame = _models()
+    docs = frame["doc"].str[3:].astype(int)
+    apart = frame.assign(
+        human=frame["human_full"].where(
+            ((frame["model"] == "alpha") & (docs < 16))
+            | ((frame["model"] != "alpha") & (docs >= 16))
+        )
+    )
+    with pytest.raises(cs.InvalidDataError, match="no item has both its 'alpha' and its 'beta'"):
+        _compare(apart)
+    one_shared = frame.assign(
+        human=frame["human_full"].where(
+            ((frame["model"] == "alpha") & (docs < 16))
+            | ((frame["model"] != "alpha") & (docs >= 15))
+        )
+    )
+    with pytest.raises(cs.TooFewClustersError, match=r"^pair 'alpha' - 'beta': 1 of 36 clusters"):
+        _compare(one_shared)
+
+
 def test_answers_labelled_for_one_model_only_are_noted_and_unused() -> None:
     frame = _models()
     extra = (frame["model"] == "alpha") & (frame["doc"] == "doc30")

@@ -60,7 +60,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import clusterstats  # noqa: E402
-from clusterstats.errors import ClusterStatsWarning  # noqa: E402
+from clusterstats.errors import ClusterStatsWarning, DegenerateDataError  # noqa: E402
 
 PAGE_PATH = REPO / "docs" / "coverage-judged-ranks.md"
 CACHE_PATH = REPO / "studies" / "cache" / "coverage_judged_ranks.jsonl"
@@ -238,12 +238,18 @@ def one_draw(rng: np.random.Generator, cell: Cell, pops: dict[str, Population], 
     common = {"model": "model", "on": "item", "n_resamples": RANK_DRAWS, "rng": seed}
     judged = clusterstats.judged_compare(run, "human", "cluster", judge="judge", **common)
     labelled = run.dropna(subset=["human"])
-    humans = clusterstats.compare(
-        labelled, "human", "cluster", method="cr2", rank_method="guarded", **common
-    )
     values = truth.reindex(judged.models).to_numpy()
     out = {f"judged {k}": v for k, v in measures(judged, values).items()}
+    try:
+        humans = clusterstats.compare(
+            labelled, "human", "cluster", method="cr2", rank_method="guarded", **common
+        )
+    except DegenerateDataError:  # a model's labels all alike: the labels alone give nothing
+        out.update({f"humans {k}": math.nan for k in measures(judged, values)})
+        out["humans failed"] = 1.0
+        return out
     out.update({f"humans {k}": v for k, v in measures(humans, values).items()})
+    out["humans failed"] = 0.0
     return out
 
 
@@ -268,7 +274,8 @@ def run_cell(cell: Cell, pops: dict[str, Population]) -> dict:
     for name in rows[0]:
         # a studentised bootstrap bound of the humans' scores can be infinite (compare's
         # score intervals use cluster_ci's default): widths are summarised by their median
-        summary = np.median if name.endswith("width") else np.mean
+        # (NaN: the draws where the labels alone could not be compared, counted apart)
+        summary = np.nanmedian if name.endswith("width") else np.nanmean
         result[name] = float(summary([r[name] for r in rows]))
     return result
 
@@ -313,13 +320,15 @@ def page(results: list[dict], seconds: float) -> str:
         "the mean width of the rank sets; **width** the median over draws of the score "
         "intervals' mean width (the humans' score intervals are `compare`'s, `cluster_ci`'s "
         "default, whose studentised bootstrap bound can be infinite on a few labels). "
+        "**humans: failed** the draws where `compare` of the labelled answers refused (a "
+        "model's labels all alike: `DegenerateDataError`), left out of the humans' columns. "
         "Monte Carlo standard errors: a rate p over n draws has sd sqrt(p(1-p)/n), 1.3 points "
         "at 95% over 300 draws and 1.5 over 200.",
         "",
         "| population | C | labelled | draws | score | naive | all ranks | top | wrong | set "
         "| width | humans: score | humans: all ranks | humans: wrong | humans: set | humans: "
-        "width |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "width | humans: failed |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         labelled = r["design"] if r["labelled"] == 0 else f"{r['labelled']} clusters"
@@ -331,7 +340,7 @@ def page(results: list[dict], seconds: float) -> str:
             f"{r['judged set_size']:.2f} | {r['judged width']:.3f} | "
             f"{percent(r['humans score'])} | {percent(r['humans all_ranks'])} | "
             f"{percent(r['humans wrong'])} | {r['humans set_size']:.2f} | "
-            f"{r['humans width']:.3f} |"
+            f"{r['humans width']:.3f} | {percent(r.get('humans failed', 0.0))} |"
         )
     worst = min(results, key=lambda r: r["judged all_ranks"])
     top = min(results, key=lambda r: r["judged top"])

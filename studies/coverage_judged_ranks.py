@@ -123,46 +123,35 @@ class Population:
         return self.frame.groupby("model")["human_full"].mean()
 
 
+def _population(name: str, part: pd.DataFrame, judge: str) -> Population:
+    """One criterion of a bundled dataset: each system a model, each prompt (or dialogue)
+    one item, its own cluster."""
+    frame = pd.DataFrame(
+        {
+            "model": part["system"].to_numpy(),
+            "cluster": part["cluster"].to_numpy(),
+            "item": part["cluster"].to_numpy(),
+            "human_full": part["human_score"].to_numpy(),
+            "judge": part[judge].to_numpy(),
+        }
+    )
+    return Population(name, frame)
+
+
 def real_populations() -> list[Population]:
-    out = []
     hanna = clusterstats.datasets.load("hanna")
-    for criterion, judge, who in (
-        ("Coherence", "judge_score", "ChatGPT"),
-        ("Surprise", "judge_score", "ChatGPT"),
-        ("Empathy", "judge_beluga13b", "Beluga-13B"),
-    ):
-        part = hanna[hanna["criterion"] == criterion]
-        out.append(
-            Population(
-                f"HANNA {criterion}, {who}",
-                pd.DataFrame(
-                    {
-                        "model": part["system"].to_numpy(),
-                        "cluster": part["cluster"].to_numpy(),
-                        "item": part["cluster"].to_numpy(),
-                        "human_full": part["human_score"],
-                        "judge": part[judge],
-                    }
-                ).reset_index(drop=True),
-            )
+    out = [
+        _population(f"HANNA {criterion}, {who}", hanna[hanna["criterion"] == criterion], judge)
+        for criterion, judge, who in (
+            ("Coherence", "judge_score", "ChatGPT"),
+            ("Surprise", "judge_score", "ChatGPT"),
+            ("Empathy", "judge_beluga13b", "Beluga-13B"),
         )
+    ]
     chat = clusterstats.datasets.load("topicalchat")
     for criterion in ("naturalness", "engagingness"):
         part = chat[chat["criterion"] == criterion]
-        out.append(
-            Population(
-                f"Topical-Chat {criterion}, UniEval",
-                pd.DataFrame(
-                    {
-                        "model": part["system"].to_numpy(),
-                        "cluster": part["cluster"].to_numpy(),
-                        "item": part["cluster"].to_numpy(),
-                        "human_full": part["human_score"],
-                        "judge": part["judge_score"],
-                    }
-                ).reset_index(drop=True),
-            )
-        )
+        out.append(_population(f"Topical-Chat {criterion}, UniEval", part, "judge_score"))
     return out
 
 

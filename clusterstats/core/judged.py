@@ -832,6 +832,23 @@ def _upper_limit(variance: float, df: float, level: float | None) -> float:
     return variance * df / float(special.chdtri(df, level))
 
 
+def _difference_upper_limit(
+    first: float, first_df: float, second: float, second_df: float, level: float | None
+) -> float:
+    """An upper confidence limit of ``theta1 - theta2`` (at least 0) from independent
+    variance estimates ``first`` and ``second`` on their degrees of freedom: the modified
+    large-sample bound of Graybill & Wang (1980; Burdick & Graybill 1992, section 3.3),
+    ``first - second + sqrt((H1 first)**2 + (G2 second)**2)``, which stays above 0 when the
+    estimates nearly cancel; ``level=None``: the estimate itself."""
+    if level is None:
+        return max(first - second, 0.0)
+    h1 = _upper_limit(1.0, first_df, level) - 1.0
+    g2 = 0.0
+    if second > 0 and second_df >= 1:
+        g2 = 1.0 - second_df / float(special.chdtri(second_df, 1.0 - level))
+    return max(first - second + math.sqrt((h1 * first) ** 2 + (g2 * second) ** 2), 0.0)
+
+
 def plan_parts(
     sums: JudgedSums, *, estimand: str, weight: float, upper: float | None = None
 ) -> PlanParts:
@@ -840,7 +857,9 @@ def plan_parts(
     With ``upper``, the labels' spreads (between and within clusters) are taken at their
     one-sided upper confidence limits of that level: a plan on a pilot's point estimates
     falls short half the time, and by more than its average when the pilot is small
-    (Browne 1995, *Statistics in Medicine* 14:1933).
+    (Browne 1995, *Statistics in Medicine* 14:1933). The between-cluster spread is a
+    difference (the spread of the labelled clusters' units less their within-cluster
+    noise), so its limit is the modified large-sample one (:func:`_difference_upper_limit`).
     """
     prep = _prepare(sums, estimand)
     has = prep.has
@@ -851,7 +870,7 @@ def plan_parts(
     stage = n_clusters / m
     judge_spread = float(np.sum(g**2)) / (n_clusters - 1)
     cross = float(np.sum(np.where(has, stage * g * e, 0.0))) / (n_clusters - 1)
-    spread = _upper_limit(float(np.sum(e[has] ** 2)) / (m - 1), m - 1, upper)
+    spread = float(np.sum(e[has] ** 2)) / (m - 1)
     # the within-cluster variance of y - weight * f, pooled over clusters with two labels
     r = sums.labelled
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -868,7 +887,8 @@ def plan_parts(
     # a unit is the cluster's mean, weighted by its size for the pooled estimand
     within = sigma2 * ((n / n.mean()) ** 2 if estimand == "pooled" else np.ones_like(n))
     pilot_noise = np.where(has & (r < n), within * (1 / np.maximum(r, 1) - 1 / n), 0.0)
-    between = max(spread - float(pilot_noise[has].mean()), 0.0)
+    noise = float(pilot_noise[has].mean())
+    between = _difference_upper_limit(spread, m - 1, noise, within_df, upper)
     within = _upper_limit(1.0, within_df, upper) * within
     return PlanParts(judge_spread, cross, between, within, n)
 

@@ -187,5 +187,5 @@ def test_the_between_cluster_limit_is_the_modified_large_sample_bound():
     rng = np.random.default_rng(8)
     first = 1.0 * rng.chisquare(14, 20_000) / 14
     second = 0.8 * rng.chisquare(30, 20_000) / 30
-    covered = np.mean([limit(a, 14, b, 30, 0.9) >= 0.2 for a, b in zip(first, second)])
+    covered = np.mean([limit(a, 14, b, 30, 0.9) >= 0.2 for a, b in zip(first, second, strict=True)])
     assert 0.88 <= covered <= 0.95  # Graybill & Wang's bound is near nominal, a little above

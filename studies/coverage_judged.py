@@ -1223,110 +1223,123 @@ def recheck_section(rows: list[dict], rechecked: list[dict]) -> list[str]:
     if not rechecked:
         return []
     again = {(_cell_key(r), r["method"]): r for r in rechecked}
+
+    def fresh(r: dict, method: str = "judged") -> dict:
+        return again[(_cell_key(r), method)]
+
     taken, left = recheck_plan(rows)
     done = [e for e in taken if (_cell_key(e.picked[0]), "judged") in again]
     pending = [e for e in taken if e not in done]
     picked = [r for e in done for r in e.picked]
     short = [r for r in picked if r["coverage"] < _goal(r)]
     wide = [r for r in picked if r["width_ratio"] > width_goal(r)]
-    all_short, _ = recheck_picks(rows)
-    all_wide = [r for r in rows if r["method"] == "judged" and r["width_ratio"] > width_goal(r)]
-    n_draws = sorted({again[(_cell_key(r), "judged")]["draws"] for r in picked})
-    seconds = sum(again[(_cell_key(e.picked[0]), "judged")]["cell_seconds"] for e in done)
-    estimated = sum(e.seconds for e in done)
+    all_short, all_wide = recheck_picks(rows)
+    draws = max(fresh(r)["draws"] for r in picked)
+    seconds = sum(fresh(e.picked[0])["cell_seconds"] for e in done)
     lines = [
         f"## Worst cells rechecked at {RECHECK_DRAWS:,} draws",
         "",
         f"The cells of `judged` that miss their coverage goal above ({len(all_short)}) and "
-        f"those over the width goal ({len(all_wide)}), drawn again with "
-        f"{', '.join(f'{d:,}' for d in n_draws)} draws each by `python "
-        "studies/coverage_judged.py --recheck` from a seed stream of their own (seed "
-        f'{SEED}, "{RECHECK_STREAM}" and the cell\'s key): picking the worst of many cells '
-        "picks their bad luck too, which fresh draws do not carry. The sets of draws were "
-        "taken worst first (the largest shortfall below the goal in points, then the width "
-        f"cells by how far over) while their time, estimated from the main run's, fit "
-        f"{RECHECK_MINUTES} minutes on one core: {len(done)} sets ({len(picked)} of the "
-        f"picked cells) in {seconds / 60:.1f} minutes (estimated {estimated / 60:.1f}). Every "
-        "method, estimand and target of these draws is in "
-        "[coverage-judged-recheck.csv](coverage-judged-recheck.csv); the MC SE is each "
+        f"those over the width goal only ({len(all_wide)}), drawn again, {draws:,} draws "
+        "each, by `python studies/coverage_judged.py --recheck` from a seed stream of their "
+        f'own (seed {SEED}, "{RECHECK_STREAM}" and the cell\'s key): picking the worst of '
+        "many cells picks their bad luck too, which fresh draws do not carry. A set of draws "
+        "gives every estimand and target at once, so a set is drawn again whole. The sets "
+        "were taken in turn while their time, estimated from the main run's `cell_seconds` "
+        f"scaled to {RECHECK_DRAWS:,} draws, fit {RECHECK_MINUTES} minutes on one core: "
+        "first those holding a cell that decides a goal (the worst of each coverage band, "
+        "every cell over the width goal), then the other misses, the largest shortfall below "
+        f"the goal first. {len(done)} sets ({len(picked)} of the picked cells) took "
+        f"{seconds / 60:.1f} minutes (estimated {sum(e.seconds for e in done) / 60:.1f}). "
+        "Every method, estimand and target of these draws is in "
+        "[coverage-judged-recheck.csv](coverage-judged-recheck.csv); each MC SE is the "
         "cell's own.",
         "",
-        "| cell | goal | `judged` before (draws) | `judged` again (draws) | met | short by "
-        "(MC SE) | `humans alone` again | `ppi_py iid` again | width ÷ humans' before → "
-        "again (goal) |",
+        "| cell | goal | `judged` before (draws) | `judged` again (draws) | goals met again | "
+        "short by (MC SE) | `humans alone` again | `ppi_py iid` again | width ÷ humans' "
+        "before → again (goal) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in picked:
-        new = again[(_cell_key(r), "judged")]
-        humans = again[(_cell_key(r), "humans alone")]
-        iid = again[(_cell_key(r), "ppi_py iid")]
+        new = fresh(r)
         met = new["coverage"] >= _goal(r) and new["width_ratio"] <= width_goal(r)
         lines.append(
             f"| {_where(r)} | {_goal(r):g}% | {r['coverage']:.1f} ± {r['mc_se']:.1f} "
-            f"({r['draws']:,}) | {new['coverage']:.1f} ± {new['mc_se']:.2f} "
+            f"({r['draws']:,}) | {new['coverage']:.1f} ± {new['mc_se']:.1f} "
             f"({new['draws']:,}) | {'yes' if met else '**no**'} | "
             + (f"{_short_by(new):.1f}" if new["coverage"] < _goal(r) else "–")
-            + f" | {humans['coverage']:.1f} | {iid['coverage']:.1f} | "
-            f"{r['width_ratio']:.3f} → {new['width_ratio']:.3f} ({width_goal(r):.3f}) |"
+            + f" | {fresh(r, 'humans alone')['coverage']:.1f} | "
+            f"{fresh(r, 'ppi_py iid')['coverage']:.1f} | {r['width_ratio']:.3f} → "
+            f"{new['width_ratio']:.3f} ({width_goal(r):.3f}) |"
         )
     lines.append("")
     if short:
-        fresh = [again[(_cell_key(r), "judged")] for r in short]
-        meet = [n for n in fresh if n["coverage"] >= _goal(n)]
-        real = [n for n in fresh if _short_by(n) > 2]
-        worst = min(fresh, key=lambda n: n["coverage"] - _goal(n))
-        draws = max(n_draws)
+        news = [fresh(r) for r in short]
+        meet = [n for n in news if n["coverage"] >= _goal(n)]
+        close = [n for n in news if n["coverage"] < _goal(n) and _short_by(n) <= 2]
+        real = [n for n in news if _short_by(n) > 2]
+        worst = min(news, key=lambda n: n["coverage"] - _goal(n))
+        lowest = min(n["coverage"] for n in news)
         lines.append(
             f"- Coverage: of the {len(short)} cells that missed their goal, {len(meet)} meet "
-            f"it at {draws:,} draws; their mean coverage moves from "
+            f"it at {draws:,} draws, {len(close)} are below it by 2 MC SE or less and "
+            f"{len(real)} by more than 2 MC SE. Their mean coverage moves from "
             f"{np.mean([r['coverage'] for r in short]):.2f}% to "
-            f"{np.mean([n['coverage'] for n in fresh]):.2f}%. The furthest below its goal "
-            f"is {worst['coverage']:.2f}% ± {worst['mc_se']:.2f} against {_goal(worst):g}% "
-            f"({_where(worst)}); {len(real)} fall short by more than 2 MC SE. A calibrated "
-            f"95% interval would miss the goal in about {noise_misses(fresh):.1f} of these "
-            f"{len(fresh)} cells by Monte Carlo noise alone; its expected worst of "
-            f"{len(fresh)} cells at {draws:,} draws is "
-            f"{monte_carlo_floor(draws, len(fresh)):.1f}% (the worst here, "
-            f"{min(n['coverage'] for n in fresh):.2f}%, or lower: chance "
-            f"{worst_cell_chance(draws, len(fresh), min(n['coverage'] for n in fresh)):.2f})."
+            f"{np.mean([n['coverage'] for n in news]):.2f}%; the worst against its goal is "
+            f"{worst['coverage']:.2f}% ± {worst['mc_se']:.2f} against {_goal(worst):g}% "
+            f"({_where(worst)})."
         )
-        humans = [again[(_cell_key(r), "humans alone")] for r in short]
+        for band, _, _ in BANDS[::-1]:
+            sel = [n for n in news if _band(n["labelled_clusters"]) == band]
+            if sel:
+                low = min(sel, key=lambda n: n["coverage"])
+                lines.append(
+                    f"- {band} labelled clusters, {len(sel)} of these cells: the worst "
+                    f"{low['coverage']:.2f}% ± {low['mc_se']:.2f} against {_goal(low):g}% "
+                    f"({_where(low)})."
+                )
+        lines.append(
+            f"- Noise: a calibrated 95% interval would miss these goals in about "
+            f"{noise_misses(news):.1f} of the {len(news)} cells by Monte Carlo noise alone at "
+            f"{draws:,} draws, and its expected worst of {len(news)} cells is "
+            f"{monte_carlo_floor(draws, len(news)):.1f}% (the worst here, {lowest:.2f}%, or "
+            f"lower: chance {worst_cell_chance(draws, len(news), lowest):.2g}). An interval "
+            "covering exactly its goal falls more than 2 MC SE below it with chance 0.023, "
+            f"about {0.023 * len(news):.1f} of these cells."
+        )
+        humans = [fresh(r, "humans alone") for r in short]
         lines.append(
             f"- On the same draws `humans alone` covers {_median(humans):.1f}% in the median "
-            f"of these cells (worst {min(h['coverage'] for h in humans):.1f}%), `judged` "
-            f"{_median(fresh):.1f}%."
+            f"of these cells (worst {min(h['coverage'] for h in humans):.1f}%, below the "
+            f"goal in {sum(h['coverage'] < _goal(h) for h in humans)}), `judged` "
+            f"{_median(news):.1f}% (worst {lowest:.1f}%)."
         )
     if wide:
-        still = [r for r in wide if again[(_cell_key(r), "judged")]["width_ratio"] > width_goal(r)]
+        still = [r for r in wide if fresh(r)["width_ratio"] > width_goal(r)]
         lines.append(
-            f"- Width: of the {len(wide)} cells over the width goal, {len(still)} are still "
-            f"over it at {max(n_draws):,} draws"
-            + (
-                "; "
-                + "; ".join(
-                    f"{_where(r)}: {again[(_cell_key(r), 'judged')]['width_ratio']:.3f} × "
-                    f"against {width_goal(r):.3f}"
-                    for r in still
-                )
-                if still
-                else ""
+            f"- Width: {len(still)} of the {len(wide)} cells over the width goal are still "
+            f"over it at {draws:,} draws"
+            + "".join(
+                f"; {_where(r)}: {fresh(r)['width_ratio']:.3f} × against {width_goal(r):.3f}"
+                for r in still
             )
             + "."
         )
+
+    def listed(entries: list[Recheck]) -> str:
+        return "; ".join(f"{_where(r)} ({r['coverage']:.1f}%)" for e in entries for r in e.picked)
+
     if left:
         lines.append(
-            f"- Left out ({len(left)} sets, {sum(len(e.picked) for e in left)} cells): their "
-            f"estimated time did not fit the {RECHECK_MINUTES} minutes once the sets worse "
-            "than them were taken: "
-            + "; ".join(f"{_where(r)} ({r['coverage']:.1f}%)" for e in left for r in e.picked)
-            + "."
+            f"- Left out ({len(left)} sets, {sum(len(e.picked) for e in left)} cells, "
+            f"estimated {sum(e.seconds for e in left) / 60:.0f} minutes): they did not fit "
+            f"the {RECHECK_MINUTES} minutes once the sets before them were taken: "
+            f"{listed(left)}."
         )
     if pending:
         lines.append(
-            f"- Not yet drawn again ({len(pending)} sets planned, the run stopped before "
-            "them): "
-            + "; ".join(f"{_where(r)} ({r['coverage']:.1f}%)" for e in pending for r in e.picked)
-            + "."
+            f"- Not drawn again yet ({len(pending)} sets planned; the run stopped before "
+            f"them): {listed(pending)}."
         )
     return [*lines, ""]
 

@@ -1314,13 +1314,28 @@ def recheck_section(rows: list[dict], rechecked: list[dict]) -> list[str]:
             f"goal in {sum(h['coverage'] < _goal(h) for h in humans)}), `judged` "
             f"{_median(news):.1f}% (worst {lowest:.1f}%)."
         )
+    chosen = {_cell_key(r) for r in picked}
+    others = [
+        n
+        for n in rechecked
+        if n["method"] == "judged" and _cell_key(n) not in chosen and n["labelled_clusters"] >= 10
+    ]
+    if others:
+        low = min(others, key=lambda n: n["coverage"] - _goal(n))
+        lines.append(
+            f"- The other cells of the same sets, not picked ({len(others)} with 10 or more "
+            f"labelled clusters): {sum(n['coverage'] < _goal(n) for n in others)} below their "
+            f"goal; the worst against its goal {low['coverage']:.2f}% ± {low['mc_se']:.2f} "
+            f"against {_goal(low):g}% ({_where(low)})."
+        )
     if wide:
         still = [r for r in wide if fresh(r)["width_ratio"] > width_goal(r)]
         lines.append(
             f"- Width: {len(still)} of the {len(wide)} cells over the width goal are still "
             f"over it at {draws:,} draws"
-            + "".join(
-                f"; {_where(r)}: {fresh(r)['width_ratio']:.3f} × against {width_goal(r):.3f}"
+            + (": " if still else "")
+            + ", ".join(
+                f"{fresh(r)['width_ratio']:.3f} × against {width_goal(r):.3f} ({_where(r)})"
                 for r in still
             )
             + "."

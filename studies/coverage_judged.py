@@ -62,11 +62,25 @@ rows, so ``pooled`` and ``cluster_mean`` are the same number and only ``pooled``
 Each cell draws from a generator seeded by ``(SEED, crc32 of the cell's key)``, and each
 finished cell is appended to ``studies/cache/coverage_judged.jsonl`` (a rerun resumes).
 
+The recheck (``--recheck``) reads the committed ``docs/coverage-judged.csv``, takes the cells of
+``judged`` that miss their coverage goal (94% with 20 or more labelled clusters, 92% with 10 to
+19) or are over the width goal, and draws their sets of draws again, ``RECHECK_DRAWS`` each,
+from generators seeded by ``(SEED, crc32("recheck"), crc32 of the cell's key)``: a stream of
+their own, since picking the worst cells of the main run picks their bad luck too. The sets
+are taken worst first (the largest shortfall below the goal in points, then the width cells
+by how far over) while their cost, estimated from the main run's ``cell_seconds`` scaled to
+``RECHECK_DRAWS``, fits ``RECHECK_MINUTES`` on one core. Every method, estimand and target of
+a set is kept (the same draws); each finished set is appended to
+``studies/cache/coverage_judged_recheck.jsonl`` (a rerun resumes) and the recheck's CSV and
+the page's section "Worst cells rechecked" are written again after each.
+
 Usage::
 
     python studies/coverage_judged.py             # writes docs/coverage-judged.md, .csv
     python studies/coverage_judged.py --quick     # a few cells, 40 draws each, prints only
     python studies/coverage_judged.py --render    # the page again from the committed CSV
+    python studies/coverage_judged.py --recheck   # docs/coverage-judged-recheck.csv, the page
+    python studies/coverage_judged.py --recheck --quick  # a few sets, 20 draws, prints only
 """
 
 from __future__ import annotations
@@ -87,7 +101,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from coverage_real_data import monte_carlo_floor  # studies/, beside this script
+from coverage_real_data import monte_carlo_floor, worst_cell_chance  # studies/, beside this
 from scipy import stats
 
 import clusterstats
@@ -102,6 +116,11 @@ REPO = Path(__file__).resolve().parents[1]
 CSV_PATH = REPO / "docs" / "coverage-judged.csv"
 PAGE_PATH = REPO / "docs" / "coverage-judged.md"
 CACHE_PATH = REPO / "studies" / "cache" / "coverage_judged.jsonl"
+RECHECK_CSV = REPO / "docs" / "coverage-judged-recheck.csv"
+RECHECK_CACHE = REPO / "studies" / "cache" / "coverage_judged_recheck.jsonl"
+#: The recheck's draws per set (MC SE of a 95% coverage 0.49 points) and its budget on one core.
+RECHECK_DRAWS, RECHECK_MINUTES = 2000, 55
+RECHECK_STREAM = "recheck"
 SEED = 20261206
 CONFIDENCE = 0.95
 METHODS = (
@@ -447,8 +466,14 @@ def intervals(cell: Cell, codes, sizes, y, f, labelled, estimands):
     return out
 
 
-def run_cell(cell: Cell, pops: list[Population], draws: int) -> list[dict]:
-    rng = np.random.default_rng([SEED, zlib.crc32(cell.key.encode())])
+def run_cell(
+    cell: Cell, pops: list[Population], draws: int, *, stream: str | None = None
+) -> list[dict]:
+    """Every method's rows of one set of draws; ``stream`` names a seed stream apart from
+    the main run's (the recheck's)."""
+    key = zlib.crc32(cell.key.encode())
+    seed = [SEED, key] if stream is None else [SEED, zlib.crc32(stream.encode()), key]
+    rng = np.random.default_rng(seed)
     if cell.source == "simulated":
         population = {"pooled": MU, "cluster_mean": MU}
         estimands = ESTIMANDS
@@ -561,26 +586,139 @@ def run(cell_list: list[Cell], pops, *, quick: bool, draws: int | None) -> list[
     return rows
 
 
+def recheck_picks(rows: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The cells of ``judged`` below their coverage goal, largest shortfall first, and those
+    over the width goal (and not below the coverage goal), furthest over first."""
+    judged = [r for r in rows if r["method"] == "judged"]
+    short = sorted(
+        (r for r in judged if r["coverage"] < _goal(r)),
+        key=lambda r: (r["coverage"] - _goal(r), r["mc_se"]),
+    )
+    wide = sorted(
+        (r for r in judged if r["width_ratio"] > width_goal(r) and r["coverage"] >= _goal(r)),
+        key=lambda r: -r["width_ratio"] / width_goal(r),
+    )
+    return short, wide
+
+
+@dataclass(frozen=True)
+class Recheck:
+    """A set of draws to draw again: its key (``_cell_key`` less estimand and target), the
+    picked cells in it and its estimated seconds at ``RECHECK_DRAWS``."""
+
+    key: tuple
+    picked: tuple
+    seconds: float
+
+
+def recheck_plan(
+    rows: list[dict], *, minutes: float = RECHECK_MINUTES
+) -> tuple[list[Recheck], list[Recheck]]:
+    """The sets of draws holding the picked cells, split into those that fit ``minutes``
+    (taken in turn while they fit) and those left out. First the cells each of which decides
+    a goal (the worst of each coverage band, every cell over the width goal), then the other
+    misses, the largest shortfall first."""
+    short, wide = recheck_picks(rows)
+    deciding = [
+        min(band, key=lambda r: r["coverage"] - _goal(r))
+        for name, _, _ in BANDS
+        if (band := [r for r in short if _band(r["labelled_clusters"]) == name])
+    ]
+    sets: dict[tuple, list[dict]] = {}
+    ordered = deciding + wide + [r for r in short if r not in deciding]
+    for r in ordered:
+        sets.setdefault(_cell_key(r)[:6], []).append(r)
+    taken, left, spent = [], [], 0.0
+    for key, picked in sets.items():
+        first = picked[0]
+        # the set's time scales with its draws (every draw costs the same on average)
+        seconds = first["cell_seconds"] * RECHECK_DRAWS / first["draws"]
+        entry = Recheck(key, tuple(picked), seconds)
+        if spent + seconds <= 60 * minutes:
+            taken.append(entry)
+            spent += seconds
+        else:
+            left.append(entry)
+    return taken, left
+
+
+def read_recheck() -> list[dict]:
+    return read_rows(RECHECK_CSV) if RECHECK_CSV.exists() else []
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def recheck(pops: list[Population], *, quick: bool) -> int:
+    """Draw the worst cells' sets again under their own seed stream (``--recheck``)."""
+    main_rows = read_rows(CSV_PATH)
+    taken, _ = recheck_plan(main_rows)
+    by_key = {
+        (c.source, c.population, c.judge, c.design, c.clusters, c.labelled_clusters): c
+        for c in cells(pops)
+    }
+    if quick:
+        # one simulated and one real set, and the first set picked for its width alone
+        firsts = [next(e for e in taken if e.key[0] == part) for part in ("simulated", "real")]
+        widths = [e for e in taken if all(r["coverage"] >= _goal(r) for r in e.picked)]
+        taken = firsts + widths[:1]
+    draws = 20 if quick else RECHECK_DRAWS
+    cache = {} if quick else read_cache(RECHECK_CACHE)
+    RECHECK_CACHE.parent.mkdir(parents=True, exist_ok=True)
+    done: list[dict] = []
+    start = time.perf_counter()
+    for count, entry in enumerate(taken, start=1):
+        cell = by_key[entry.key]
+        key = f"{cell.key}|{draws}|{RECHECK_STREAM}"
+        if key not in cache:
+            cache[key] = run_cell(cell, pops, draws, stream=RECHECK_STREAM)
+            if not quick:
+                with open(RECHECK_CACHE, "a") as f:
+                    f.write(json.dumps({"key": key, "rows": cache[key]}) + "\n")
+            print(
+                f"recheck {count}/{len(taken)} {cell.key} ({draws} draws, "
+                f"{cache[key][0]['cell_seconds']:.0f} s, estimated "
+                f"{entry.seconds * draws / RECHECK_DRAWS:.0f} s; "
+                f"{(time.perf_counter() - start) / 60:.1f} min)",
+                file=sys.stderr,
+                flush=True,
+            )
+        done += cache[key]
+        if not quick:
+            # written after every set: a run stopped early leaves its finished sets shown
+            write_csv(RECHECK_CSV, done)
+            PAGE_PATH.write_text(render(main_rows, done))
+    if quick:
+        print("\n".join(recheck_section(main_rows, done)))
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few cells, 40 draws, prints")
     parser.add_argument("--draws", type=int, help="draws per cell (default: draws_of)")
     parser.add_argument("--render", action="store_true", help="the page from the committed CSV")
+    parser.add_argument(
+        "--recheck", action="store_true", help="the worst cells again, RECHECK_DRAWS draws"
+    )
     args = parser.parse_args(argv)
     if args.render:
-        PAGE_PATH.write_text(render(read_rows(CSV_PATH)))
+        PAGE_PATH.write_text(render(read_rows(CSV_PATH), read_recheck()))
         print(f"wrote {PAGE_PATH.relative_to(REPO)}")
         return 0
     pops = real_populations()
+    if args.recheck:
+        return recheck(pops, quick=args.quick)
     rows = run(cells(pops, quick=args.quick), pops, quick=args.quick, draws=args.draws)
-    page = render(rows)
     if args.quick:
-        print(page)
+        print(render(rows))
         return 0
-    with open(CSV_PATH, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    page = render(rows, read_recheck())
+    write_csv(CSV_PATH, rows)
     PAGE_PATH.write_text(page)
     print(page)
     return 0
@@ -1075,7 +1213,153 @@ def in_brief(rows: list[dict]) -> list[str]:
     return lines
 
 
-def render(rows: list[dict]) -> str:
+def _short_by(r: dict) -> float:
+    """How far below its coverage goal a cell is, in its own Monte Carlo SEs (0 above)."""
+    return max(_goal(r) - r["coverage"], 0.0) / max(r["mc_se"], 1e-9)
+
+
+def recheck_section(rows: list[dict], rechecked: list[dict]) -> list[str]:
+    """The worst cells of ``judged`` drawn again (``--recheck``), beside the main run's."""
+    if not rechecked:
+        return []
+    again = {(_cell_key(r), r["method"]): r for r in rechecked}
+
+    def fresh(r: dict, method: str = "judged") -> dict:
+        return again[(_cell_key(r), method)]
+
+    taken, left = recheck_plan(rows)
+    done = [e for e in taken if (_cell_key(e.picked[0]), "judged") in again]
+    pending = [e for e in taken if e not in done]
+    picked = [r for e in done for r in e.picked]
+    short = [r for r in picked if r["coverage"] < _goal(r)]
+    wide = [r for r in picked if r["width_ratio"] > width_goal(r)]
+    all_short, all_wide = recheck_picks(rows)
+    draws = max(fresh(r)["draws"] for r in picked)
+    seconds = sum(fresh(e.picked[0])["cell_seconds"] for e in done)
+    lines = [
+        f"## Worst cells rechecked at {RECHECK_DRAWS:,} draws",
+        "",
+        f"The cells of `judged` that miss their coverage goal above ({len(all_short)}) and "
+        f"those over the width goal only ({len(all_wide)}), drawn again, {draws:,} draws "
+        "each, by `python studies/coverage_judged.py --recheck` from a seed stream of their "
+        f'own (seed {SEED}, "{RECHECK_STREAM}" and the cell\'s key): picking the worst of '
+        "many cells picks their bad luck too, which fresh draws do not carry. A set of draws "
+        "gives every estimand and target at once, so a set is drawn again whole. The sets "
+        "were taken in turn while their time, estimated from the main run's `cell_seconds` "
+        f"scaled to {RECHECK_DRAWS:,} draws, fit {RECHECK_MINUTES} minutes on one core: "
+        "first those holding a cell that decides a goal (the worst of each coverage band, "
+        "every cell over the width goal), then the other misses, the largest shortfall below "
+        f"the goal first. {len(done)} sets ({len(picked)} of the picked cells) took "
+        f"{seconds / 60:.1f} minutes (estimated {sum(e.seconds for e in done) / 60:.1f}). "
+        "Every method, estimand and target of these draws is in "
+        "[coverage-judged-recheck.csv](coverage-judged-recheck.csv); each MC SE is the "
+        "cell's own.",
+        "",
+        "| cell | goal | `judged` before (draws) | `judged` again (draws) | goals met again | "
+        "short by (MC SE) | `humans alone` again | `ppi_py iid` again | width ÷ humans' "
+        "before → again (goal) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in picked:
+        new = fresh(r)
+        met = new["coverage"] >= _goal(r) and new["width_ratio"] <= width_goal(r)
+        lines.append(
+            f"| {_where(r)} | {_goal(r):g}% | {r['coverage']:.1f} ± {r['mc_se']:.1f} "
+            f"({r['draws']:,}) | {new['coverage']:.1f} ± {new['mc_se']:.1f} "
+            f"({new['draws']:,}) | {'yes' if met else '**no**'} | "
+            + (f"{_short_by(new):.1f}" if new["coverage"] < _goal(r) else "–")
+            + f" | {fresh(r, 'humans alone')['coverage']:.1f} | "
+            f"{fresh(r, 'ppi_py iid')['coverage']:.1f} | {r['width_ratio']:.3f} → "
+            f"{new['width_ratio']:.3f} ({width_goal(r):.3f}) |"
+        )
+    lines.append("")
+    if short:
+        news = [fresh(r) for r in short]
+        meet = [n for n in news if n["coverage"] >= _goal(n)]
+        close = [n for n in news if n["coverage"] < _goal(n) and _short_by(n) <= 2]
+        real = [n for n in news if _short_by(n) > 2]
+        worst = min(news, key=lambda n: n["coverage"] - _goal(n))
+        lowest = min(n["coverage"] for n in news)
+        lines.append(
+            f"- Coverage: of the {len(short)} cells that missed their goal, {len(meet)} meet "
+            f"it at {draws:,} draws, {len(close)} are below it by 2 MC SE or less and "
+            f"{len(real)} by more than 2 MC SE. Their mean coverage moves from "
+            f"{np.mean([r['coverage'] for r in short]):.2f}% to "
+            f"{np.mean([n['coverage'] for n in news]):.2f}%; the worst against its goal is "
+            f"{worst['coverage']:.2f}% ± {worst['mc_se']:.2f} against {_goal(worst):g}% "
+            f"({_where(worst)})."
+        )
+        for band, _, _ in BANDS[::-1]:
+            sel = [n for n in news if _band(n["labelled_clusters"]) == band]
+            if sel:
+                low = min(sel, key=lambda n: n["coverage"])
+                lines.append(
+                    f"- {band} labelled clusters, {len(sel)} of these cells: the worst "
+                    f"{low['coverage']:.2f}% ± {low['mc_se']:.2f} against {_goal(low):g}% "
+                    f"({_where(low)})."
+                )
+        lines.append(
+            f"- Noise: a calibrated 95% interval would miss these goals in about "
+            f"{noise_misses(news):.1f} of the {len(news)} cells by Monte Carlo noise alone at "
+            f"{draws:,} draws, and its expected worst of {len(news)} cells is "
+            f"{monte_carlo_floor(draws, len(news)):.1f}% (the worst here, {lowest:.2f}%, or "
+            f"lower: chance {worst_cell_chance(draws, len(news), lowest):.2g}). An interval "
+            "covering exactly its goal falls more than 2 MC SE below it with chance 0.023, "
+            f"about {0.023 * len(news):.1f} of these cells."
+        )
+        humans = [fresh(r, "humans alone") for r in short]
+        lines.append(
+            f"- On the same draws `humans alone` covers {_median(humans):.1f}% in the median "
+            f"of these cells (worst {min(h['coverage'] for h in humans):.1f}%, below the "
+            f"goal in {sum(h['coverage'] < _goal(h) for h in humans)}), `judged` "
+            f"{_median(news):.1f}% (worst {lowest:.1f}%)."
+        )
+    chosen = {_cell_key(r) for r in picked}
+    others = [
+        n
+        for n in rechecked
+        if n["method"] == "judged" and _cell_key(n) not in chosen and n["labelled_clusters"] >= 10
+    ]
+    if others:
+        low = min(others, key=lambda n: n["coverage"] - _goal(n))
+        lines.append(
+            f"- The other cells of the same sets, not picked ({len(others)} with 10 or more "
+            f"labelled clusters): {sum(n['coverage'] < _goal(n) for n in others)} below their "
+            f"goal; the worst against its goal {low['coverage']:.2f}% ± {low['mc_se']:.2f} "
+            f"against {_goal(low):g}% ({_where(low)})."
+        )
+    if wide:
+        still = [r for r in wide if fresh(r)["width_ratio"] > width_goal(r)]
+        lines.append(
+            f"- Width: {len(still)} of the {len(wide)} cells over the width goal are still "
+            f"over it at {draws:,} draws"
+            + (": " if still else "")
+            + ", ".join(
+                f"{fresh(r)['width_ratio']:.3f} × against {width_goal(r):.3f} ({_where(r)})"
+                for r in still
+            )
+            + "."
+        )
+
+    def listed(entries: list[Recheck]) -> str:
+        return "; ".join(f"{_where(r)} ({r['coverage']:.1f}%)" for e in entries for r in e.picked)
+
+    if left:
+        lines.append(
+            f"- Left out ({len(left)} sets, {sum(len(e.picked) for e in left)} cells, "
+            f"estimated {sum(e.seconds for e in left) / 60:.0f} minutes): they did not fit "
+            f"the {RECHECK_MINUTES} minutes once the sets before them were taken: "
+            f"{listed(left)}."
+        )
+    if pending:
+        lines.append(
+            f"- Not drawn again yet ({len(pending)} sets planned; the run stopped before "
+            f"them): {listed(pending)}."
+        )
+    return [*lines, ""]
+
+
+def render(rows: list[dict], rechecked: list[dict] | None = None) -> str:
     seconds = sum({_cell_key(r)[:6]: r["cell_seconds"] for r in rows}.values())
     n_cells = len({_cell_key(r) for r in rows})
     n_runs = len({_cell_key(r)[:6] for r in rows})
@@ -1184,7 +1468,8 @@ def render(rows: list[dict]) -> str:
         )
     if not failing:
         lines.append("| (none) | | | | | | |")
-    lines += ["", *comparisons(rows), "", "## Summary per method", ""]
+    lines += ["", *recheck_section(rows, rechecked or []), *comparisons(rows)]
+    lines += ["", "## Summary per method", ""]
     lines += [
         "Coverage (%) by labelled clusters, worst and median over the cells; the width is the "
         "median over cells of the mean width relative to `humans alone`.",

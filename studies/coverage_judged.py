@@ -119,7 +119,7 @@ CACHE_PATH = REPO / "studies" / "cache" / "coverage_judged.jsonl"
 RECHECK_CSV = REPO / "docs" / "coverage-judged-recheck.csv"
 RECHECK_CACHE = REPO / "studies" / "cache" / "coverage_judged_recheck.jsonl"
 #: The recheck's draws per set (MC SE of a 95% coverage 0.49 points) and its budget on one core.
-RECHECK_DRAWS, RECHECK_MINUTES = 2000, 55
+RECHECK_DRAWS, RECHECK_MINUTES = 2000, 100
 RECHECK_STREAM = "recheck"
 SEED = 20261206
 CONFIDENCE = 0.95

@@ -438,7 +438,7 @@ def test_the_columns_travel_as_one_value_from_the_front():
     from clusterstats import adapters
     from clusterstats.adapters.labels import _ROLES
 
-    entries = set(adapters.__all__) - {"backend", "is_dataset", "columns_of", "in_slice"}
+    entries = set(adapters.__all__) - {"backend", "is_dataset", "columns_of", "in_slice", "naming"}
     for name in entries:
         parameters = inspect.signature(getattr(adapters, name)).parameters
         assert "columns" in parameters, name

@@ -20,7 +20,7 @@ from clusterstats.core.bootstrap import CHUNK_ELEMENTS
 from clusterstats.core.crossed import crossed_pairwise
 from clusterstats.core.grouping import ClusterSums, cluster_sums
 from clusterstats.core.intervals import auto_method
-from clusterstats.core.ranks import RankSummary, summarize_ranks
+from clusterstats.core.ranks import RankSummary, score_ranks, summarize_ranks
 from clusterstats.core.strata import rao_wu_weights, stratified_pairwise, weighted_means
 from clusterstats.core.summary import summarize_interval, uneven_sizes_df
 from clusterstats.core.variance import (
@@ -45,6 +45,7 @@ __all__ = [
     "mcnemar",
     "pairwise_cluster_robust",
     "rerun_variance_share",
+    "without_degenerate",
 ]
 
 
@@ -817,10 +818,10 @@ def summarize_comparison(
     degenerate = degenerate_pairs(
         cluster_totals, counts, pair_a, pair_b, variance[pair_a, pair_b], own, strata=strata
     )
-    se, low, high, p_value, p_adjusted = _without_degenerate(
+    se, low, high, p_value, p_adjusted = without_degenerate(
         degenerate, se, low, high, p_value, adjust
     )
-    rank = m - stats.rankdata(means, method="max").astype(np.int64) + 1
+    rank = score_ranks(means)
     return ComparisonSummary(
         pair_a,
         pair_b,
@@ -891,7 +892,14 @@ def pairwise_uneven_df(
     return out
 
 
-def _without_degenerate(degenerate, se, low, high, p_value, adjust: str):
+def without_degenerate(
+    degenerate: NDArray[np.bool_],
+    se: NDArray[np.float64],
+    low: NDArray[np.float64],
+    high: NDArray[np.float64],
+    p_value: NDArray[np.float64],
+    adjust: str,
+) -> tuple[NDArray[np.float64], ...]:
     """No interval (NaN) rather than a zero-width one for the degenerate pairs, and the
     p-values adjusted across the pairs that have one."""
     if degenerate.any():
@@ -963,10 +971,10 @@ def _crossed_comparison(
     degenerate = degenerate_pairs(
         cluster_totals, counts, pair_a, pair_b, found.variance[pair_a, pair_b], found.own
     )
-    se, low, high, p_value, p_adjusted = _without_degenerate(
+    se, low, high, p_value, p_adjusted = without_degenerate(
         degenerate, se, low, high, p_value, adjust
     )
-    rank = m - stats.rankdata(found.means, method="max").astype(np.int64) + 1
+    rank = score_ranks(found.means)
     ranks = summarize_ranks(
         found.means,
         found.variance,

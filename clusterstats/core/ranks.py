@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from clusterstats.core._lazy import special
+from clusterstats.core._lazy import special, stats
 from clusterstats.core.bootstrap import CHUNK_ELEMENTS
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "difference_sd",
     "normal_deviations",
     "rank_sets",
+    "score_ranks",
     "separable_neighbours",
     "summarize_ranks",
     "tiers",
@@ -52,6 +53,17 @@ class RankSets(NamedTuple):
     above: NDArray[np.bool_]
     steps: int
     critical: NDArray[np.float64]
+
+
+def score_ranks(estimates: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Each model's rank by score, 1 the highest: one more than the number of models that
+    score higher, so tied models share the better rank.
+
+    >>> score_ranks(np.array([0.5, 0.9, 0.5, 0.2])).tolist()
+    [2, 1, 2, 4]
+    """
+    m = estimates.shape[0]
+    return m - stats.rankdata(estimates, method="max").astype(np.int64) + 1
 
 
 def difference_sd(covariance: NDArray[np.float64]) -> NDArray[np.float64]:

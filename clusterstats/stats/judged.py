@@ -25,6 +25,7 @@ from clusterstats._result import Result, label_of
 from clusterstats.core import judged as core
 from clusterstats.core.intervals import FEW_CLUSTERS
 from clusterstats.errors import (
+    DegenerateDataError,
     FewClustersWarning,
     InvalidDataError,
     InvalidOptionError,
@@ -386,6 +387,13 @@ def build_judged_ci(
             confidence=options.confidence,
             small_sample=small_sample,
             judge_part=False,
+        )
+    if not fitted.variance > 0:
+        what = "the two runs differ by the same amount" if sides else "the estimate's parts agree"
+        raise DegenerateDataError(
+            f"{what} in every cluster (the judge's scores and the labelled residuals carry no "
+            f"spread between clusters), so the variance is 0 and no interval can be given: "
+            f"the estimate is {fmt.number(fitted.estimate)}"
         )
     notes = _notes(design, labelling, options.method, weight, n_labelled_clusters, every_row)
     if options.method == "bootstrap":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from collections.abc import Hashable
 from typing import Any
 
@@ -20,9 +21,15 @@ from clusterstats import _options as opt
 from clusterstats import adapters
 from clusterstats._design import JudgedComparisonDesign
 from clusterstats.core.intervals import t_test_p_value
-from clusterstats.core.paired import adjust_p_values
-from clusterstats.core.ranks import separable_neighbours, summarize_ranks
-from clusterstats.errors import InvalidDataError, InvalidOptionError
+from clusterstats.core.paired import without_degenerate
+from clusterstats.core.ranks import score_ranks, separable_neighbours, summarize_ranks
+from clusterstats.errors import (
+    DegenerateDataError,
+    DegenerateDataWarning,
+    InvalidDataError,
+    InvalidOptionError,
+    warn,
+)
 from clusterstats.stats import _policies as policy
 from clusterstats.stats.comparison import Comparison
 from clusterstats.stats.judged import JudgedCI, build_judged_ci
@@ -32,10 +39,12 @@ __all__ = ["build_judged_comparison", "judged_compare"]
 
 def _pair_fits(
     design: JudgedComparisonDesign, options: opt.JudgedCompareOptions
-) -> tuple[dict[tuple[int, int], JudgedCI], int]:
-    """Every pair's ``judged_delta``, and the items labelled for one model of a pair only
+) -> tuple[dict[tuple[int, int], JudgedCI | None], int]:
+    """Every pair's ``judged_delta`` (None for a pair whose difference is the same in every
+    cluster, which has no interval), and the items labelled for one model of a pair only
     (summed over the pairs)."""
-    fits, one_side = {}, 0
+    fits: dict[tuple[int, int], JudgedCI | None] = {}
+    one_side = 0
     for (i, j), (pair, lonely) in design.pairs.items():
         sides = (str(design.models[i]), str(design.models[j]))
         if not pair.sums.labelled.any():
@@ -44,7 +53,10 @@ def _pair_fits(
                 "pair's difference is corrected on the items labelled for both models"
             )
         with adapters.naming(f"pair {sides[0]!r} - {sides[1]!r}"):
-            fits[(i, j)] = build_judged_ci(pair, options.judged, sides=sides)
+            try:
+                fits[(i, j)] = build_judged_ci(pair, options.judged, sides=sides)
+            except DegenerateDataError:
+                fits[(i, j)] = None
         one_side += lonely
     return fits, one_side
 
@@ -71,17 +83,16 @@ def build_judged_comparison(
         fits, one_side = _pair_fits(design, options)
     means = np.array([s.estimate for s in scores])
     own = np.array([s.se**2 for s in scores])
-    variance = np.zeros((m, m))
+    variance = np.zeros((m, m))  # a degenerate pair keeps 0: it is never separated
     for (i, j), fit in fits.items():
-        variance[i, j] = variance[j, i] = fit.se**2
-    dfs = [fit.df for fit in fits.values()]
+        if fit is not None:
+            variance[i, j] = variance[j, i] = fit.se**2
+    dfs = [fit.df for fit in fits.values() if fit is not None] or [math.inf]
     ranks = summarize_ranks(
         means, variance, own, confidence=judged.confidence, method=options.rank_method,
         rng=judged.rng.generator(), n_draws=judged.n_resamples, df=min(dfs),
     )  # fmt: skip
-    order = np.argsort(-means, kind="stable")
-    rank = np.empty(m)
-    rank[order] = np.arange(1, m + 1)
+    rank = score_ranks(means).astype(float)
     if baseline is not None:
         b = models.index(baseline)
         chosen = [(k, b) for k in range(m) if k != b]
@@ -89,8 +100,23 @@ def build_judged_comparison(
         chosen = list(itertools.combinations(range(m), 2))
     if options.orientation == "higher_minus_lower":
         chosen = [(a, b) if means[a] >= means[b] else (b, a) for a, b in chosen]
-    rows = [_pair_row(fits, a, b) for a, b in chosen]
-    p_values = np.array([t_test_p_value(r[0], r[1], r[4]) for r in rows])
+    rows = [_pair_row(fits, means, a, b) for a, b in chosen]
+    degenerate = np.array([math.isnan(r[1]) for r in rows])
+    p_values = np.array([t_test_p_value(r[0], r[1], r[4]) if r[1] > 0 else math.nan for r in rows])
+    se, low, high, p_values, p_adjusted = without_degenerate(
+        degenerate, *(np.array([r[k] for r in rows]) for k in (1, 2, 3)), p_values,
+        options.adjust,
+    )  # fmt: skip
+    if degenerate.any():
+        pairs = zip(chosen, degenerate, strict=True)
+        named = [f"{models[a]!r} - {models[b]!r}" for (a, b), flat in pairs if flat]
+        message = (
+            f"{len(named)} {'pair has' if len(named) == 1 else 'pairs have'} the same "
+            f"difference in every cluster, so no interval is given: {', '.join(named[:5])}"
+            f"{' ...' if len(named) > 5 else ''}; the difference shown is that of the scores"
+        )
+        warn(message, DegenerateDataWarning)
+        warned.append(message)
     notes = _notes(design, scores, fits, one_side, list(warned))
     return Comparison(
         models=models,
@@ -116,11 +142,11 @@ def build_judged_comparison(
         pair_a=tuple(models[a] for a, _ in chosen),
         pair_b=tuple(models[b] for _, b in chosen),
         delta=tuple(r[0] for r in rows),
-        se=tuple(r[1] for r in rows),
-        low=tuple(r[2] for r in rows),
-        high=tuple(r[3] for r in rows),
+        se=tuple(se),
+        low=tuple(low),
+        high=tuple(high),
         p_value=tuple(p_values),
-        p_adjusted=tuple(adjust_p_values(p_values, options.adjust)),
+        p_adjusted=tuple(p_adjusted),
         df=tuple(r[4] for r in rows),
         method=judged.method,
         adjust=options.adjust,
@@ -141,27 +167,28 @@ def build_judged_comparison(
 
 
 def _pair_row(
-    fits: dict[tuple[int, int], JudgedCI], a: int, b: int
+    fits: dict[tuple[int, int], JudgedCI | None], means: np.ndarray, a: int, b: int
 ) -> tuple[float, float, float, float, float]:
     """``models[a] - models[b]``: its difference, se, bounds and df, from the fit of the
-    pair in whichever order it was fitted."""
-    if (a, b) in fits:
-        f = fits[(a, b)]
-        return (f.estimate, f.se, f.low, f.high, f.df)
-    f = fits[(b, a)]
-    return (-f.estimate + 0.0, f.se, -f.high, -f.low, f.df)
+    pair in whichever order it was fitted; a degenerate pair's difference is that of the
+    scores, with no interval."""
+    sign, f = (1.0, fits[(a, b)]) if (a, b) in fits else (-1.0, fits[(b, a)])
+    if f is None:
+        return (float(means[a] - means[b]), math.nan, math.nan, math.nan, math.nan)
+    low, high = sorted((sign * f.low, sign * f.high))
+    return (sign * f.estimate + 0.0, f.se, low, high, f.df)
 
 
 def _notes(
     design: JudgedComparisonDesign,
     scores: list[JudgedCI],
-    fits: dict[tuple[int, int], JudgedCI],
+    fits: dict[tuple[int, int], JudgedCI | None],
     one_side: int,
     warned: list[str],
 ) -> list[str]:
     labelled = [s.n_labelled for s in scores]
     weights = [s.weight for s in scores]
-    shared = [f.n_labelled for f in fits.values()]
+    shared = [f.n_labelled for f in fits.values() if f is not None] or [0]
     notes = [
         "each score is judged_ci's (the judge's mean over every item, corrected by the "
         "human labels of that model's answers) and each pair judged_delta's (on the items "

@@ -232,3 +232,23 @@ def test_the_result_renders_and_exports() -> None:
     metrics = res.to_metrics()
     assert metrics["alpha/score"] == res.score[res.models.index("alpha")]
     assert "<table" in res._repr_html_()
+
+
+def test_two_identical_models_share_a_rank_and_their_pair_has_no_interval() -> None:
+    frame = _models()
+    twin = pd.concat([frame, frame[frame["model"] == "alpha"].assign(model="alpha2")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.FewClustersWarning)
+        with pytest.warns(cs.DegenerateDataWarning, match="'alpha' - 'alpha2'"):
+            res = cs.judged_compare(twin, "human", "doc", model="model", judge="judge", on="item")
+    board = res.leaderboard().set_index("model")
+    assert board.loc["alpha", "rank"] == board.loc["alpha2", "rank"]
+    k = res.pair_b.index("alpha2")
+    assert res.delta[k] == 0.0
+    assert all(math.isnan(getattr(res, f)[k]) for f in ("se", "low", "high", "p_adjusted"))
+    assert not any({"alpha", "alpha2"} == set(pair) for pair in res.separated)
+    with pytest.raises(cs.DegenerateDataError, match="differ by the same amount"):
+        _quiet(lambda: cs.judged_delta(
+            frame[frame["model"] == "alpha"], frame[frame["model"] == "alpha"], "human", "doc",
+            judge="judge", on="item",
+        ))  # fmt: skip

@@ -226,9 +226,10 @@ def judged_plan(
         between-cluster spread's modified large-sample limit (Graybill & Wang 1980), which
         stays above 0 when the pilot's within-cluster noise accounts for all of its
         between-cluster spread. A plan on the point estimates falls short about half the
-        time, by more when the pilot is small; at 0.9 every plan of the committed study on
-        HANNA and Topical-Chat kept its promise within 5 points (at 0.8, 130 of 136, with
-        about 12% fewer labels). None plans on the estimates themselves.
+        time, by more when the pilot is small; at 0.9 every cell of the committed study on
+        HANNA and Topical-Chat kept its promise within 5 points (the 80% limits used before,
+        without the modified bound, kept it in 130 of 136 with about 12% fewer labels). None
+        plans on the estimates themselves.
     labels, on
         The pilot's human labels in a table of their own, as for :func:`judged_ci`.
 

@@ -28,6 +28,7 @@ __all__ = [
     "resample_cluster_sums",
     "studentized_bounds",
     "studentized_interval",
+    "t_quantiles",
 ]
 
 # Indices drawn per chunk. Small enough that the index block and the gathered values stay
@@ -333,6 +334,21 @@ def studentized_interval(
     return found._replace(low=found.low + sums.shift, high=found.high + sums.shift)
 
 
+def t_quantiles(
+    gap: NDArray[np.float64], replicate_se: NDArray[np.float64], confidence: float
+) -> tuple[NDArray[np.float64], tuple[float, float]]:
+    """Each replicate's ``t* = gap / replicate_se`` and their two-sided ``confidence``
+    quantiles (``inverted_cdf``). A replicate without spread (``replicate_se`` 0) has ``t*``
+    infinite on the side of its gap, so a bound the draws cannot pin down comes out
+    infinite, not falsely tight; one with neither gap nor spread counts as 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_stat = np.where(replicate_se > 0, gap / replicate_se, np.sign(gap) * np.inf)
+    t_stat = np.where(np.isnan(t_stat), 0.0, t_stat)
+    alpha = 1.0 - confidence
+    t_low, t_high = np.quantile(t_stat, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
+    return t_stat, (float(t_low), float(t_high))
+
+
 def studentized_bounds(
     estimate: float,
     standard_error: float,
@@ -356,11 +372,7 @@ def studentized_bounds(
     # the terms that were subtracted.
     spread = np.where(spread > 64.0 * np.finfo(float).eps * magnitude, spread, 0.0)
     replicate_se = np.sqrt(n_clusters / (n_clusters - 1.0) * spread) / scale
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_stat = np.where(replicate_se > 0, gap / replicate_se, np.sign(gap) * np.inf)
-    t_stat = np.where(np.isnan(t_stat), 0.0, t_stat)
-    alpha = 1.0 - confidence
-    t_low, t_high = np.quantile(t_stat, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
+    t_stat, (t_low, t_high) = t_quantiles(gap, replicate_se, confidence)
     se = standard_error
     low = estimate - float(t_high) * se if se > 0 else estimate
     high = estimate - float(t_low) * se if se > 0 else estimate

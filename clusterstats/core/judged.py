@@ -43,7 +43,7 @@ it.
 
 :func:`bootstrap` is the two-phase design's cluster bootstrap (population target, estimated
 design): labelled and unlabelled clusters resampled apart in each stratum, the weight
-re-tuned in each draw, the percentile interval.
+re-tuned in each draw, the bootstrap-t interval.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from clusterstats.core._lazy import special
-from clusterstats.core.bootstrap import CHUNK_ELEMENTS
+from clusterstats.core.bootstrap import CHUNK_ELEMENTS, t_quantiles
 from clusterstats.core.intervals import t_interval
 from clusterstats.core.variance import satterthwaite_df_cr2
 
@@ -773,7 +773,7 @@ def bootstrap(
         if interval == "percentile":
             low, high = (float(q) for q in np.quantile(values, levels))
         else:
-            low, high = _studentized(full.estimate, full.variance, values, variances, levels)
+            low, high = _studentized(full.estimate, full.variance, values, variances, confidence)
         variance = float(np.var(values, ddof=1)) if values.size > 1 else math.nan
         return JudgedFit(full.estimate, variance, math.inf, low, high, shown, labelling)
 
@@ -787,18 +787,12 @@ def bootstrap(
 
 
 def _studentized(
-    estimate: float, variance: float, values: Vector, variances: Vector, levels: list[float]
+    estimate: float, variance: float, values: Vector, variances: Vector, confidence: float
 ) -> tuple[float, float]:
-    """The bootstrap-t bounds, as :func:`clusterstats.core.bootstrap.studentized_bounds`
-    takes them: a draw whose variance is rounding noise of the full sample's has no spread,
-    and its ``t*`` is infinite on the side of its estimate (a bound the draws cannot pin down
-    comes out infinite, not falsely tight)."""
-    gap = values - estimate
+    """The bootstrap-t bounds (:func:`clusterstats.core.bootstrap.t_quantiles`): a draw whose
+    variance is rounding noise of the full sample's has no spread."""
     spread = np.where(variances > 1e-20 * variance, variances, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_stat = np.where(spread > 0, gap / np.sqrt(spread), np.sign(gap) * np.inf)
-    t_stat = np.where(np.isnan(t_stat), 0.0, t_stat)
-    t_low, t_high = np.quantile(t_stat, levels, method="inverted_cdf")
+    _, (t_low, t_high) = t_quantiles(values - estimate, np.sqrt(spread), confidence)
     se = math.sqrt(variance)
     if not se > 0:
         return estimate, estimate

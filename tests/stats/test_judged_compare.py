@@ -141,8 +141,10 @@ def test_baseline_and_orientation() -> None:
     assert res.pair_b == ("alpha",) * 3
     assert len(res.delta) == 3
     full = _compare(frame)
-    k = full.pair_a.index("alpha") if "alpha" in full.pair_a else None
-    assert k is not None
+    for k, model in enumerate(res.pair_a):  # model - alpha is alpha - model turned round
+        j = full.pair_b.index(model, full.pair_a.index("alpha"))
+        assert full.pair_a[j] == "alpha"
+        assert res.delta[k] == pytest.approx(-full.delta[j], abs=1e-12)
     turned = _compare(frame, orientation="higher_minus_lower")
     assert all(d >= 0 for d in turned.delta)
     assert sorted(np.round(np.abs(full.delta), 12)) == sorted(np.round(turned.delta, 12))

@@ -91,12 +91,14 @@ import dataclasses
 import itertools
 import json
 import math
+import multiprocessing
 import os
 import platform
 import sys
 import time
 import warnings
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,7 +111,7 @@ from clusterstats._design import JudgedDesign
 from clusterstats._options import JudgedOptions
 from clusterstats.core import judged as core
 from clusterstats.core.simulation import _sizes
-from clusterstats.errors import ClusterStatsWarning
+from clusterstats.errors import ClusterStatsWarning, DegenerateDataError
 from clusterstats.stats.judged import CROSS_FIT_BELOW, build_judged_ci
 
 REPO = Path(__file__).resolve().parents[1]
@@ -432,12 +434,16 @@ def intervals(cell: Cell, codes, sizes, y, f, labelled, estimands):
             )
             resolved = found.weight_method
             other_name = "tuned" if resolved == "cross-fitted" else "cross-fitted"
-            other = build_judged_ci(
-                design,
-                JudgedOptions(
-                    estimand=estimand, target=target, weight=other_name, confidence=CONFIDENCE
-                ),
+            other_options = JudgedOptions(
+                estimand=estimand, target=target, weight=other_name, confidence=CONFIDENCE
             )
+            try:
+                other = build_judged_ci(design, other_options)
+                other_bounds = (other.estimate, other.low, other.high, other.weight)
+            except DegenerateDataError:
+                # e.g. a weight tuned on 2 labelled clusters fits them exactly: the variance
+                # is 0 and no interval is given, which counts as a miss
+                other_bounds = (math.nan,) * 4
             equal_sizes = bool(np.all(sizes == sizes[0]))
             cr1 = found
             if not equal_sizes:
@@ -454,7 +460,7 @@ def intervals(cell: Cell, codes, sizes, y, f, labelled, estimands):
                 "judged": (found.estimate, found.low, found.high, found.weight),
                 "judged cr1": (cr1.estimate, cr1.low, cr1.high, cr1.weight),
                 resolved: (found.estimate, found.low, found.high, found.weight),
-                other_name: (other.estimate, other.low, other.high, other.weight),
+                other_name: other_bounds,
                 "humans alone": (found.human_estimate, found.human_low, found.human_high, 0.0),
                 "judge alone": (found.judge_estimate, found.judge_low, found.judge_high, 1.0),
                 "ppi_py iid": iid_bounds,
@@ -503,7 +509,10 @@ def run_cell(
                 _, h_low, h_high, _ = by_method["humans alone"]
                 t = truth[(estimand, target)]
                 for method, (estimate, low, high, weight) in by_method.items():
-                    counts = tally.setdefault((estimand, target, method), np.zeros(8))
+                    counts = tally.setdefault((estimand, target, method), np.zeros(9))
+                    if math.isnan(low):
+                        counts[7:] += (1, 1)  # no interval: a miss, out of the means
+                        continue
                     counts += (
                         low <= t <= high,
                         t < low,
@@ -513,12 +522,14 @@ def run_cell(
                         estimate - t,
                         weight,
                         1,
+                        0,
                     )
     seconds = time.perf_counter() - start
     rows = []
     for (estimand, target, method), counts in tally.items():
         n = counts[7]
         p = counts[0] / n
+        answered = max(n - counts[8], 1)
         rows.append(
             {
                 "source": cell.source,
@@ -538,10 +549,11 @@ def run_cell(
                 "mc_se": round(100 * math.sqrt(max(p * (1 - p), 1e-12) / n), 2),
                 "miss_below": round(100 * counts[1] / n, 2),
                 "miss_above": round(100 * counts[2] / n, 2),
-                "mean_width": round(counts[3] / n, 5),
-                "width_ratio": round(counts[4] / n, 4),
-                "mean_error": round(counts[5] / n, 5),
-                "mean_weight": round(counts[6] / n, 4),
+                "mean_width": round(counts[3] / answered, 5),
+                "width_ratio": round(counts[4] / answered, 4),
+                "mean_error": round(counts[5] / answered, 5),
+                "mean_weight": round(counts[6] / answered, 4),
+                "no_interval": int(counts[8]),
                 "cell_seconds": round(seconds, 1),
             }
         )
@@ -561,29 +573,60 @@ def read_cache(path: Path) -> dict[str, list[dict]]:
     return done
 
 
-def run(cell_list: list[Cell], pops, *, quick: bool, draws: int | None) -> list[dict]:
+_POPULATIONS: list = []
+
+
+def _run_job(job: tuple[Cell, int, str | None]) -> list[dict]:
+    """One set of draws in a worker process (the populations are the parent's, forked)."""
+    cell, draws, stream = job
+    return run_cell(cell, _POPULATIONS, draws, stream=stream)
+
+
+def run_jobs(
+    jobs: list[tuple[Cell, int, str | None]], pops, workers: int
+) -> Iterator[tuple[int, list[dict]]]:
+    """Each job's rows with its index, as they finish. Every set of draws is seeded by its
+    own key, so the rows do not depend on ``workers`` or on the order the sets finish in."""
+    if workers <= 1:
+        for index, (cell, draws, stream) in enumerate(jobs):
+            yield index, run_cell(cell, pops, draws, stream=stream)
+        return
+    _POPULATIONS[:] = pops
+    context = multiprocessing.get_context("fork")
+    with context.Pool(workers) as pool:
+        yield from pool.imap_unordered(_indexed, list(enumerate(jobs)))
+
+
+def _indexed(item: tuple[int, tuple[Cell, int, str | None]]) -> tuple[int, list[dict]]:
+    index, job = item
+    return index, _run_job(job)
+
+
+def run(
+    cell_list: list[Cell], pops, *, quick: bool, draws: int | None, workers: int = 1
+) -> list[dict]:
     cache = {} if quick else read_cache(CACHE_PATH)
     if not quick:
         CACHE_PATH.parent.mkdir(parents=True, exist_ok=True)
-    rows = []
+    counts = [40 if quick else (draws or draws_of(cell)) for cell in cell_list]
+    keys = [f"{cell.key}|{n}" for cell, n in zip(cell_list, counts, strict=True)]
+    pending = [i for i, key in enumerate(keys) if key not in cache]
+    jobs = [(cell_list[i], counts[i], None) for i in pending]
     start = time.perf_counter()
-    for done, cell in enumerate(cell_list, start=1):
-        n = 40 if quick else (draws or draws_of(cell))
-        key = f"{cell.key}|{n}"
-        if key not in cache:
-            found = run_cell(cell, pops, n)
-            if not quick:
-                with open(CACHE_PATH, "a") as f:
-                    f.write(json.dumps({"key": key, "rows": found}) + "\n")
-            cache[key] = found
-            minutes = (time.perf_counter() - start) / 60
-            print(
-                f"{done}/{len(cell_list)} {cell.key} ({n} draws, "
-                f"{found[0]['cell_seconds']:.0f} s; {minutes:.1f} min)",
-                file=sys.stderr,
-            )
-        rows += cache[key]
-    return rows
+    for finished, (job, found) in enumerate(run_jobs(jobs, pops, workers), start=1):
+        index = pending[job]
+        if not quick:
+            with open(CACHE_PATH, "a") as f:
+                f.write(json.dumps({"key": keys[index], "rows": found}) + "\n")
+        cache[keys[index]] = found
+        minutes = (time.perf_counter() - start) / 60
+        print(
+            f"{finished}/{len(jobs)} {cell_list[index].key} ({counts[index]} draws, "
+            f"{found[0]['cell_seconds']:.0f} s; {minutes:.1f} min)",
+            file=sys.stderr,
+            flush=True,
+        )
+    return [row for key in keys for row in cache[key]]
 
 
 def recheck_picks(rows: list[dict]) -> tuple[list[dict], list[dict]]:
@@ -653,7 +696,7 @@ def write_csv(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
-def recheck(pops: list[Population], *, quick: bool) -> int:
+def recheck(pops: list[Population], *, quick: bool, workers: int = 1) -> int:
     """Draw the worst cells' sets again under their own seed stream (``--recheck``)."""
     main_rows = read_rows(CSV_PATH)
     taken, _ = recheck_plan(main_rows)
@@ -669,29 +712,32 @@ def recheck(pops: list[Population], *, quick: bool) -> int:
     draws = 20 if quick else RECHECK_DRAWS
     cache = {} if quick else read_cache(RECHECK_CACHE)
     RECHECK_CACHE.parent.mkdir(parents=True, exist_ok=True)
-    done: list[dict] = []
+    cell_of = [by_key[entry.key] for entry in taken]
+    keys = [f"{cell.key}|{draws}|{RECHECK_STREAM}" for cell in cell_of]
+    pending = [i for i, key in enumerate(keys) if key not in cache]
+    jobs = [(cell_of[i], draws, RECHECK_STREAM) for i in pending]
     start = time.perf_counter()
-    for count, entry in enumerate(taken, start=1):
-        cell = by_key[entry.key]
-        key = f"{cell.key}|{draws}|{RECHECK_STREAM}"
-        if key not in cache:
-            cache[key] = run_cell(cell, pops, draws, stream=RECHECK_STREAM)
-            if not quick:
-                with open(RECHECK_CACHE, "a") as f:
-                    f.write(json.dumps({"key": key, "rows": cache[key]}) + "\n")
-            print(
-                f"recheck {count}/{len(taken)} {cell.key} ({draws} draws, "
-                f"{cache[key][0]['cell_seconds']:.0f} s, estimated "
-                f"{entry.seconds * draws / RECHECK_DRAWS:.0f} s; "
-                f"{(time.perf_counter() - start) / 60:.1f} min)",
-                file=sys.stderr,
-                flush=True,
-            )
-        done += cache[key]
+    for finished, (job, found) in enumerate(run_jobs(jobs, pops, workers), start=1):
+        index = pending[job]
+        cache[keys[index]] = found
         if not quick:
-            # written after every set: a run stopped early leaves its finished sets shown
+            with open(RECHECK_CACHE, "a") as f:
+                f.write(json.dumps({"key": keys[index], "rows": found}) + "\n")
+        print(
+            f"recheck {finished}/{len(jobs)} {cell_of[index].key} ({draws} draws, "
+            f"{found[0]['cell_seconds']:.0f} s, estimated "
+            f"{taken[index].seconds * draws / RECHECK_DRAWS:.0f} s; "
+            f"{(time.perf_counter() - start) / 60:.1f} min)",
+            file=sys.stderr,
+            flush=True,
+        )
+        if not quick:
+            # written after every set: a run stopped early leaves its finished sets shown,
+            # in the plan's order
+            done = [row for key in keys if key in cache for row in cache[key]]
             write_csv(RECHECK_CSV, done)
             PAGE_PATH.write_text(render(main_rows, done))
+    done = [row for key in keys if key in cache for row in cache[key]]
     if quick:
         print("\n".join(recheck_section(main_rows, done)))
     return 0
@@ -705,6 +751,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--recheck", action="store_true", help="the worst cells again, RECHECK_DRAWS draws"
     )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes (each set of draws is seeded alone)"
+    )
     args = parser.parse_args(argv)
     if args.render:
         PAGE_PATH.write_text(render(read_rows(CSV_PATH), read_recheck()))
@@ -712,8 +761,14 @@ def main(argv=None) -> int:
         return 0
     pops = real_populations()
     if args.recheck:
-        return recheck(pops, quick=args.quick)
-    rows = run(cells(pops, quick=args.quick), pops, quick=args.quick, draws=args.draws)
+        return recheck(pops, quick=args.quick, workers=args.workers)
+    rows = run(
+        cells(pops, quick=args.quick),
+        pops,
+        quick=args.quick,
+        draws=args.draws,
+        workers=args.workers,
+    )
     if args.quick:
         print(render(rows))
         return 0
@@ -724,7 +779,7 @@ def main(argv=None) -> int:
     return 0
 
 
-INT_FIELDS = ("C", "labelled_clusters", "draws")
+INT_FIELDS = ("C", "labelled_clusters", "draws", "no_interval")
 TEXT_FIELDS = (
     "source",
     "population",
@@ -1203,6 +1258,17 @@ def in_brief(rows: list[dict]) -> list[str]:
                 f"{max(r['width_ratio'] for r in cross):.2f} and "
                 f"{max(r['width_ratio'] for r in tuned):.2f})."
             )
+    refused = [r for r in rows if r.get("no_interval", 0) > 0]
+    if refused:
+        methods = sorted({r["method"] for r in refused})
+        lines.append(
+            f"- No interval: {', '.join(f'`{m}`' for m in methods)} raised "
+            "`DegenerateDataError` (a variance of 0) in "
+            f"{sum(r['no_interval'] for r in refused)} draws of {len(refused)} cells, the "
+            f"most labelled clusters among them {max(r['labelled_clusters'] for r in refused)} "
+            "(a weight tuned on 2 labelled clusters fits both exactly); each counts as a miss "
+            "and is left out of the mean width."
+        )
     over = [c for c in by_cell.values() if c["judged"]["width_ratio"] > width_goal(c["judged"])]
     widest = max((c["judged"] for c in over), key=lambda r: r["width_ratio"], default=None)
     lines.append(

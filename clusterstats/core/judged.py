@@ -39,7 +39,11 @@ less the labelling strata.
 
 The weight is tuned by minimising this variance, which is a quadratic in ``lam``, and clipped
 to ``[0, 1]``; cross-fitted, each labelled cluster's residual uses the weight tuned without
-it.
+it. When every cluster carries labels, a cross-fitted cluster's labelled judge scores are
+centred on its own judge total, so that its weight multiplies the within-cluster gap
+``sum over rows f - expanded sum over labelled rows f`` alone, of mean zero given the cluster:
+the cross-prediction estimator (Zrnic & Candes 2024, *PNAS* 121:e2322083121) applied cluster
+by cluster.
 
 :func:`bootstrap` is the two-phase design's cluster bootstrap (population target, estimated
 design): labelled and unlabelled clusters resampled apart in each stratum, the weight
@@ -178,6 +182,13 @@ class _Prepared(NamedTuple):
     """Per cluster: the factor on the judge's unit, 1 or CR2's (below)."""
     residual_scale: Vector
     """Per cluster: the factor on the labelled residual's unit, 1 or CR2's (below)."""
+    census: bool
+    """Every cluster carries labels (an estimated design): the labelling's first stage is a
+    census, so a cluster's judge scores can be centred on their own total."""
+    judge_own: Vector
+    """Per cluster: the judge's total over every row, in the estimand's units."""
+    judge_stratum: Vector
+    """Per cluster: the judge's mean over every row of its labelling stratum."""
 
 
 def _prepare(sums: JudgedSums, estimand: str, small_sample: str = "cr1") -> _Prepared:
@@ -227,6 +238,9 @@ def _prepare(sums: JudgedSums, estimand: str, small_sample: str = "cr1") -> _Pre
             np.where(factor > 0, factor * (sums.cross - r * mean_y * mean_f), 0.0),
         )
     judge_scale, residual_scale = _cr2_scales(sums, size, size_hat, has, small_sample)
+    stratum_judge = np.bincount(strata, weights=judge_total, minlength=n_strata) / np.bincount(
+        strata, weights=size, minlength=n_strata
+    )
     return _Prepared(
         judge_mean=judge_mean,
         g1=g1,
@@ -241,6 +255,9 @@ def _prepare(sums: JudgedSums, estimand: str, small_sample: str = "cr1") -> _Pre
         within=within,
         judge_scale=judge_scale,
         residual_scale=residual_scale,
+        census=not sums.stated and bool(np.all(has)),
+        judge_own=judge_total,
+        judge_stratum=stratum_judge[strata],
     )
 
 
@@ -265,12 +282,25 @@ def _cr2_scales(
     return judge, np.where(has, residual, 1.0)
 
 
+def _own_centred(prep: _Prepared, lam: float | Vector) -> bool:
+    """Whether each cluster's judge is centred on its own total: per-cluster (cross-fitted)
+    weights when every cluster carries labels."""
+    return prep.census and np.ndim(lam) > 0
+
+
 def _residuals(sums: JudgedSums, prep: _Prepared, lam: float | Vector) -> tuple[float, Vector]:
     """The estimate, and the labelled residuals' per-cluster units, at the weight ``lam``
     (one per cluster when cross-fitted)."""
     # The judge is centred at its mean over every row: for one weight this changes nothing,
     # and cross-fitted weights then vary only the small centred term, not the whole score.
-    centred = prep.judge_hat - prep.judge_mean * prep.size_hat
+    # When every cluster carries labels, each cluster's labelled judge scores are centred on
+    # the cluster's own judge total instead: a cross-fitted weight, tuned without the
+    # cluster's labels, then multiplies a term of mean zero given the cluster (Zrnic & Candes
+    # 2024, cross-prediction), where the common centre would leave the product of the
+    # weight and the cluster's judge level in the estimate. For one weight both centres
+    # give the same estimate and variance.
+    centre = prep.judge_own if _own_centred(prep, lam) else prep.judge_mean * prep.size_hat
+    centred = prep.judge_hat - centre
     residual = np.where(prep.has, prep.human_hat - lam * centred, 0.0)
     alpha = (
         np.bincount(sums.strata, weights=prep.stage * residual, minlength=prep.share.size)
@@ -291,7 +321,15 @@ def _variance(
     """The estimate's variance at weight ``lam`` (per cluster when cross-fitted), with the
     judge's part weighted ``lam_judge``."""
     has = prep.has
-    g = lam_judge * prep.g1 * prep.judge_scale
+    if _own_centred(prep, lam):
+        # Each cluster's judge level is inside its residual. What is left of the judge's
+        # part: its labelling strata's levels (the residuals are centred within strata) and,
+        # where CR2 scales the judge and the residual apart, the difference of the two
+        # scales; so that one weight in every cluster gives the common centre's variance.
+        inside = prep.unit * (prep.judge_own - prep.judge_stratum * prep.size_hat)
+        g = lam * (prep.g1 * prep.judge_scale - inside * prep.residual_scale)
+    else:
+        g = lam_judge * prep.g1 * prep.judge_scale
     _, e = _residuals(sums, prep, lam)
     e = e * prep.residual_scale
     n_clusters = g.size

@@ -562,7 +562,10 @@ def judged_ci(
     weight : {"auto", "tuned", "cross-fitted"} or float, default "auto"
         The judge's weight. ``"tuned"`` minimises the estimated variance (a quadratic in the
         weight, over cluster sums), clipped to [0, 1]. ``"cross-fitted"`` tunes each labelled
-        cluster's weight without that cluster. ``"auto"`` cross-fits below 50 labelled
+        cluster's weight without that cluster (cross-prediction, Zrnic & Candès 2024; when
+        every cluster carries labels, each cluster's judge is centred on its own judge
+        total, so that its weight corrects only the gap between its labelled and its other
+        rows). ``"auto"`` cross-fits below 50 labelled
         clusters and tunes above. A number is used as given: 0 ignores the judge (the human
         labels alone), 1 is plain prediction-powered inference.
     method : {"cr2", "cr1", "bootstrap", "glide", "ppi_py"}, default "cr2"

@@ -497,6 +497,73 @@ def test_the_peers_weight_is_reported_as_tuned() -> None:
     assert not any("cross-fitted" in note for note in res.notes)
 
 
+# --- cross-fitted weights when every cluster carries labels
+#
+# The expected numbers are derived by hand from the definition: each cluster contributes its
+# labels, expanded to the cluster, plus its own weight times the gap between the judge's total
+# over the cluster's rows and the judge's expanded total over its labelled rows (the
+# cross-prediction estimator of Zrnic & Candes 2024, cluster by cluster); the population's
+# CR1 variance is the spread of these contributions (the ultimate-cluster variance).
+
+
+def _census(seed: int, n_clusters: int = 12, strata: np.ndarray | None = None):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 9, n_clusters)
+    return _inside(seed, sizes, np.zeros(n_clusters) if strata is None else strata)
+
+
+@pytest.mark.parametrize("estimand", ["pooled", "cluster_mean"])
+def test_cross_fitted_weights_centre_each_cluster_on_its_own_judge(estimand: str) -> None:
+    sums = _census(5)
+    weights = np.random.default_rng(6).uniform(0, 1, sums.rows.size)
+    n, r = sums.rows, sums.labelled
+    if estimand == "pooled":
+        part = sums.human * n / r + weights * (sums.judge_total - sums.judge * n / r)
+        size = n
+    else:
+        part = sums.human / r + weights * (sums.judge_total / n - sums.judge / r)
+        size = np.ones_like(n)
+    expected = part.sum() / size.sum()
+    prep = core._prepare(sums, estimand, "cr1")
+    estimate, _ = core._residuals(sums, prep, weights)
+    assert _close(estimate, expected)
+    labelling = core.labelling_of(sums)
+    variance = core._variance(sums, prep, weights, 0.0, "population", labelling)
+    units = (part - expected * size) / size.mean()
+    assert _close(variance, float(np.sum(units**2)) / (n.size * (n.size - 1)))
+
+
+def test_the_cross_fitted_fit_uses_each_clusters_own_judge() -> None:
+    sums = _census(8, n_clusters=15)
+    found = core.fit(
+        sums, estimand="pooled", target="benchmark", weight="cross-fitted", confidence=0.95
+    )
+    weights = core._cross_fitted(sums, "benchmark", "pooled", "cr2")
+    n, r = sums.rows, sums.labelled
+    part = sums.human * n / r + weights * (sums.judge_total - sums.judge * n / r)
+    assert weights.std() > 0
+    assert _close(found.estimate, part.sum() / n.sum())
+
+
+@pytest.mark.parametrize("small_sample", ["cr1", "cr2"])
+@pytest.mark.parametrize("target", ["population", "benchmark"])
+@pytest.mark.parametrize("estimand", ["pooled", "cluster_mean"])
+def test_one_weight_in_every_cluster_is_the_single_weight(
+    estimand: str, target: str, small_sample: str
+) -> None:
+    """Centring each cluster on its own judge total changes nothing for one weight, with
+    labelling strata and CR2's separate scales too."""
+    sums = _census(9, n_clusters=14, strata=np.arange(14) % 3)
+    prep = core._prepare(sums, estimand, small_sample)
+    labelling = core.labelling_of(sums)
+    every = np.full(sums.rows.size, 0.37)
+    assert prep.census
+    one = core._residuals(sums, prep, 0.37)[0]
+    assert _close(core._residuals(sums, prep, every)[0], one)
+    single = core._variance(sums, prep, 0.37, 0.37, target, labelling)
+    assert _close(core._variance(sums, prep, every, 0.37, target, labelling), single)
+
+
 # --- method="bootstrap": the cluster bootstrap of the two-phase design
 #
 # The expected numbers are derived, not recorded: each draw's estimate is fit's (CR1's

@@ -62,7 +62,11 @@ from numpy.typing import NDArray
 from clusterstats.core._lazy import special
 from clusterstats.core.bootstrap import CHUNK_ELEMENTS, t_quantiles
 from clusterstats.core.intervals import t_interval
-from clusterstats.core.variance import satterthwaite_df_cr2
+from clusterstats.core.variance import (
+    moulton_icc_of,
+    satterthwaite_df_cr2,
+    working_model_df,
+)
 
 __all__ = [
     "ESTIMANDS",
@@ -439,8 +443,9 @@ def fit(
         Two-sided confidence level.
     small_sample : {"cr2", "cr1"}
         CR2's leverage correction with its Satterthwaite degrees of freedom (for the pooled
-        estimand), or CR1's ``G/(G-1)`` with the labelled clusters less the strata; a stated
-        design takes CR1's.
+        estimand; at the benchmark target, those of uneven sizes: :func:`_degrees_of_freedom`),
+        or CR1's ``G/(G-1)`` with the labelled clusters less the strata; a stated design takes
+        CR1's.
     judge_part : bool
         False drops the judge's mean over every row, leaving the labelled rows' mean of
         ``y - weight * f`` (the judge's bias, with ``weight=1`` and the sign turned).
@@ -470,7 +475,7 @@ def fit(
     if not judge_part:
         estimate -= float(lam) * prep.judge_mean
     variance = _variance(sums, prep, lam, lam_judge, target, labelling)
-    df = _degrees_of_freedom(sums, prep, labelling, estimand, small_sample)
+    df = _degrees_of_freedom(sums, prep, labelling, estimand, small_sample, target, lam)
     lower, upper = t_interval(estimate, variance, df, confidence)
     shown = lam_judge if judge_part or not np.ndim(lam) else float(np.mean(lam[prep.has]))
     if not judge_part and not np.ndim(lam):
@@ -479,18 +484,44 @@ def fit(
 
 
 def _degrees_of_freedom(
-    sums: JudgedSums, prep: _Prepared, labelling: Labelling, estimand: str, small_sample: str
+    sums: JudgedSums,
+    prep: _Prepared,
+    labelling: Labelling,
+    estimand: str,
+    small_sample: str,
+    target: str = "population",
+    lam: float | Vector = 0.0,
 ) -> float:
     """Those of the labelled clusters: their number less the labelling strata, or for CR2
     of a pooled mean in one stratum clubSandwich's Satterthwaite df of their sizes (as
-    ``cluster_ci(method="cr2")`` takes them)."""
+    ``cluster_ci(method="cr2")`` takes them).
+
+    For the benchmark target with clusters labelled from among more (whole clusters, or
+    clusters then rows), the variance rests on the labelled clusters alone, and it is then
+    the df of uneven sizes that ``cluster_ci(method="cr2_ik")`` takes: the Satterthwaite df
+    under a random-effects working model whose ICC is the Moulton ICC of the labelled rows'
+    residuals ``y - lam * f`` (Imbens & Kolesar 2016), never above the df above. Equal sizes
+    give the same df."""
     labelled = labelling.labelled_clusters
     plain = float(max(int(labelled.sum()) - int(np.count_nonzero(labelled)), 1))
     one_stratum = labelled.size == 1
     if small_sample == "cr1" or sums.stated or estimand != "pooled" or not one_stratum:
         return plain
-    sizes = prep.size_hat[prep.has]
-    return satterthwaite_df_cr2(sizes, float(sizes.sum()))
+    has = prep.has
+    sizes = prep.size_hat[has]
+    own = satterthwaite_df_cr2(sizes, float(sizes.sum()))
+    if target != "benchmark" or prep.census:
+        return own
+    weights = np.broadcast_to(np.asarray(lam, dtype=np.float64), has.shape)[has]
+    rows = sums.weight[has]
+    totals = sums.human[has] - weights * sums.judge[has]
+    squares = sums.human_sq[has] - 2 * weights * sums.cross[has] + weights**2 * sums.judge_sq[has]
+    mean = float(totals.sum()) / float(rows.sum())
+    residual_squares = float(np.sum(squares - 2 * mean * totals + rows * mean**2))
+    icc = moulton_icc_of(rows, totals - mean * rows, residual_squares)
+    working = float(working_model_df(sizes, icc, "pooled"))
+    # within rounding of the independent-rows df (equal sizes: both G - 1) it is that
+    return own if working >= own * (1.0 - 1e-12) else working
 
 
 def effective_labels(labelled: int, human_variance: float, variance: float) -> float:

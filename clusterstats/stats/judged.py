@@ -575,7 +575,10 @@ def judged_ci(
         (Bell & McCaffrey 2002: each cluster's unit divided by the square root of one minus
         its leverage) and, for the pooled mean, clubSandwich's Satterthwaite degrees of
         freedom of the labelled clusters' sizes (else their number less the labelling
-        strata). ``"cr1"``: the same with CR1's ``G/(G-1)``. A stated design takes CR1's.
+        strata); at ``target="benchmark"`` with clusters labelled from among more, the
+        pooled mean takes the df of uneven sizes of ``cluster_ci(method="cr2_ik")``
+        (Imbens & Kolesár 2016) from the labelled residuals, never more than those.
+        ``"cr1"``: the same with CR1's ``G/(G-1)``. A stated design takes CR1's.
         ``"glide"``: glide's ``ClusteredPPIMeanEstimator``, each cluster one unit (its
         means, whole clusters labelled), the labelled and unlabelled clusters two
         independent samples, the judge's mean over the unlabelled ones, sample

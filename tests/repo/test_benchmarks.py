@@ -43,6 +43,7 @@ REPO = Path(__file__).resolve().parents[2]
         ("benchmarks/leaderboard_scale.py", "s per 1,000 pairs"),
         ("studies/coverage_judged.py", "What the judge buys on HANNA"),
         ("studies/plans_judged.py", "Realised ÷ promised half-width"),
+        ("studies/judged_small_sample.py", "uneven-sizes df"),
     ],
 )
 def test_benchmark_script_runs_quick(script, expected):

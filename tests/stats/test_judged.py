@@ -91,6 +91,34 @@ def test_weight_zero_is_the_clustered_interval_of_the_labelled_rows(estimand, me
     assert _close(tuned.human_high, ref.high)
 
 
+@pytest.mark.parametrize("weight", [0.0, 0.6])
+def test_the_benchmark_takes_the_df_of_uneven_sizes(weight: float) -> None:
+    """At the benchmark target the labelled clusters carry the whole variance: the df is
+    ``cluster_ci(method="cr2_ik")``'s of the labelled rows' residuals ``y - weight * f``
+    (at weight 0, of the labels themselves), below CR2's own on these uneven documents."""
+    data = _whole_docs(_run(), 14)
+    labelled = data.dropna(subset=["human"]).assign(
+        residual=lambda d: d["human"] - weight * d["judge"]
+    )
+    common = {"judge": "judge", "weight": weight}
+    res = _quiet(lambda: cs.judged_ci(data, "human", "doc", **common, target="benchmark"))
+    wide = _quiet(lambda: cs.cluster_ci(labelled, "residual", "doc", method="cr2_ik"))
+    own = _quiet(lambda: cs.cluster_ci(labelled, "residual", "doc", method="cr2"))
+    assert wide.df < own.df - 0.5
+    assert _close(res.df, wide.df)
+    population = _quiet(lambda: cs.judged_ci(data, "human", "doc", **common))
+    assert _close(population.df, own.df)
+
+
+def test_the_benchmark_df_of_equal_sizes_is_the_labelled_clusters_less_one() -> None:
+    frame = _run()
+    first = frame.groupby("doc").head(2)
+    equal = first[first.groupby("doc")["doc"].transform("size") == 2]
+    data = _whole_docs(equal, 12)
+    res = _quiet(lambda: cs.judged_ci(data, "human", "doc", judge="judge", target="benchmark"))
+    assert _close(res.df, 11.0)
+
+
 def test_weight_zero_with_rows_inside_clusters_is_the_weighted_interval() -> None:
     """Rows labelled inside every document at unequal rates: the labels count by their
     inverse inclusion probability, n_c / r_c (the Hájek mean)."""

@@ -8,7 +8,8 @@ Intervals (``METHODS``), all through the library's code path after the adapter
 ``np.bincount`` as ``clusterstats.adapters.judged`` builds them):
 
 * ``judged``: the default, ``method="cr2"`` (the two-phase variance with CR2's leverage
-  correction and, for the pooled mean, the Satterthwaite df of the labelled clusters' sizes),
+  correction and, for the pooled mean, the Satterthwaite df of the labelled clusters' sizes;
+  at target ``benchmark`` with clusters labelled from among more, the df of uneven sizes),
   ``weight="auto"`` (cross-fitted below 50 labelled clusters, tuned above);
 * ``judged cr1``: the same with ``method="cr1"`` (CR1's ``G/(G-1)``, the labelled clusters
   less the strata as df), to show what CR2 changed; on clusters of equal sizes (the real
@@ -1456,7 +1457,9 @@ def render(rows: list[dict], rechecked: list[dict] | None = None) -> str:
         "through `build_judged_ci` (the library's path after the adapter): `judged`, the "
         f'default (`method="cr2"`: the two-phase variance with CR2\'s leverage correction and, '
         "for the pooled mean, the Satterthwaite degrees of freedom of the labelled clusters' "
-        f'sizes; `weight="auto"`: cross-fitted below {CROSS_FIT_BELOW} labelled clusters, '
+        "sizes, at target `benchmark` with clusters labelled from among more those of uneven "
+        'sizes, as `cluster_ci(method="cr2_ik")` takes them; `weight="auto"`: cross-fitted '
+        f"below {CROSS_FIT_BELOW} labelled clusters, "
         'tuned above); `judged cr1`, the same with `method="cr1"` (CR1\'s `G/(G-1)` and the '
         "labelled clusters less one as degrees of freedom, the default before), to show what "
         "CR2 changed; `tuned` and `cross-fitted`, the two weight options (CR2); `humans alone` "

@@ -577,12 +577,6 @@ def read_cache(path: Path) -> dict[str, list[dict]]:
 _POPULATIONS: list = []
 
 
-def _run_job(job: tuple[Cell, int, str | None]) -> list[dict]:
-    """One set of draws in a worker process (the populations are the parent's, forked)."""
-    cell, draws, stream = job
-    return run_cell(cell, _POPULATIONS, draws, stream=stream)
-
-
 def run_jobs(
     jobs: list[tuple[Cell, int, str | None]], pops, workers: int
 ) -> Iterator[tuple[int, list[dict]]]:
@@ -599,8 +593,9 @@ def run_jobs(
 
 
 def _indexed(item: tuple[int, tuple[Cell, int, str | None]]) -> tuple[int, list[dict]]:
-    index, job = item
-    return index, _run_job(job)
+    """One set of draws in a worker process (the populations are the parent's, forked)."""
+    index, (cell, draws, stream) = item
+    return index, run_cell(cell, _POPULATIONS, draws, stream=stream)
 
 
 def run(

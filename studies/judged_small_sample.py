@@ -56,7 +56,8 @@ import coverage_judged as cj
 
 import clusterstats
 from clusterstats.core import judged as core
-from clusterstats.core.variance import moulton_icc_of, satterthwaite_df_cr2, working_model_df
+from clusterstats.core.grouping import ClusterSums
+from clusterstats.core.variance import moulton_icc, satterthwaite_df_cr2, working_model_df
 from clusterstats.errors import ClusterStatsWarning
 
 REPO = Path(__file__).resolve().parents[1]
@@ -107,12 +108,12 @@ def uneven_sizes_df(sums: core.JudgedSums, weight: float) -> float:
     """The df of uneven labelled-cluster sizes at ``weight``, never above the independent-rows
     df."""
     has = sums.labelled > 0
-    rows = sums.labelled[has]
-    totals = sums.human[has] - weight * sums.judge[has]
-    squares = sums.human_sq[has] - 2 * weight * sums.cross[has] + weight**2 * sums.judge_sq[has]
-    mean = totals.sum() / rows.sum()
-    residual_squares = float(np.sum(squares - 2 * mean * totals + rows * mean**2))
-    icc = moulton_icc_of(rows, totals - mean * rows, residual_squares)
+    residuals = ClusterSums(
+        counts=sums.labelled[has],
+        totals=sums.human[has] - weight * sums.judge[has],
+        squares=sums.human_sq[has] - 2 * weight * sums.cross[has] + weight**2 * sums.judge_sq[has],
+    )
+    icc = moulton_icc(residuals)
     return min(float(working_model_df(sums.rows[has], icc, "pooled")), independent_rows_df(sums))
 
 

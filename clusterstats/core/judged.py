@@ -61,12 +61,9 @@ from numpy.typing import NDArray
 
 from clusterstats.core._lazy import special
 from clusterstats.core.bootstrap import CHUNK_ELEMENTS, t_quantiles
+from clusterstats.core.grouping import ClusterSums
 from clusterstats.core.intervals import t_interval
-from clusterstats.core.variance import (
-    moulton_icc_of,
-    satterthwaite_df_cr2,
-    working_model_df,
-)
+from clusterstats.core.variance import moulton_icc, satterthwaite_df_cr2, working_model_df
 
 __all__ = [
     "ESTIMANDS",
@@ -513,13 +510,14 @@ def _degrees_of_freedom(
     if target != "benchmark" or prep.census:
         return own
     weights = np.broadcast_to(np.asarray(lam, dtype=np.float64), has.shape)[has]
-    rows = sums.weight[has]
-    totals = sums.human[has] - weights * sums.judge[has]
-    squares = sums.human_sq[has] - 2 * weights * sums.cross[has] + weights**2 * sums.judge_sq[has]
-    mean = float(totals.sum()) / float(rows.sum())
-    residual_squares = float(np.sum(squares - 2 * mean * totals + rows * mean**2))
-    icc = moulton_icc_of(rows, totals - mean * rows, residual_squares)
-    working = float(working_model_df(sizes, icc, "pooled"))
+    residuals = ClusterSums(
+        counts=sums.weight[has],
+        totals=sums.human[has] - weights * sums.judge[has],
+        squares=sums.human_sq[has]
+        - 2 * weights * sums.cross[has]
+        + weights**2 * sums.judge_sq[has],
+    )
+    working = float(working_model_df(sizes, moulton_icc(residuals), "pooled"))
     # within rounding of the independent-rows df (equal sizes: both G - 1) it is that
     return own if working >= own * (1.0 - 1e-12) else working
 

@@ -562,7 +562,10 @@ def _judged_rows() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def judged_layouts() -> dict[str, Any]:
-    frame = _judged_rows()
+    return _judged_layouts_of(_judged_rows())
+
+
+def _judged_layouts_of(frame: pd.DataFrame) -> dict[str, Any]:
     dataset = cs.to_case_rerun(
         frame, case="item", rerun="run", outcome=["human", "judge"], coords=["doc", "cat"]
     )
@@ -610,6 +613,39 @@ def test_judged_ci_parity(case: str, layout: str, judged_layouts: dict) -> None:
             reference,
             _quiet(lambda: data.eval.judged_ci("human", "doc", judge="judge", **options))[0],
         )
+
+
+@pytest.fixture(scope="module")
+def judged_inside_layouts() -> dict[str, Any]:
+    """Labels on the first two rows of every document: each cluster carries labels, so the
+    cross-fitted weight centres each document's judge on its own total."""
+    frame = _judged_rows().drop(columns="human").sort_values(["doc", "item", "run"])
+    scored = frame[frame["y"].notna()]
+    first = (scored.groupby("doc").cumcount() < 2).reindex(frame.index, fill_value=False)
+    return _judged_layouts_of(frame.assign(human=frame["y"].where(first)))
+
+
+@pytest.mark.parametrize("layout", ["dask", "xarray", "xarray-chunked", "pyarrow", "polars"])
+@pytest.mark.parametrize("target", ["population", "benchmark"])
+def test_judged_ci_parity_labels_in_every_cluster(
+    target: str, layout: str, judged_inside_layouts: dict
+) -> None:
+    if layout not in judged_inside_layouts:
+        pytest.skip(f"{layout} is not installed")
+    options = {"target": target, "weight": "cross-fitted"}
+    reference, notes = _quiet(
+        lambda: cs.judged_ci(
+            judged_inside_layouts["pandas"], "human", "doc", judge="judge", **options
+        )
+    )
+    assert reference.labelling == "rows"
+    result, other_notes = _quiet(
+        lambda: cs.judged_ci(
+            judged_inside_layouts[layout], "human", "doc", judge="judge", **options
+        )
+    )
+    assert_same(reference, result)
+    assert notes == other_notes
 
 
 def _judged_sides() -> tuple[pd.DataFrame, pd.DataFrame]:
